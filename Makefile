@@ -1,0 +1,52 @@
+# Thin wrappers over apt, CMake and CTest. `make demo` and `make test` work on a fresh Debian 12.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+# Build and test dependencies, all from Debian 12.
+DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
+                  libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas
+
+.PHONY: all deps build test test-unit test-asan demo bench clean
+
+all: build
+
+# Installs what is missing (as root); otherwise says what to install.
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "missing Debian packages (run as root or: sudo apt-get install $$missing)"; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The whole suite, then the unit tests again under AddressSanitizer + UBSan in a Debug build.
+test: build test-asan
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSERVESTAT_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target servestat_tests servestat_cli
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L 'unit|cli'
+
+demo: build
+	mkdir -p reports
+	$(BUILD)/servestat stats examples/logs > reports/demo-stats.txt
+	$(BUILD)/servestat stats --json --slo ttft=0.5,e2e=10 examples/logs > reports/demo-stats.json
+	@echo "wrote reports/demo-stats.txt and reports/demo-stats.json"
+
+bench: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSERVESTAT_BUILD_BENCH=ON
+	cmake --build $(BUILD) -j $(JOBS) --target bench_ingest_stats servestat_cli
+	/usr/bin/python3 bench/run_ingest_stats.py $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

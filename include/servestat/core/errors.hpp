@@ -1,0 +1,54 @@
+// Exception types: every input problem names the file, line and field it came from.
+#pragma once
+
+#include <cstddef>   // std::size_t
+#include <stdexcept> // std::runtime_error
+#include <string>    // std::string
+#include <utility>   // std::move
+
+namespace servestat {
+
+// Base of everything the library throws on purpose. Library code never prints or exits; the CLI
+// turns these into messages and exit codes.
+class error : public std::runtime_error {
+public:
+    explicit error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Bad input data. file/line/field are empty or 0 when they do not apply (line 0 = whole file).
+class input_error : public error {
+public:
+    input_error(std::string file, std::size_t line, std::string field, const std::string& message)
+        : error(describe(file, line, field, message)),
+          file_(std::move(file)), line_(line), field_(std::move(field)), reason_(message) {}
+
+    const std::string& file() const noexcept { return file_; }
+    std::size_t line() const noexcept { return line_; }
+    const std::string& field() const noexcept { return field_; }
+    // The message without the location prefix, for counting skipped lines by cause.
+    const std::string& reason() const noexcept { return reason_; }
+
+private:
+    static std::string describe(const std::string& file, std::size_t line, const std::string& field,
+                                const std::string& message) {
+        // Appends rather than operator+ chains: g++ 12 -O2 flags those with a false -Wrestrict.
+        std::string out = file.empty() ? std::string("<input>") : file;
+        if (line > 0) out.append(":").append(std::to_string(line));
+        out.append(": ");
+        if (!field.empty()) out.append("field '").append(field).append("': ");
+        return out.append(message);
+    }
+
+    std::string file_;
+    std::size_t line_;
+    std::string field_;
+    std::string reason_;
+};
+
+// Misuse of the API or the CLI: an unknown quantile method, a malformed --slo, and the like.
+class usage_error : public error {
+public:
+    explicit usage_error(const std::string& message) : error(message) {}
+};
+
+} // namespace servestat

@@ -1,0 +1,28 @@
+// Small text helpers shared by readers and classifiers.
+#pragma once
+
+#include <algorithm>   // std::search, std::equal
+#include <cctype>      // std::tolower
+#include <string_view> // std::string_view
+
+namespace servestat::detail {
+
+inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+inline bool contains_ignoring_case(std::string_view text, std::string_view needle) {
+    return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           }) != text.end();
+}
+
+inline std::string_view trim_spaces(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return {};
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+} // namespace servestat::detail

@@ -1,0 +1,294 @@
+// Reader for servestat's own log: JSON Lines, a header line then one request per line (DESIGN.md).
+// Request lines go through simdjson's on-demand parser: this is the hot path of every analysis.
+#pragma once
+
+#include <cmath>       // std::isfinite, std::floor
+#include <cstdint>     // std::int32_t, std::int64_t
+#include <filesystem>  // std::filesystem::path
+#include <limits>      // std::numeric_limits
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <nlohmann/json.hpp> // nlohmann::json (the header line)
+#include <simdjson.h>        // simdjson::ondemand
+
+#include "servestat/core/errors.hpp"         // input_error
+#include "servestat/core/request_record.hpp" // request_record
+#include "servestat/core/run.hpp"            // run
+#include "servestat/ingest/line_source.hpp"  // detail::line_source
+#include "servestat/ingest/reader.hpp"       // log_format, read_options
+
+namespace servestat {
+namespace detail {
+
+inline constexpr int canonical_log_version = 1;
+
+inline bool is_blank(std::string_view line) {
+    return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+// A field-level problem; the caller adds file and line.
+struct field_error {
+    std::string field;
+    std::string message;
+};
+
+inline run_metadata parse_canonical_header(std::string_view line, const std::string& file) {
+    nlohmann::json header;
+    try {
+        header = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw input_error(file, 1, "", std::string("header is not valid JSON: ") + e.what());
+    }
+    if (!header.is_object() || header.value("servestat", "") != "log")
+        throw input_error(file, 1, "servestat", "first line is not a servestat log header "
+                                                "(expected {\"servestat\":\"log\",...})");
+    const auto version = header.find("version");
+    if (version == header.end() || !version->is_number_integer())
+        throw input_error(file, 1, "version", "missing or not an integer");
+    if (version->get<std::int64_t>() != canonical_log_version)
+        throw input_error(file, 1, "version",
+                          "unsupported log version " + version->dump() + " (this servestat reads 1)");
+    run_metadata meta;
+    const auto run_it = header.find("run");
+    if (run_it == header.end()) return meta;
+    if (!run_it->is_object()) throw input_error(file, 1, "run", "must be an object");
+    auto text = [&](const char* key) -> std::string {
+        const auto it = run_it->find(key);
+        if (it == run_it->end() || it->is_null()) return {};
+        if (!it->is_string()) throw input_error(file, 1, std::string("run.") + key, "must be a string");
+        return it->get<std::string>();
+    };
+    meta.label = text("label");
+    meta.started_at = text("started_at");
+    meta.model = text("model");
+    meta.workload = text("workload");
+    meta.tool = text("tool");
+    if (const auto params = run_it->find("params"); params != run_it->end() && !params->is_null()) {
+        if (!params->is_object()) throw input_error(file, 1, "run.params", "must be an object");
+        meta.params = *params;
+    }
+    return meta;
+}
+
+class canonical_line_parser {
+public:
+    // Fills `out` from one request line; returns the problem instead of throwing so that the
+    // --skip-bad path costs no exception per bad line.
+    std::optional<field_error> parse(std::string_view line, std::size_t readable_after,
+                                     request_record& out) {
+        out.clear();
+        const simdjson::padded_string_view input(line.data(), line.size(),
+                                                 line.size() + readable_after);
+        simdjson::ondemand::document doc;
+        if (auto e = parser_.iterate(input).get(doc)) return malformed(e);
+        simdjson::ondemand::object object;
+        if (auto e = doc.get_object().get(object))
+            return field_error{"", e == simdjson::INCORRECT_TYPE ? "a request line must be a JSON object"
+                                                                 : malformed_text(e)};
+        bool has_status = false;
+        for (auto field : object) {
+            std::string_view key;
+            if (auto e = field.unescaped_key().get(key)) return malformed(e);
+            simdjson::ondemand::value value;
+            if (auto e = field.value().get(value)) return malformed(e);
+            if (key == "status") has_status = true;
+            if (auto problem = read_field(key, value, out)) return problem;
+        }
+        if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS)
+            return field_error{"", "malformed JSON: trailing characters after the object"};
+        if (!has_status) return field_error{"status", "missing required field"};
+        return check_request(out);
+    }
+
+private:
+    static std::string malformed_text(simdjson::error_code e) {
+        return std::string("malformed JSON (") + simdjson::error_message(e) + ")";
+    }
+    static field_error malformed(simdjson::error_code e) { return {"", malformed_text(e)}; }
+
+    static std::optional<field_error> read_field(std::string_view key, simdjson::ondemand::value& v,
+                                                 request_record& r) {
+        if (key == "t_sent") return read_time(key, v, r.t_sent);
+        if (key == "t_end") return read_time(key, v, r.t_end);
+        if (key == "t_first") return read_time(key, v, r.t_first);
+        if (key == "t_sched") return read_time(key, v, r.t_sched);
+        if (key == "prompt_tokens") return read_count(key, v, r.prompt_tokens);
+        if (key == "output_tokens") return read_count(key, v, r.output_tokens);
+        if (key == "max_tokens") return read_count(key, v, r.max_tokens);
+        if (key == "status") return read_status(v, r.status);
+        if (key == "http_status") return read_count(key, v, r.http_status);
+        if (key == "error") return read_error(v, r.error);
+        if (key == "itl") return read_itl(v, r.itl);
+        if (key == "server_queue") return read_time(key, v, r.server_queue);
+        if (key == "server_prefill") return read_time(key, v, r.server_prefill);
+        if (key == "server_decode") return read_time(key, v, r.server_decode);
+        if (key == "trimmed") return read_bool(key, v, r.trimmed);
+        if (key == "prompt_tokens_original") return read_count(key, v, r.prompt_tokens_original);
+        return std::nullopt; // unknown keys (id, anything newer) are ignored
+    }
+
+    static bool is_null(simdjson::ondemand::value& v) {
+        bool null = false;
+        return !v.is_null().get(null) && null;
+    }
+
+    static std::optional<field_error> read_number(std::string_view key, simdjson::ondemand::value& v,
+                                                  double& out) {
+        if (auto e = v.get_double().get(out))
+            return field_error{std::string(key), e == simdjson::INCORRECT_TYPE
+                                                     ? "expected a number"
+                                                     : malformed_text(e)};
+        if (!std::isfinite(out)) return field_error{std::string(key), "must be finite"};
+        return std::nullopt;
+    }
+
+    static std::optional<field_error> read_time(std::string_view key, simdjson::ondemand::value& v,
+                                                std::optional<double>& out) {
+        if (is_null(v)) return std::nullopt;
+        double x = 0;
+        if (auto problem = read_number(key, v, x)) return problem;
+        out = x;
+        return std::nullopt;
+    }
+
+    static std::optional<field_error> read_count(std::string_view key, simdjson::ondemand::value& v,
+                                                 std::optional<std::int32_t>& out) {
+        if (is_null(v)) return std::nullopt;
+        double x = 0;
+        if (auto problem = read_number(key, v, x)) return problem;
+        if (x != std::floor(x)) return field_error{std::string(key), "expected an integer"};
+        if (x < 0) return field_error{std::string(key), "must not be negative"};
+        if (x > std::numeric_limits<std::int32_t>::max())
+            return field_error{std::string(key), "is too large"};
+        out = static_cast<std::int32_t>(x);
+        return std::nullopt;
+    }
+
+    static std::optional<field_error> read_bool(std::string_view key, simdjson::ondemand::value& v,
+                                                std::optional<bool>& out) {
+        if (is_null(v)) return std::nullopt;
+        bool b = false;
+        if (v.get_bool().get(b)) return field_error{std::string(key), "expected true or false"};
+        out = b;
+        return std::nullopt;
+    }
+
+    static std::optional<field_error> read_status(simdjson::ondemand::value& v, request_status& out) {
+        std::string_view s;
+        if (v.get_string().get(s)) return field_error{"status", "expected a string"};
+        const auto status = parse_request_status(s);
+        if (!status)
+            return field_error{"status", "unknown status '" + std::string(s) +
+                                             "' (expected ok, error, timeout, transport or cancelled)"};
+        out = *status;
+        return std::nullopt;
+    }
+
+    static std::optional<field_error> read_error(simdjson::ondemand::value& v, std::string& out) {
+        if (is_null(v)) return std::nullopt;
+        std::string_view s;
+        if (v.get_string().get(s)) return field_error{"error", "expected a string"};
+        out.assign(s);
+        return std::nullopt;
+    }
+
+    static std::optional<field_error> read_itl(simdjson::ondemand::value& v, std::vector<double>& out) {
+        if (is_null(v)) return std::nullopt;
+        simdjson::ondemand::array gaps;
+        if (v.get_array().get(gaps)) return field_error{"itl", "expected an array of numbers"};
+        for (auto element : gaps) {
+            simdjson::ondemand::value gap;
+            if (auto e = element.get(gap)) return field_error{"itl", malformed_text(e)};
+            double x = 0;
+            if (auto problem = read_number("itl", gap, x)) return problem;
+            if (x < 0) return field_error{"itl", "gaps must not be negative"};
+            out.push_back(x);
+        }
+        return std::nullopt;
+    }
+
+    // Consistency of one request: its times must describe a possible sequence of events.
+    static std::optional<field_error> check_request(const request_record& r) {
+        if (!r.t_sent) return field_error{"t_sent", "missing required field"};
+        if (!r.t_end) return field_error{"t_end", "missing required field"};
+        if (*r.t_end < *r.t_sent) return field_error{"t_end", "t_end is before t_sent (negative duration)"};
+        if (r.t_first && *r.t_first < *r.t_sent)
+            return field_error{"t_first", "t_first is before t_sent (negative time to first token)"};
+        if (r.t_first && *r.t_end < *r.t_first)
+            return field_error{"t_end", "t_end is before t_first (negative decode time)"};
+        if (r.t_sched && *r.t_sent < *r.t_sched)
+            return field_error{"t_sent", "t_sent is before t_sched (negative client queue time)"};
+        for (auto [name, value] : {std::pair{"server_queue", r.server_queue},
+                                   std::pair{"server_prefill", r.server_prefill},
+                                   std::pair{"server_decode", r.server_decode}})
+            if (value && *value < 0) return field_error{name, "must not be negative"};
+        return std::nullopt;
+    }
+
+    simdjson::ondemand::parser parser_;
+};
+
+// Reserves columns from the file size and the length of the first lines, so a million-request log
+// is not grown by doubling (which would double peak memory).
+inline std::size_t estimate_requests(std::uintmax_t file_size, std::size_t bytes_seen, std::size_t lines_seen) {
+    if (lines_seen == 0 || bytes_seen == 0) return 0;
+    const double per_line = static_cast<double>(bytes_seen) / static_cast<double>(lines_seen);
+    return static_cast<std::size_t>(static_cast<double>(file_size) / per_line * 1.05) + 16;
+}
+
+inline std::vector<run> read_canonical_log(const std::filesystem::path& file, const read_options& options) {
+    line_source lines(file, options.max_line_bytes);
+    const std::string& name = lines.name();
+    auto first = lines.next();
+    while (first && is_blank(*first)) first = lines.next();
+    if (!first) throw input_error(name, 0, "", "empty file");
+
+    run result;
+    result.meta = parse_canonical_header(*first, name);
+    result.meta.source = {name, "servestat"};
+    if (result.meta.label.empty()) result.meta.label = file.stem().string();
+
+    canonical_line_parser parser;
+    request_record record;
+    std::size_t sample_bytes = 0, sample_lines = 0;
+    constexpr std::size_t sample_size = 256;
+    while (auto line = lines.next()) {
+        if (is_blank(*line)) continue;
+        if (sample_lines < sample_size) {
+            sample_bytes += line->size() + 1;
+            if (++sample_lines == sample_size)
+                result.requests.reserve(estimate_requests(lines.file_size(), sample_bytes, sample_lines));
+        }
+        if (auto problem = parser.parse(*line, lines.readable_after_line(), record)) {
+            input_error bad(name, lines.line_number(), problem->field, problem->message);
+            if (!options.skip_bad) throw bad;
+            result.skipped.add(bad.what());
+            continue;
+        }
+        result.requests.push_back(record);
+    }
+    if (result.requests.empty() && result.skipped.count == 0)
+        throw input_error(name, lines.line_number(), "", "no requests after the header");
+    return {std::move(result)};
+}
+
+inline int sniff_canonical_log(std::string_view head) {
+    const auto start = head.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos || head[start] != '{') return 0;
+    const auto first_line = head.substr(start, head.find('\n', start) - start);
+    return first_line.find("\"servestat\"") != std::string_view::npos &&
+                   first_line.find("\"log\"") != std::string_view::npos
+               ? 100
+               : 0;
+}
+
+} // namespace detail
+
+inline constexpr log_format canonical_log_format{
+    "servestat", "servestat's canonical JSONL request log (header line + one request per line)",
+    &detail::sniff_canonical_log, &detail::read_canonical_log};
+
+} // namespace servestat

@@ -1,0 +1,130 @@
+// Which reader handles a file, decided from its content (never its extension), and reading many
+// files and directories into runs.
+#pragma once
+
+#include <algorithm>   // std::sort
+#include <array>       // std::array
+#include <cstdio>      // std::FILE, std::fread
+#include <filesystem>  // std::filesystem
+#include <memory>      // std::unique_ptr
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include "servestat/core/errors.hpp"            // input_error, usage_error
+#include "servestat/ingest/canonical_jsonl.hpp" // canonical_log_format
+#include "servestat/ingest/notebook_csv.hpp"    // notebook_csv_format
+#include "servestat/ingest/reader.hpp"          // log_format, read_options
+#include "servestat/ingest/vllm_bench_csv.hpp"  // vllm_bench_csv_format
+
+namespace servestat {
+
+inline constexpr std::array<const log_format*, 3> builtin_formats{
+    &canonical_log_format, &notebook_csv_format, &vllm_bench_csv_format};
+
+inline std::string format_names() {
+    std::string names;
+    for (const auto* f : builtin_formats) names += (names.empty() ? "" : ", ") + std::string(f->name);
+    return names;
+}
+
+inline const log_format& find_format(std::string_view name) {
+    for (const auto* f : builtin_formats)
+        if (f->name == name) return *f;
+    throw usage_error("unknown input format '" + std::string(name) + "' (known: " + format_names() + ")");
+}
+
+namespace detail {
+
+inline constexpr std::size_t sniff_bytes = 64 * 1024;
+
+inline std::string read_head(const std::filesystem::path& file) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
+    if (!f) throw input_error(file.string(), 0, "", "cannot open file");
+    std::string head(sniff_bytes, '\0');
+    head.resize(std::fread(head.data(), 1, head.size(), f.get()));
+    return head;
+}
+
+} // namespace detail
+
+// The format with the highest confidence; nullptr when none recognises the content.
+inline const log_format* detect_format(std::string_view head) {
+    const log_format* best = nullptr;
+    int best_score = 0;
+    for (const auto* f : builtin_formats)
+        if (const int score = f->sniff(head); score > best_score) {
+            best = f;
+            best_score = score;
+        }
+    return best;
+}
+
+inline const log_format& detect_file_format(const std::filesystem::path& file) {
+    const std::string head = detail::read_head(file);
+    if (head.find_first_not_of(" \t\r\n") == std::string::npos) throw input_error(file.string(), 0, "", "empty file");
+    if (const auto* f = detect_format(head)) return *f;
+    const bool binary = head.find('\0') != std::string::npos;
+    throw input_error(file.string(), 0, "",
+                      std::string(binary ? "binary data, not a request log" : "not a recognised request log") +
+                          " (known formats: " + format_names() + "; force one with --input-format)");
+}
+
+struct load_options {
+    read_options read;
+    std::string input_format; // empty = detect per file
+};
+
+inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o = {}) {
+    const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
+    return format.read(file, o.read);
+}
+
+namespace detail {
+
+// A directory's regular files in name order, not recursively, hidden files left out.
+inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_regular_file() && entry.path().filename().string().front() != '.')
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+} // namespace detail
+
+// Calls `consume(run&&)` for each run of each input (a file or a directory) in order, one file
+// at a time, so a long list of large logs never sits in memory together. Files in a directory that
+// no format recognises (a README beside the logs) are passed over unless a format is forced.
+template <class Consumer>
+void for_each_run(std::span<const std::string> inputs, const load_options& o, Consumer&& consume) {
+    namespace fs = std::filesystem;
+    for (const auto& input : inputs) {
+        std::error_code ec;
+        if (fs::is_directory(input, ec)) {
+            bool any = false;
+            for (const auto& file : detail::files_in(input)) {
+                if (o.input_format.empty() && !detect_format(detail::read_head(file))) continue;
+                for (auto& r : read_runs(file, o)) consume(std::move(r));
+                any = true;
+            }
+            if (!any) throw input_error(input, 0, "", "directory contains no recognised request logs");
+        } else if (fs::exists(input, ec)) {
+            for (auto& r : read_runs(input, o)) consume(std::move(r));
+        } else {
+            throw input_error(input, 0, "", "no such file or directory");
+        }
+    }
+}
+
+inline std::vector<run> read_logs(std::span<const std::string> inputs, const load_options& o = {}) {
+    std::vector<run> runs;
+    for_each_run(inputs, o, [&](run&& r) { runs.push_back(std::move(r)); });
+    return runs;
+}
+
+} // namespace servestat

@@ -1,0 +1,107 @@
+// Reads a file line by line through one reusable buffer, so a 200 MB log never sits in memory whole,
+// while every line stays followed by readable padding that SIMD parsers may over-read.
+#pragma once
+
+#include <algorithm>   // std::max
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::uintmax_t
+#include <cstdio>      // std::FILE, std::fopen, std::fread
+#include <cstring>     // std::memchr, std::memmove
+#include <filesystem>  // std::filesystem::path
+#include <memory>      // std::unique_ptr
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include "servestat/core/errors.hpp" // input_error
+
+namespace servestat::detail {
+
+class line_source {
+public:
+    static constexpr std::size_t padding = 64; // simdjson's SIMDJSON_PADDING
+
+    line_source(const std::filesystem::path& file, std::size_t max_line_bytes,
+                std::size_t chunk_bytes = std::size_t{1} << 20)
+        : name_(file.string()), max_line_(max_line_bytes), chunk_(chunk_bytes),
+          file_(std::fopen(name_.c_str(), "rb"), &std::fclose) {
+        if (!file_) throw input_error(name_, 0, "", "cannot open file");
+        std::error_code ec;
+        size_ = std::filesystem::file_size(file, ec);
+        if (ec) size_ = 0;
+        buffer_.resize(chunk_ + padding);
+    }
+
+    const std::string& name() const noexcept { return name_; }
+    std::uintmax_t file_size() const noexcept { return size_; }
+    std::size_t line_number() const noexcept { return line_; } // of the line last returned
+
+    // The next line without its line end (\n or \r\n), or nullopt at the end of the file.
+    std::optional<std::string_view> next() {
+        for (;;) {
+            if (const char* nl = find_newline()) return take_line(nl - (buffer_.data() + begin_), 1);
+            if (eof_) {
+                if (begin_ == end_) return std::nullopt;
+                return take_line(end_ - begin_, 0);
+            }
+            refill();
+        }
+    }
+
+    // Bytes that may be read past the end of the last returned line (at least `padding`).
+    std::size_t readable_after_line() const noexcept { return buffer_.size() - line_end_; }
+
+private:
+    const char* find_newline() const {
+        return static_cast<const char*>(std::memchr(buffer_.data() + begin_, '\n', end_ - begin_));
+    }
+
+    std::string_view take_line(std::size_t length, std::size_t terminator) {
+        ++line_;
+        check_length(length);
+        const char* start = buffer_.data() + begin_;
+        begin_ += length + terminator;
+        if (length > 0 && start[length - 1] == '\r') --length;
+        line_end_ = static_cast<std::size_t>(start - buffer_.data()) + length;
+        return {start, length};
+    }
+
+    void check_length(std::size_t length) const {
+        if (length > max_line_)
+            throw input_error(name_, line_, "",
+                              "line is longer than " + std::to_string(max_line_ >> 20) + " MiB");
+    }
+
+    void refill() {
+        // Keep the partial line, move it to the front, and grow only when one line fills the buffer.
+        const std::size_t partial = end_ - begin_;
+        if (partial > max_line_) {
+            ++line_;
+            check_length(partial);
+        }
+        if (begin_ > 0) std::memmove(buffer_.data(), buffer_.data() + begin_, partial);
+        begin_ = 0;
+        end_ = partial;
+        const std::size_t capacity = buffer_.size() - padding;
+        if (end_ == capacity) buffer_.resize(std::max(capacity * 2, chunk_) + padding);
+        const std::size_t want = buffer_.size() - padding - end_;
+        const std::size_t got = std::fread(buffer_.data() + end_, 1, want, file_.get());
+        if (got < want) {
+            if (std::ferror(file_.get())) throw input_error(name_, 0, "", "read error");
+            eof_ = true;
+        }
+        end_ += got;
+    }
+
+    std::string name_;
+    std::size_t max_line_;
+    std::size_t chunk_;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+    std::uintmax_t size_ = 0;
+    std::vector<char> buffer_;
+    std::size_t begin_ = 0, end_ = 0, line_end_ = 0, line_ = 0;
+    bool eof_ = false;
+};
+
+} // namespace servestat::detail

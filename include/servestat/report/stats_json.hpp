@@ -1,0 +1,125 @@
+// The JSON export of `servestat stats --json` (version 1): a contract other tools and the report
+// templates depend on. Keys keep the order they are written in; times are seconds; absent is null.
+#pragma once
+
+#include <cmath>    // std::floor
+#include <cstdint>  // std::int64_t
+#include <optional> // std::optional
+#include <span>     // std::span
+#include <string>   // std::string
+
+#include <nlohmann/json.hpp> // nlohmann::ordered_json
+
+#include "servestat/stats/run_stats.hpp" // run_stats, stats_options
+
+namespace servestat {
+
+using json = nlohmann::ordered_json;
+
+inline constexpr int stats_json_version = 1;
+
+namespace detail {
+
+template <class T>
+json or_null(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+inline json to_json(const summary& s) {
+    json j{{"n", s.n},          {"mean", or_null(s.mean)}, {"std", or_null(s.std)},
+           {"cov", or_null(s.cov)}, {"min", or_null(s.min)},   {"max", or_null(s.max)}};
+    for (const auto& p : s.percentiles) j[percentile_key(p.p)] = or_null(p.value);
+    return j;
+}
+
+inline json to_json(const subset_stats& s) {
+    json metrics = json::object();
+    for (const auto& m : s.metrics) metrics[std::string(to_string(m.of))] = to_json(m.stats);
+    return {{"n", s.n}, {"metrics", std::move(metrics)}};
+}
+
+inline json to_json(const breakdown& b) {
+    if (b.waiting.empty()) return nullptr;
+    json subsets = json::object();
+    for (const auto& s : b.subsets) {
+        json points = json::object();
+        for (const auto& p : s.points)
+            points[percentile_key(p.p)] = {{"waiting", p.waiting}, {"total", p.total}, {"share", p.share}};
+        subsets[s.subset] = {{"n", s.n}, {"mean_share", or_null(s.mean_share)}, {"percentiles", std::move(points)}};
+    }
+    return {{"waiting", b.waiting}, {"subsets", std::move(subsets)}};
+}
+
+inline json slos_to_json(const std::vector<slo>& slos) {
+    json j = json::object();
+    for (const auto& s : slos) j[std::string(to_string(s.on))] = s.max_seconds;
+    return j;
+}
+
+inline json to_json(const goodput_stats& g) {
+    return {{"slo", slos_to_json(g.slos)}, {"good", g.good},          {"unmeasurable", g.unmeasurable},
+            {"share", or_null(g.share)},   {"rps", or_null(g.rps)}};
+}
+
+} // namespace detail
+
+inline json to_json(const run_stats& r) {
+    json errors = json::array();
+    for (const auto& e : r.errors)
+        errors.push_back({{"kind", std::string(to_string(e.kind))}, {"count", e.count}, {"example", e.example}});
+    json subsets = json::object();
+    for (const auto& s : r.subsets) subsets[s.name] = detail::to_json(s);
+    auto text_or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+    return {
+        {"label", r.meta.label},
+        {"source", {{"path", r.meta.source.path}, {"format", r.meta.source.format}}},
+        {"model", text_or_null(r.meta.model)},
+        {"workload", text_or_null(r.meta.workload)},
+        {"started_at", text_or_null(r.meta.started_at)},
+        {"params", json::parse(r.meta.params.dump())},
+        {"shared_clock", r.meta.shared_clock},
+        {"requests", r.requests},
+        {"ok", r.ok},
+        {"failed", r.failed},
+        {"duration", detail::or_null(r.duration)},
+        {"rps", detail::or_null(r.rps)},
+        {"output_tps", detail::or_null(r.output_tps)},
+        {"total_tps", detail::or_null(r.total_tps)},
+        {"peak_concurrency", detail::or_null(r.peak_concurrency)},
+        {"goodput_rps", r.goodput ? detail::or_null(r.goodput->rps) : json(nullptr)},
+        {"goodput", r.goodput ? detail::to_json(*r.goodput) : json(nullptr)},
+        {"errors", std::move(errors)},
+        {"subsets", std::move(subsets)},
+        {"breakdown", detail::to_json(r.time_breakdown)},
+        {"skipped", {{"count", r.skipped.count}, {"examples", r.skipped.examples}}},
+    };
+}
+
+// 50 rather than 50.0, as people write percentiles.
+inline json percentile_list(const std::vector<double>& ps) {
+    json out = json::array();
+    for (double p : ps)
+        out.push_back(p == std::floor(p) ? json(static_cast<std::int64_t>(p)) : json(p));
+    return out;
+}
+
+inline json options_to_json(const stats_options& o) {
+    json buckets = json::array();
+    for (const auto& b : o.subsets.buckets) buckets.push_back({{"name", b.name}, {"lo", b.lo}, {"hi", b.hi}});
+    return {{"method", std::string(to_string(o.summary.method))},
+            {"ddof", o.summary.ddof},
+            {"short_max", o.subsets.short_max},
+            {"long_min", o.subsets.long_min},
+            {"buckets", std::move(buckets)},
+            {"percentiles", percentile_list(o.summary.percentiles)},
+            {"slo", detail::slos_to_json(o.slos)}};
+}
+
+inline json stats_document(std::span<const run_stats> runs, const stats_options& o) {
+    json all_runs = json::array();
+    for (const auto& r : runs) all_runs.push_back(to_json(r));
+    return {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)},
+            {"runs", std::move(all_runs)}, {"sweeps", json::array()}, {"comparisons", json::array()}};
+}
+
+} // namespace servestat

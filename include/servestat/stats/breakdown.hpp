@@ -1,0 +1,94 @@
+// Where the time goes: waiting before the first token (or before the server started the request)
+// versus generating, as a share of latency at each percentile (seed 004's "queue time is 85%").
+#pragma once
+
+#include <cstddef>  // std::size_t
+#include <optional> // std::optional
+#include <span>     // std::span
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "servestat/core/request_table.hpp" // request_table
+#include "servestat/stats/quantile.hpp"     // percentiles_select
+#include "servestat/stats/subsets.hpp"      // subset
+#include "servestat/stats/summary.hpp"      // summary_options
+
+namespace servestat {
+
+struct breakdown_point {
+    double p;
+    double waiting; // p-th percentile of per-request waiting time, s
+    double total;   // p-th percentile of per-request latency from t_sched (or t_sent), s
+    double share;   // waiting / total: the fraction of latency spent waiting at this percentile
+};
+
+struct subset_breakdown {
+    std::string subset;
+    std::size_t n = 0;                 // ok requests with the timestamps needed
+    std::optional<double> mean_share;  // sum of waiting / sum of latency
+    std::vector<breakdown_point> points;
+};
+
+struct breakdown {
+    // What "waiting" means for this run: client_queue+server_queue when the server reported its
+    // queue time, else client_queue+ttft (queue plus prefill, all the user waits before output).
+    // client_queue is included only when the log has t_sched.
+    std::string waiting;
+    std::vector<subset_breakdown> subsets;
+};
+
+namespace detail {
+
+inline bool use_server_queue(const request_table& t) {
+    for (double q : t.server_queue())
+        if (is_present(q)) return true;
+    return false;
+}
+
+inline bool has_any(std::span<const double> column) {
+    for (double x : column)
+        if (is_present(x)) return true;
+    return false;
+}
+
+} // namespace detail
+
+// Empty `waiting` and no subsets when the log has neither first-token times nor server queue times.
+inline breakdown break_down(const request_table& t, std::span<const subset> subsets, const summary_options& o) {
+    breakdown out;
+    const bool server = detail::use_server_queue(t);
+    if (!server && !detail::has_any(t.t_first())) return out;
+    const bool scheduled = detail::has_any(t.t_sched());
+    out.waiting = std::string(scheduled ? "client_queue+" : "") + (server ? "server_queue" : "ttft");
+
+    std::vector<double> waiting, total;
+    for (const auto& [name, rows] : subsets) {
+        waiting.clear();
+        total.clear();
+        double waiting_sum = 0, total_sum = 0;
+        for (auto i : rows) {
+            if (t.status()[i] != request_status::ok) continue;
+            const double start = scheduled && is_present(t.t_sched()[i]) ? t.t_sched()[i] : t.t_sent()[i];
+            const double before_server = t.t_sent()[i] - start;
+            const double in_server = server ? t.server_queue()[i] : t.t_first()[i] - t.t_sent()[i];
+            const double latency = t.t_end()[i] - start;
+            if (!is_present(in_server) || !is_present(latency)) continue;
+            waiting.push_back(before_server + in_server);
+            total.push_back(latency);
+            waiting_sum += waiting.back();
+            total_sum += latency;
+        }
+        subset_breakdown b{name, waiting.size(), std::nullopt, {}};
+        if (!waiting.empty()) {
+            if (total_sum > 0) b.mean_share = waiting_sum / total_sum;
+            const auto w = percentiles_select(waiting, o.percentiles, o.method);
+            const auto l = percentiles_select(total, o.percentiles, o.method);
+            for (std::size_t k = 0; k < w.size(); ++k)
+                b.points.push_back({o.percentiles[k], w[k], l[k], l[k] > 0 ? w[k] / l[k] : 0.0});
+        }
+        out.subsets.push_back(std::move(b));
+    }
+    return out;
+}
+
+} // namespace servestat

@@ -1,0 +1,100 @@
+// Per-request latency metrics (DESIGN.md's table) and how each is derived from a request's times.
+#pragma once
+
+#include <array>       // std::array
+#include <cstdint>     // std::uint32_t
+#include <optional>    // std::optional
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include "servestat/core/errors.hpp"        // usage_error
+#include "servestat/core/request_table.hpp" // request_table
+
+namespace servestat {
+
+enum class metric {
+    e2e,          // t_end - t_sent
+    ttft,         // t_first - t_sent
+    decode,       // t_end - t_first
+    tpot,         // decode / (output_tokens - 1), output_tokens > 1
+    itl,          // pooled chunk gaps: one value per gap, not per request
+    client_queue, // t_sent - t_sched
+    e2e_sched,    // t_end - t_sched
+    server_queue,
+    server_prefill,
+    server_decode,
+};
+
+inline constexpr std::array<metric, 10> all_metrics{
+    metric::e2e,       metric::ttft,         metric::decode,         metric::tpot,
+    metric::itl,       metric::client_queue, metric::e2e_sched,      metric::server_queue,
+    metric::server_prefill, metric::server_decode};
+
+inline std::string_view to_string(metric m) noexcept {
+    constexpr std::array<std::string_view, 10> names{"e2e",          "ttft",      "decode",
+                                                     "tpot",         "itl",       "client_queue",
+                                                     "e2e_sched",    "server_queue", "server_prefill",
+                                                     "server_decode"};
+    return names[static_cast<std::size_t>(m)];
+}
+
+inline metric parse_metric(std::string_view name) {
+    for (metric m : all_metrics)
+        if (to_string(m) == name) return m;
+    std::string valid;
+    for (metric m : all_metrics) valid += (valid.empty() ? "" : ", ") + std::string(to_string(m));
+    throw usage_error("unknown metric '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+// The value of a one-value-per-request metric for row i, if its inputs are present. Not for itl.
+inline std::optional<double> metric_value(const request_table& t, metric m, std::size_t i) {
+    auto difference = [](double later, double earlier) -> std::optional<double> {
+        if (!is_present(later) || !is_present(earlier)) return std::nullopt;
+        return later - earlier;
+    };
+    auto optional_column = [i](std::span<const double> column) -> std::optional<double> {
+        if (column.empty() || !is_present(column[i])) return std::nullopt;
+        return column[i];
+    };
+    switch (m) {
+    case metric::e2e: return difference(t.t_end()[i], t.t_sent()[i]);
+    case metric::ttft: return difference(t.t_first()[i], t.t_sent()[i]);
+    case metric::decode: return difference(t.t_end()[i], t.t_first()[i]);
+    case metric::tpot: {
+        const auto decode = difference(t.t_end()[i], t.t_first()[i]);
+        const auto tokens = t.output_tokens()[i];
+        if (!decode || tokens <= 1) return std::nullopt;
+        return *decode / static_cast<double>(tokens - 1);
+    }
+    case metric::client_queue: return difference(t.t_sent()[i], t.t_sched()[i]);
+    case metric::e2e_sched: return difference(t.t_end()[i], t.t_sched()[i]);
+    case metric::server_queue: return optional_column(t.server_queue());
+    case metric::server_prefill: return optional_column(t.server_prefill());
+    case metric::server_decode: return optional_column(t.server_decode());
+    case metric::itl: break;
+    }
+    throw usage_error("itl has one value per chunk gap, not per request");
+}
+
+// Appends the metric's values over the successful requests among `rows`. Failed requests never
+// enter latency statistics.
+inline void collect_metric(const request_table& t, metric m, std::span<const std::uint32_t> rows,
+                           std::vector<double>& out) {
+    const auto status = t.status();
+    if (m == metric::itl) {
+        if (!t.has_itl()) return;
+        for (auto i : rows)
+            if (status[i] == request_status::ok) {
+                const auto gaps = t.itl(i);
+                out.insert(out.end(), gaps.begin(), gaps.end());
+            }
+        return;
+    }
+    for (auto i : rows)
+        if (status[i] == request_status::ok)
+            if (const auto v = metric_value(t, m, i)) out.push_back(*v);
+}
+
+} // namespace servestat

@@ -1,0 +1,171 @@
+// Everything `servestat stats` computes for one run: counts, rates, concurrency, errors, goodput,
+// and a summary of every metric in every subset.
+#pragma once
+
+#include <algorithm> // std::sort, std::min_element
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <string_view> // std::string_view
+#include <vector>    // std::vector
+
+#include "servestat/core/run.hpp"          // run
+#include "servestat/stats/breakdown.hpp"   // breakdown, break_down
+#include "servestat/stats/error_kinds.hpp" // error_count, count_errors
+#include "servestat/stats/goodput.hpp"     // slo, count_good
+#include "servestat/stats/metrics.hpp"     // metric, collect_metric
+#include "servestat/stats/subsets.hpp"     // subset_options, split_into_subsets
+#include "servestat/stats/summary.hpp"     // summary, summarize_in_place
+
+namespace servestat {
+
+struct stats_options {
+    summary_options summary;
+    subset_options subsets;
+    std::vector<slo> slos; // goodput is computed only when some are given
+};
+
+struct metric_summary {
+    metric of;
+    summary stats;
+};
+
+struct subset_stats {
+    std::string name;
+    std::size_t n = 0; // ok requests in the subset
+    std::vector<metric_summary> metrics; // every metric, in all_metrics order
+};
+
+struct goodput_stats {
+    std::vector<slo> slos;
+    std::size_t good = 0;
+    std::size_t unmeasurable = 0;
+    std::optional<double> rps;   // good / duration
+    std::optional<double> share; // good / requests
+};
+
+// Rates are empty when the log has no shared clock (per-request durations only) or a zero span.
+struct run_stats {
+    run_metadata meta;
+    std::size_t requests = 0, ok = 0, failed = 0;
+    std::optional<double> duration, rps, output_tps, total_tps;
+    std::optional<std::size_t> peak_concurrency;
+    std::vector<error_count> errors;
+    std::optional<goodput_stats> goodput;
+    std::vector<subset_stats> subsets;
+    breakdown time_breakdown;
+    skipped_lines skipped;
+};
+
+// The summary of one metric in one subset; nullptr when the subset does not exist.
+inline const summary* find_summary(const run_stats& r, std::string_view subset, metric m) {
+    for (const auto& s : r.subsets)
+        if (s.name == subset)
+            for (const auto& ms : s.metrics)
+                if (ms.of == m) return &ms.stats;
+    return nullptr;
+}
+
+namespace detail {
+
+// From the first send to the last end, over every request (failed ones occupied the server too).
+inline std::optional<double> run_duration(const request_table& t) {
+    double first = 0, last = 0;
+    bool any = false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double s = t.t_sent()[i], e = t.t_end()[i];
+        if (!is_present(s) || !is_present(e)) continue;
+        first = any ? std::min(first, s) : s;
+        last = any ? std::max(last, e) : e;
+        any = true;
+    }
+    if (!any || last <= first) return std::nullopt;
+    return last - first;
+}
+
+// Sweep line over [t_sent, t_end]: a request ending exactly when another starts does not overlap it.
+inline std::optional<std::size_t> peak_in_flight(const request_table& t) {
+    std::vector<double> starts, ends;
+    starts.reserve(t.size());
+    ends.reserve(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (!is_present(t.t_sent()[i]) || !is_present(t.t_end()[i])) continue;
+        starts.push_back(t.t_sent()[i]);
+        ends.push_back(t.t_end()[i]);
+    }
+    if (starts.empty()) return std::nullopt;
+    std::sort(starts.begin(), starts.end());
+    std::sort(ends.begin(), ends.end());
+    std::size_t in_flight = 0, peak = 0, e = 0;
+    for (double s : starts) {
+        while (e < ends.size() && ends[e] <= s) {
+            ++e;
+            --in_flight;
+        }
+        peak = std::max(peak, ++in_flight);
+    }
+    return peak;
+}
+
+inline subset_stats summarize_subset(const request_table& t, const subset& s, const summary_options& o,
+                                     std::vector<double>& scratch) {
+    subset_stats out{s.name, 0, {}};
+    for (auto i : s.rows) out.n += t.status()[i] == request_status::ok;
+    for (metric m : all_metrics) {
+        scratch.clear();
+        collect_metric(t, m, s.rows, scratch);
+        out.metrics.push_back({m, summarize_in_place(scratch, o)});
+    }
+    return out;
+}
+
+} // namespace detail
+
+inline run_stats analyze(const run& r, const stats_options& o = {}) {
+    validate(o.summary);
+    const request_table& t = r.requests;
+    run_stats out;
+    out.meta = r.meta;
+    out.skipped = r.skipped;
+    out.requests = t.size();
+    for (auto s : t.status()) out.ok += s == request_status::ok;
+    out.failed = out.requests - out.ok;
+    out.errors = count_errors(t);
+
+    if (r.meta.shared_clock) {
+        out.duration = detail::run_duration(t);
+        out.peak_concurrency = detail::peak_in_flight(t);
+    }
+    if (out.duration) {
+        out.rps = static_cast<double>(out.ok) / *out.duration;
+        double output = 0, total = 0;
+        bool any_output = false, all_total = true;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            if (t.status()[i] != request_status::ok) continue;
+            const auto out_tokens = t.output_tokens()[i], in_tokens = t.prompt_tokens()[i];
+            if (is_present(out_tokens)) {
+                output += out_tokens;
+                any_output = true;
+            }
+            if (is_present(out_tokens) && is_present(in_tokens)) total += out_tokens + in_tokens;
+            else all_total = false;
+        }
+        if (any_output) out.output_tps = output / *out.duration;
+        if (any_output && all_total) out.total_tps = total / *out.duration;
+    }
+    if (!o.slos.empty()) {
+        const auto g = count_good(t, o.slos);
+        goodput_stats gs{o.slos, g.good, g.unmeasurable, std::nullopt, std::nullopt};
+        if (out.duration) gs.rps = static_cast<double>(g.good) / *out.duration;
+        if (out.requests > 0) gs.share = static_cast<double>(g.good) / static_cast<double>(out.requests);
+        out.goodput = gs;
+    }
+
+    const auto subsets = split_into_subsets(t, o.subsets);
+    std::vector<double> scratch;
+    for (const auto& s : subsets) out.subsets.push_back(detail::summarize_subset(t, s, o.summary, scratch));
+    out.time_breakdown = break_down(t, subsets, o.summary);
+    return out;
+}
+
+} // namespace servestat

@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""CLI tests for `servestat stats`: every number of --json checked against numpy on a random log,
+exit codes and messages for bad input, determinism.
+
+Usage: test_cli.py SERVESTAT_BINARY WORK_DIR   (run by ctest; needs Debian's python3-numpy)
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+SERVESTAT, WORK = sys.argv[1], sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+OVERFLOW = ("max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context "
+            "length is 4096 tokens and your request has {} input tokens (128 > 4096 - {}). None")
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def close(actual, expected, what, rel=1e-9):
+    if expected is None or actual is None:
+        check(actual is None and expected is None, f"{what}: {actual} != {expected}")
+        return
+    ok = actual == expected or abs(actual - expected) <= rel * max(abs(expected), 1e-300)
+    check(ok, f"{what}: servestat {actual!r} numpy {expected!r}")
+
+
+def servestat(*args):
+    return subprocess.run([SERVESTAT, *args], capture_output=True, text=True)
+
+
+def write_random_log(path, n, seed):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        t_sched = float(rng.uniform(0, 600))
+        t_sent = t_sched + float(rng.exponential(0.05)) if rng.random() < 0.7 else t_sched
+        kind = rng.choice(["short", "medium", "long"], p=[0.5, 0.3, 0.2])
+        prompt = int({"short": rng.integers(8, 65), "medium": rng.integers(65, 2048),
+                      "long": rng.integers(2048, 4096)}[kind])
+        row = {"id": str(i), "t_sched": t_sched, "t_sent": t_sent, "prompt_tokens": prompt, "max_tokens": 128}
+        u = rng.random()
+        if u < 0.03:
+            row.update(status="error", http_status=400, t_end=t_sent + 0.002, output_tokens=0,
+                       error=OVERFLOW.format(prompt, prompt))
+        elif u < 0.04:
+            row.update(status="error", http_status=503, t_end=t_sent + 0.01, error="Service Unavailable")
+        elif u < 0.045:
+            row.update(status="timeout", t_end=t_sent + 120.0)
+        else:
+            ttft = float(rng.lognormal(-1.5, 1.0))
+            out = int(rng.integers(1, 129))
+            decode = float(rng.lognormal(0.5, 0.6)) if out > 1 else 0.0
+            row.update(status="ok", http_status=200, t_first=t_sent + ttft, t_end=t_sent + ttft + decode,
+                       output_tokens=out)
+            if rng.random() < 0.5:
+                row.update(server_queue=float(rng.exponential(0.2)), server_prefill=float(rng.exponential(0.05)),
+                           server_decode=decode)
+            if rng.random() < 0.3 and out > 1:
+                row["itl"] = [float(g) for g in rng.gamma(2.0, decode / (2.0 * (out - 1)), size=out - 1)]
+        rows.append(row)
+    header = {"servestat": "log", "version": 1,
+              "run": {"label": "random", "model": "m", "workload": "w", "params": {"concurrency": 8}}}
+    with open(path, "w") as f:
+        f.write(json.dumps(header) + "\n")
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    return rows
+
+
+def per_request_metrics(rows):
+    ok = [r for r in rows if r["status"] == "ok"]
+
+    def col(fn):
+        return [(r, fn(r)) for r in ok if fn(r) is not None]
+
+    return {
+        "e2e": col(lambda r: r["t_end"] - r["t_sent"]),
+        "ttft": col(lambda r: r["t_first"] - r["t_sent"] if "t_first" in r else None),
+        "decode": col(lambda r: r["t_end"] - r["t_first"] if "t_first" in r else None),
+        "tpot": col(lambda r: (r["t_end"] - r["t_first"]) / (r["output_tokens"] - 1)
+                    if "t_first" in r and r["output_tokens"] > 1 else None),
+        "client_queue": col(lambda r: r["t_sent"] - r["t_sched"]),
+        "e2e_sched": col(lambda r: r["t_end"] - r["t_sched"]),
+        "server_queue": col(lambda r: r.get("server_queue")),
+        "server_prefill": col(lambda r: r.get("server_prefill")),
+        "server_decode": col(lambda r: r.get("server_decode")),
+    }
+
+
+def expected_summary(values, percentiles, method, ddof):
+    if not values:
+        return {"n": 0, "mean": None, "std": None, "cov": None, "min": None, "max": None,
+                **{key(p): None for p in percentiles}}
+    a = np.array(values, dtype=np.float64)
+    mean = float(np.mean(a))
+    std = float(np.std(a, ddof=ddof)) if len(a) > ddof else None
+    out = {"n": len(a), "mean": mean, "std": std, "cov": std / mean if std is not None and mean != 0 else None,
+           "min": float(a.min()), "max": float(a.max())}
+    for p in percentiles:
+        out[key(p)] = float(np.percentile(a, p, method=method))
+    return out
+
+
+def key(p):
+    return "p" + (str(int(p)) if float(p).is_integer() else repr(float(p)))
+
+
+def check_against_numpy(rows, doc, percentiles, method, ddof, subsets):
+    run = doc["runs"][0]
+    metrics = per_request_metrics(rows)
+    for name, member in subsets.items():
+        got_subset = run["subsets"][name]
+        n_ok = sum(1 for r in rows if r["status"] == "ok" and member(r["prompt_tokens"]))
+        check(got_subset["n"] == n_ok, f"{name}.n {got_subset['n']} != {n_ok}")
+        for metric, pairs in metrics.items():
+            values = [v for r, v in pairs if member(r["prompt_tokens"])]
+            exp = expected_summary(values, percentiles, method, ddof)
+            got = got_subset["metrics"][metric]
+            for k, v in exp.items():
+                close(got[k], v, f"{method}/ddof{ddof} {name}.{metric}.{k}")
+        gaps = [g for r in rows if r["status"] == "ok" and member(r["prompt_tokens"]) for g in r.get("itl", [])]
+        exp = expected_summary(gaps, percentiles, method, ddof)
+        for k, v in exp.items():
+            close(got_subset["metrics"]["itl"][k], v, f"{method}/ddof{ddof} {name}.itl.{k}")
+
+
+def check_run_level(rows, run):
+    ok = [r for r in rows if r["status"] == "ok"]
+    starts = np.array([r["t_sent"] for r in rows])
+    ends = np.array([r["t_end"] for r in rows])
+    duration = float(ends.max() - starts.min())
+    check(run["requests"] == len(rows), "requests")
+    check(run["ok"] == len(ok), "ok")
+    check(run["failed"] == len(rows) - len(ok), "failed")
+    close(run["duration"], duration, "duration")
+    close(run["rps"], len(ok) / duration, "rps")
+    out_tokens = sum(r["output_tokens"] for r in ok)
+    close(run["output_tps"], out_tokens / duration, "output_tps")
+    close(run["total_tps"], (out_tokens + sum(r["prompt_tokens"] for r in ok)) / duration, "total_tps")
+    # Peak concurrency by brute force at every start instant (ends at the same instant do not count).
+    peak = max(int(np.sum((starts <= s) & (ends > s))) for s in starts)
+    check(run["peak_concurrency"] == peak, f"peak_concurrency {run['peak_concurrency']} != {peak}")
+    kinds = {"context_overflow": 0, "server_error": 0, "timeout": 0}
+    for r in rows:
+        if r["status"] == "timeout":
+            kinds["timeout"] += 1
+        elif r["status"] == "error":
+            kinds["context_overflow" if r["http_status"] == 400 else "server_error"] += 1
+    got = {e["kind"]: e["count"] for e in run["errors"]}
+    check(got == {k: v for k, v in kinds.items() if v}, f"errors {got} != {kinds}")
+    good = sum(1 for r in ok if r["t_first"] - r["t_sent"] <= 0.5 and r["t_end"] - r["t_sent"] <= 10)
+    check(run["goodput"]["good"] == good, f"goodput.good {run['goodput']['good']} != {good}")
+    close(run["goodput_rps"], good / duration, "goodput_rps")
+
+
+def test_random_log_agrees_with_numpy():
+    path = os.path.join(WORK, "random.jsonl")
+    rows = write_random_log(path, 3000, seed=20261122)
+    default = {"all": lambda p: True, "short": lambda p: p <= 64, "medium": lambda p: 64 < p < 2048,
+               "long": lambda p: p >= 2048}
+    res = servestat("stats", "--json", "--slo", "ttft=0.5,e2e=10", path)
+    check(res.returncode == 0, f"stats --json exit {res.returncode}: {res.stderr}")
+    doc = json.loads(res.stdout)
+    check_against_numpy(rows, doc, [50, 90, 95, 99], "linear", 1, default)
+    check_run_level(rows, doc["runs"][0])
+
+    custom = {"all": lambda p: True, "short": lambda p: p <= 32, "medium": lambda p: 32 < p < 1000,
+              "long": lambda p: p >= 1000, "mid": lambda p: 100 <= p <= 400}
+    for method in ["hazen", "inverted_cdf", "nearest", "median_unbiased"]:
+        res = servestat("stats", "--json", "--method", method, "--ddof", "0", "--percentiles", "0,50,99.9,100",
+                        "--short-max", "32", "--long-min", "1000", "--bucket", "mid=100:400", path)
+        check(res.returncode == 0, f"stats --method {method} exit {res.returncode}: {res.stderr}")
+        check_against_numpy(rows, json.loads(res.stdout), [0, 50, 99.9, 100], method, 0, custom)
+
+
+def test_output_is_deterministic():
+    path = os.path.join(WORK, "random.jsonl")
+    a = servestat("stats", "--json", path).stdout
+    b = servestat("stats", "--json", path).stdout
+    check(a == b and len(a) > 0, "two --json runs differ")
+    t1 = servestat("stats", path).stdout
+    t2 = servestat("stats", path).stdout
+    check(t1 == t2 and "subset all" in t1 and "e2e" in t1, "table output unstable or incomplete")
+
+
+def expect_error(args, code, *words):
+    res = servestat(*args)
+    check(res.returncode == code, f"{args}: exit {res.returncode}, wanted {code}; stderr {res.stderr!r}")
+    for w in words:
+        check(w in res.stderr, f"{args}: stderr lacks {w!r}: {res.stderr!r}")
+    return res
+
+
+def test_bad_input_exit_codes_and_messages():
+    bad = os.path.join(WORK, "bad.jsonl")
+    with open(bad, "w") as f:
+        f.write('{"servestat":"log","version":1}\n{"t_sent":0,"t_end":1,"status":"ok"}\n'
+                '{"t_sent":5,"t_end":1,"status":"ok"}\n')
+    expect_error(["stats", bad], 3, f"{bad}:3: field 't_end'", "before t_sent")
+    res = expect_error(["stats", "--json", "--skip-bad", bad], 0, "skipped 1 bad line")
+    check(json.loads(res.stdout)["runs"][0]["skipped"]["count"] == 1, "skipped count in JSON")
+    expect_error(["stats", os.path.join(WORK, "missing.jsonl")], 3, "no such file")
+    empty_dir = os.path.join(WORK, "empty_dir")
+    os.makedirs(empty_dir, exist_ok=True)
+    with open(os.path.join(empty_dir, "notes.txt"), "w") as f:
+        f.write("nothing here\n")
+    expect_error(["stats", empty_dir], 3, "no recognised request logs")
+    expect_error(["stats", os.path.join(DATA, "notebook", "bad_missing_cell.csv")], 3, "bad_missing_cell.csv:")
+    expect_error(["stats", "--method", "bogus", bad], 2, "unknown", "linear")
+    expect_error(["stats", "--slo", "ttft", bad], 2, "SLO")
+    expect_error(["stats", "--percentiles", "101", bad], 2, "outside 0..100")
+    expect_error(["stats", "--input-format", "nope", bad], 2, "unknown input format")
+    expect_error(["stats"], 2)
+
+
+def test_input_format_is_detected_from_content():
+    copy = os.path.join(WORK, "notebook_table.jsonl")  # a CSV with a misleading extension
+    shutil.copy(os.path.join(DATA, "notebook", "mix_90_10.csv"), copy)
+    res = servestat("stats", "--json", copy)
+    check(res.returncode == 0, f"detect csv: {res.stderr}")
+    if res.returncode == 0:
+        check(json.loads(res.stdout)["runs"][0]["source"]["format"] == "notebook-csv", "notebook format detected")
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    for fn in [test_random_log_agrees_with_numpy, test_output_is_deterministic,
+               test_bad_input_exit_codes_and_messages, test_input_format_is_detected_from_content]:
+        print("--", fn.__name__)
+        fn()
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
