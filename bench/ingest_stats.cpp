@@ -3,12 +3,14 @@
 //   bench_ingest_stats run FILE          reads it and computes every metric, subset and percentile
 #include <servestat/servestat.hpp>
 
+#include <algorithm> // std::sort
 #include <chrono>   // std::chrono::steady_clock
 #include <cstdio>   // std::printf, std::fprintf
 #include <cstdlib>  // std::strtoull
 #include <fstream>  // std::ofstream
 #include <random>   // std::mt19937_64, distributions
 #include <string>   // std::string
+#include <utility>  // std::pair
 #include <vector>   // std::vector
 
 #include <fmt/format.h>     // fmt::format_to
@@ -27,6 +29,7 @@ long peak_rss_kib() {
 }
 
 // A closed-loop-looking run: half short prompts, a third medium, the rest long; 2 % context overflows.
+// Lines are written in completion order, as the load driver writes them.
 int generate(const std::string& path, std::size_t n) {
     std::mt19937_64 rng(12345);
     std::uniform_real_distribution<double> uniform(0, 1);
@@ -35,10 +38,13 @@ int generate(const std::string& path, std::size_t n) {
     out << R"({"servestat":"log","version":1,"run":{"label":"bench-1m","model":"Qwen/Qwen2.5-3B-Instruct",)"
            R"("workload":"mix_50_50","params":{"concurrency":64},"tool":"bench_ingest_stats"}})"
         << '\n';
+    std::vector<std::pair<double, std::string>> lines;
+    lines.reserve(n);
     fmt::memory_buffer line;
     double clock = 0;
     for (std::size_t i = 0; i < n; ++i) {
         line.clear();
+        double t_end = 0;
         clock += 0.0005 + 0.001 * uniform(rng);
         const double u = uniform(rng);
         const int prompt = u < 0.5 ? 8 + static_cast<int>(16 * uniform(rng))
@@ -50,18 +56,20 @@ int generate(const std::string& path, std::size_t n) {
                            R"({{"id":"{}","t_sched":{:.6f},"t_sent":{:.6f},"t_end":{:.6f},"prompt_tokens":{},)"
                            R"("output_tokens":0,"max_tokens":128,"status":"error","http_status":400,)"
                            R"("error":"This model's maximum context length is 4096 tokens"}})",
-                           i, clock, t_sent, t_sent + 0.002, prompt);
+                           i, clock, t_sent, t_end = t_sent + 0.002, prompt);
         } else {
             const double first = t_sent + ttft(rng);
             fmt::format_to(std::back_inserter(line),
                            R"({{"id":"{}","t_sched":{:.6f},"t_sent":{:.6f},"t_first":{:.6f},"t_end":{:.6f},)"
                            R"("prompt_tokens":{},"output_tokens":{},"max_tokens":128,"status":"ok","http_status":200}})",
-                           i, clock, t_sent, first, first + decode(rng), prompt,
+                           i, clock, t_sent, first, t_end = first + decode(rng), prompt,
                            1 + static_cast<int>(127 * uniform(rng)));
         }
         line.push_back('\n');
-        out.write(line.data(), static_cast<std::streamsize>(line.size()));
+        lines.emplace_back(t_end, fmt::to_string(line));
     }
+    std::sort(lines.begin(), lines.end());
+    for (const auto& [end, text] : lines) out << text;
     return out ? 0 : 1;
 }
 

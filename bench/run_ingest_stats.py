@@ -14,7 +14,7 @@ n = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
 here = os.path.dirname(os.path.abspath(__file__))
 log = os.path.join(build, f"bench-{n}.jsonl")
 if not os.path.exists(log):
-    subprocess.run([os.path.join(build, "bench_ingest_stats"), "generate", log, str(n)], check=True)
+    subprocess.run([os.path.join(build, "bench", "bench_ingest_stats"), "generate", log, str(n)], check=True)
 
 
 def timed(cmd):
@@ -29,7 +29,7 @@ def timed(cmd):
 
 
 print(f"log: {log} ({os.path.getsize(log) / 1e6:.0f} MB, {n} requests)")
-print(subprocess.run([os.path.join(build, "bench_ingest_stats"), "run", log], capture_output=True,
+print(subprocess.run([os.path.join(build, "bench", "bench_ingest_stats"), "run", log], capture_output=True,
                      text=True, check=True).stdout)
 servestat = [timed([os.path.join(build, "servestat"), "stats", "--json", log]) for _ in range(3)]
 best_wall, rss = min(servestat)

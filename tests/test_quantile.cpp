@@ -8,11 +8,13 @@
 #include <cstdint>     // std::uint64_t
 #include <cstdlib>     // std::getenv, std::strtod
 #include <fstream>     // std::ifstream
+#include <functional>  // std::function
 #include <iostream>    // std::cout
 #include <limits>      // std::numeric_limits
 #include <random>      // std::mt19937_64, std::uniform_int_distribution, std::uniform_real_distribution
 #include <span>        // std::span
 #include <string>      // std::string
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include <catch2/catch.hpp>    // TEST_CASE, SECTION, REQUIRE, CHECK, FAIL, Approx
@@ -155,6 +157,40 @@ TEST_CASE("percentiles_select equals percentile_sorted on random small samples",
                 const std::vector<double> selected = servestat::percentiles_select(work, ps, m);
                 for (std::size_t i = 0; i < ps.size(); ++i) {
                     INFO("n=" << n << ", method " << servestat::to_string(m) << ", p=" << ps[i]);
+                    CHECK(selected[i] == servestat::percentile_sorted(sorted, ps[i], m));
+                }
+            }
+        }
+    }
+}
+
+// Large samples take the radix-select path; percentile_sorted (checked against numpy above) is the
+// reference. The shapes are the ones that stress a histogram: heavy tails, a far outlier that
+// crowds everything else into one bucket, many ties, negative values and zeros of both signs.
+TEST_CASE("percentiles_select equals percentile_sorted on large samples of every shape", "[quantile][select]") {
+    std::mt19937_64 rng(99);
+    std::lognormal_distribution<double> lognormal(-1.0, 1.5);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_int_distribution<int> few(0, 9);
+    const std::vector<double> ps{0, 0.1, 1, 25, 50, 90, 95, 99, 99.9, 99.99, 100};
+    const std::vector<std::pair<const char*, std::function<double(std::size_t)>>> shapes{
+        {"lognormal", [&](std::size_t) { return lognormal(rng); }},
+        {"far outlier", [&](std::size_t i) { return i == 17 ? 1e12 : 1e9 + normal(rng); }},
+        {"ties", [&](std::size_t) { return few(rng) * 0.5; }},
+        {"all equal", [&](std::size_t) { return 3.25; }},
+        {"signed", [&](std::size_t) { return normal(rng) * 1e-3; }},
+        {"zeros", [&](std::size_t i) { return i % 3 == 0 ? -0.0 : i % 3 == 1 ? 0.0 : lognormal(rng); }},
+    };
+    for (std::size_t n : {std::size_t{2048}, std::size_t{5000}, std::size_t{200000}}) {
+        for (const auto& [name, draw] : shapes) {
+            std::vector<double> data(n);
+            for (std::size_t i = 0; i < n; ++i) data[i] = draw(i);
+            const std::vector<double> sorted = sorted_copy(data);
+            for (quantile_method m : servestat::all_quantile_methods()) {
+                std::vector<double> work = data;
+                const std::vector<double> selected = servestat::percentiles_select(work, ps, m);
+                for (std::size_t i = 0; i < ps.size(); ++i) {
+                    INFO(name << " n=" << n << ", method " << servestat::to_string(m) << ", p=" << ps[i]);
                     CHECK(selected[i] == servestat::percentile_sorted(sorted, ps[i], m));
                 }
             }

@@ -74,6 +74,33 @@ inline run_metadata parse_canonical_header(std::string_view line, const std::str
 }
 
 class canonical_line_parser {
+    enum class field { unknown, t_sched, t_sent, t_first, t_end, prompt_tokens, output_tokens, max_tokens,
+                       status, http_status, error, itl, server_queue, server_prefill, server_decode, trimmed,
+                       prompt_tokens_original };
+
+    // Dispatch on length first: one or two comparisons per key instead of walking every name.
+    static field identify(std::string_view key) noexcept {
+        auto is = [key](std::string_view name, field f) { return key == name ? f : field::unknown; };
+        switch (key.size()) {
+        case 3: return is("itl", field::itl);
+        case 5: return key[0] == 't' ? is("t_end", field::t_end) : is("error", field::error);
+        case 6: return key[0] == 't' ? is("t_sent", field::t_sent) : is("status", field::status);
+        case 7:
+            if (key[0] != 't') return field::unknown;
+            if (key[2] == 'f') return is("t_first", field::t_first);
+            return key[2] == 's' ? is("t_sched", field::t_sched) : is("trimmed", field::trimmed);
+        case 10: return is("max_tokens", field::max_tokens);
+        case 11: return is("http_status", field::http_status);
+        case 12: return is("server_queue", field::server_queue);
+        case 13:
+            if (key[0] == 'p') return is("prompt_tokens", field::prompt_tokens);
+            return key[0] == 'o' ? is("output_tokens", field::output_tokens) : is("server_decode", field::server_decode);
+        case 14: return is("server_prefill", field::server_prefill);
+        case 22: return is("prompt_tokens_original", field::prompt_tokens_original);
+        default: return field::unknown;
+        }
+    }
+
 public:
     // Fills `out` from one request line; returns the problem instead of throwing so that the
     // --skip-bad path costs no exception per bad line.
@@ -89,13 +116,16 @@ public:
             return field_error{"", e == simdjson::INCORRECT_TYPE ? "a request line must be a JSON object"
                                                                  : malformed_text(e)};
         bool has_status = false;
-        for (auto field : object) {
-            std::string_view key;
-            if (auto e = field.unescaped_key().get(key)) return malformed(e);
+        for (auto member : object) {
+            simdjson::ondemand::raw_json_string raw_key;
+            if (auto e = member.key().get(raw_key)) return malformed(e);
+            const std::string_view key = key_text(raw_key);
+            const auto which = identify(key);
+            if (which == field::unknown) continue; // ignored; the iterator skips its value
             simdjson::ondemand::value value;
-            if (auto e = field.value().get(value)) return malformed(e);
-            if (key == "status") has_status = true;
-            if (auto problem = read_field(key, value, out)) return problem;
+            if (auto e = member.value().get(value)) return malformed(e);
+            has_status = has_status || which == field::status;
+            if (auto problem = read_field(which, key, value, out)) return problem;
         }
         if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS)
             return field_error{"", "malformed JSON: trailing characters after the object"};
@@ -103,30 +133,41 @@ public:
         return check_request(out);
     }
 
-private:
+    // The key as written, without unescaping: servestat's keys have no escapes, and a key that does
+    // is simply unknown (ignored). Saves copying every key of every line.
+    static std::string_view key_text(simdjson::ondemand::raw_json_string key) {
+        const char* start = key.raw();
+        const char* end = start;
+        while (*end != '"') ++end;
+        return {start, static_cast<std::size_t>(end - start)};
+    }
+
     static std::string malformed_text(simdjson::error_code e) {
         return std::string("malformed JSON (") + simdjson::error_message(e) + ")";
     }
     static field_error malformed(simdjson::error_code e) { return {"", malformed_text(e)}; }
 
-    static std::optional<field_error> read_field(std::string_view key, simdjson::ondemand::value& v,
+    static std::optional<field_error> read_field(field f, std::string_view key, simdjson::ondemand::value& v,
                                                  request_record& r) {
-        if (key == "t_sent") return read_time(key, v, r.t_sent);
-        if (key == "t_end") return read_time(key, v, r.t_end);
-        if (key == "t_first") return read_time(key, v, r.t_first);
-        if (key == "t_sched") return read_time(key, v, r.t_sched);
-        if (key == "prompt_tokens") return read_count(key, v, r.prompt_tokens);
-        if (key == "output_tokens") return read_count(key, v, r.output_tokens);
-        if (key == "max_tokens") return read_count(key, v, r.max_tokens);
-        if (key == "status") return read_status(v, r.status);
-        if (key == "http_status") return read_count(key, v, r.http_status);
-        if (key == "error") return read_error(v, r.error);
-        if (key == "itl") return read_itl(v, r.itl);
-        if (key == "server_queue") return read_time(key, v, r.server_queue);
-        if (key == "server_prefill") return read_time(key, v, r.server_prefill);
-        if (key == "server_decode") return read_time(key, v, r.server_decode);
-        if (key == "trimmed") return read_bool(key, v, r.trimmed);
-        if (key == "prompt_tokens_original") return read_count(key, v, r.prompt_tokens_original);
+        switch (f) {
+        case field::t_sched: return read_time(key, v, r.t_sched);
+        case field::t_sent: return read_time(key, v, r.t_sent);
+        case field::t_first: return read_time(key, v, r.t_first);
+        case field::t_end: return read_time(key, v, r.t_end);
+        case field::prompt_tokens: return read_count(key, v, r.prompt_tokens);
+        case field::output_tokens: return read_count(key, v, r.output_tokens);
+        case field::max_tokens: return read_count(key, v, r.max_tokens);
+        case field::status: return read_status(v, r.status);
+        case field::http_status: return read_count(key, v, r.http_status);
+        case field::error: return read_error(v, r.error);
+        case field::itl: return read_itl(v, r.itl);
+        case field::server_queue: return read_time(key, v, r.server_queue);
+        case field::server_prefill: return read_time(key, v, r.server_prefill);
+        case field::server_decode: return read_time(key, v, r.server_decode);
+        case field::trimmed: return read_bool(key, v, r.trimmed);
+        case field::prompt_tokens_original: return read_count(key, v, r.prompt_tokens_original);
+        case field::unknown: break;
+        }
         return std::nullopt; // unknown keys (id, anything newer) are ignored
     }
 
@@ -147,18 +188,21 @@ private:
 
     static std::optional<field_error> read_time(std::string_view key, simdjson::ondemand::value& v,
                                                 std::optional<double>& out) {
-        if (is_null(v)) return std::nullopt;
         double x = 0;
-        if (auto problem = read_number(key, v, x)) return problem;
+        if (auto problem = read_number(key, v, x)) return is_null(v) ? std::nullopt : problem;
         out = x;
         return std::nullopt;
     }
 
     static std::optional<field_error> read_count(std::string_view key, simdjson::ondemand::value& v,
                                                  std::optional<std::int32_t>& out) {
-        if (is_null(v)) return std::nullopt;
-        double x = 0;
-        if (auto problem = read_number(key, v, x)) return problem;
+        std::uint64_t n = 0;
+        if (!v.get_uint64().get(n) && n <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+            out = static_cast<std::int32_t>(n);
+            return std::nullopt;
+        }
+        double x = 0; // 37.0, -1, 1e12 and null take the slow path
+        if (auto problem = read_number(key, v, x)) return is_null(v) ? std::nullopt : problem;
         if (x != std::floor(x)) return field_error{std::string(key), "expected an integer"};
         if (x < 0) return field_error{std::string(key), "must not be negative"};
         if (x > std::numeric_limits<std::int32_t>::max())
@@ -197,6 +241,7 @@ private:
 
     static std::optional<field_error> read_itl(simdjson::ondemand::value& v, std::vector<double>& out) {
         if (is_null(v)) return std::nullopt;
+        out.clear();
         simdjson::ondemand::array gaps;
         if (v.get_array().get(gaps)) return field_error{"itl", "expected an array of numbers"};
         for (auto element : gaps) {

@@ -11,7 +11,8 @@
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
-#include "servestat/core/errors.hpp" // servestat::usage_error
+#include "servestat/core/errors.hpp"         // servestat::usage_error
+#include "servestat/stats/radix_select.hpp" // detail::radix_select
 
 // Inputs: every value must be a finite double (callers reject NaN and infinities before this point);
 // numpy's NaN propagation is not reproduced. With finite inputs and n < 2^53 every result equals
@@ -372,9 +373,9 @@ inline double percentile_sorted(std::span<const double> sorted, double p,
     return detail::evaluate_plan(detail::plan_quantile(sorted.size(), q, m), sorted);
 }
 
-// Several percentiles of unsorted data without sorting it: reorders `values` in place (a permutation;
-// nothing is copied) so that only the order statistics the results read are in their sorted positions,
-// then evaluates exactly as percentile_sorted would. Results follow the order of `ps` (any order,
+// Several percentiles of unsorted data without sorting it, evaluated exactly as percentile_sorted
+// would. Small samples are reordered in place (a permutation) by nth_element; large ones are read
+// twice by a radix select and left as they are. Results follow the order of `ps` (any order,
 // duplicates allowed). Every p is validated before `values` is touched.
 inline std::vector<double> percentiles_select(std::span<double> values, std::span<const double> ps,
                                               quantile_method m = quantile_method::linear) {
@@ -384,11 +385,24 @@ inline std::vector<double> percentiles_select(std::span<double> values, std::spa
     for (double p : ps)
         plans.push_back(detail::plan_quantile(values.size(), detail::percent_to_probability(p, "percentiles_select"), m));
 
-    detail::select_order_statistics(values, detail::needed_positions(plans));
-
+    const auto positions = detail::needed_positions(plans);
     std::vector<double> results;
     results.reserve(plans.size());
-    for (const detail::quantile_plan& plan : plans) results.push_back(detail::evaluate_plan(plan, values));
+    if (values.size() < detail::radix_select_min_size) {
+        detail::select_order_statistics(values, positions);
+        for (const detail::quantile_plan& plan : plans) results.push_back(detail::evaluate_plan(plan, values));
+        return results;
+    }
+    // Large samples: the order statistics come out as a short list; plans index into it instead.
+    const auto statistics = detail::radix_select(values, positions);
+    auto index_of = [&](std::size_t position) {
+        return static_cast<std::size_t>(std::lower_bound(positions.begin(), positions.end(), position) - positions.begin());
+    };
+    for (detail::quantile_plan plan : plans) {
+        plan.lower = index_of(plan.lower);
+        plan.upper = index_of(plan.upper);
+        results.push_back(detail::evaluate_plan(plan, statistics));
+    }
     return results;
 }
 

@@ -2,7 +2,7 @@
 // and a summary of every metric in every subset.
 #pragma once
 
-#include <algorithm> // std::sort, std::min_element
+#include <algorithm> // std::max, std::min
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -16,6 +16,7 @@
 #include "servestat/stats/metrics.hpp"     // metric, collect_metric
 #include "servestat/stats/subsets.hpp"     // subset_options, split_into_subsets
 #include "servestat/stats/summary.hpp"     // summary, summarize_in_place
+#include "servestat/stats/time_sort.hpp"   // detail::sort_times
 
 namespace servestat {
 
@@ -83,19 +84,17 @@ inline std::optional<double> run_duration(const request_table& t) {
     return last - first;
 }
 
-// Sweep line over [t_sent, t_end]: a request ending exactly when another starts does not overlap it.
+// Sweep line over [t_sent, t_end): a request ending exactly when another starts does not overlap it.
 inline std::optional<std::size_t> peak_in_flight(const request_table& t) {
     std::vector<double> starts, ends;
-    starts.reserve(t.size());
-    ends.reserve(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        if (!is_present(t.t_sent()[i]) || !is_present(t.t_end()[i])) continue;
-        starts.push_back(t.t_sent()[i]);
-        ends.push_back(t.t_end()[i]);
-    }
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) starts.push_back(t.t_sent()[i]);
     if (starts.empty()) return std::nullopt;
-    std::sort(starts.begin(), starts.end());
-    std::sort(ends.begin(), ends.end());
+    sort_times(starts);
+    ends.reserve(starts.size());
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) ends.push_back(t.t_end()[i]);
+    sort_times(ends);
     std::size_t in_flight = 0, peak = 0, e = 0;
     for (double s : starts) {
         while (e < ends.size() && ends[e] <= s) {
