@@ -38,9 +38,7 @@ test-asan: deps
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L 'unit|cli'
 
 demo: build
-	mkdir -p reports
-	$(BUILD)/servestat stats examples/logs > reports/demo-stats.txt
-	$(BUILD)/servestat stats --json --slo ttft=0.5,e2e=10 examples/logs > reports/demo-stats.json
+	examples/render_demo.sh $(CURDIR)/$(BUILD)/servestat reports
 	@echo "wrote reports/demo-stats.txt and reports/demo-stats.json"
 
 bench: deps

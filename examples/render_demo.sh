@@ -1,0 +1,10 @@
+#!/bin/sh
+# Renders the demo from the bundled example logs: render_demo.sh SERVESTAT OUT_DIR
+# `make demo` writes reports/; a test renders into a scratch folder and compares with reports/.
+set -eu
+servestat=$1
+out=$2
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+"$servestat" stats examples/logs > "$out/demo-stats.txt"
+"$servestat" stats --json --slo ttft=0.5,e2e=10 examples/logs > "$out/demo-stats.json"
