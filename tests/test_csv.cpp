@@ -86,14 +86,19 @@ struct one_cell {
     csv_row row() const { return csv_row(file, record, header); }
 };
 
-input_error cell_error(auto read) {
+// Reading the one cell with `read` must fail naming cells.csv, line 7, column n and `reason`.
+void require_cell_error(const std::string& text, auto read, const std::string& reason) {
+    const one_cell cell(text);
     try {
-        read();
+        read(cell.row());
     } catch (const input_error& e) {
-        return e;
+        CHECK(e.file() == "cells.csv");
+        CHECK(e.line() == 7);
+        CHECK(e.field() == "n");
+        CHECK(e.reason() == reason);
+        return;
     }
-    FAIL("no input_error was thrown");
-    throw;
+    FAIL("no input_error was thrown for " << text);
 }
 
 } // namespace
@@ -341,30 +346,18 @@ TEST_CASE("an empty count cell is absent") {
 }
 
 TEST_CASE("a fractional count is an error") {
-    const one_cell cell("39.5");
-    const input_error e = cell_error([&] { cell.row().count(0); });
-    CHECK(e.file() == "cells.csv");
-    CHECK(e.line() == 7);
-    CHECK(e.field() == "n");
-    CHECK(e.reason() == "not a whole number: '39.5'");
+    require_cell_error("39.5", [](const csv_row& row) { (void)row.count(0); },
+                       "not a whole number: '39.5'");
 }
 
 TEST_CASE("a negative count is an error") {
-    const one_cell cell("-1");
-    const input_error e = cell_error([&] { cell.row().count(0); });
-    CHECK(e.file() == "cells.csv");
-    CHECK(e.line() == 7);
-    CHECK(e.field() == "n");
-    CHECK(e.reason() == "must not be negative, got '-1'");
+    require_cell_error("-1", [](const csv_row& row) { (void)row.count(0); },
+                       "must not be negative, got '-1'");
 }
 
 TEST_CASE("a cell that is not a number is an error") {
-    const one_cell cell("12ms");
-    const input_error e = cell_error([&] { cell.row().number(0); });
-    CHECK(e.file() == "cells.csv");
-    CHECK(e.line() == 7);
-    CHECK(e.field() == "n");
-    CHECK(e.reason() == "not a number: '12ms'");
+    require_cell_error("12ms", [](const csv_row& row) { (void)row.number(0); },
+                       "not a number: '12ms'");
 }
 
 TEST_CASE("numbers may carry a plus sign, an exponent and surrounding spaces") {
@@ -386,21 +379,13 @@ TEST_CASE("booleans read as True/False, true/false or 1/0") {
 }
 
 TEST_CASE("any other boolean is an error") {
-    const one_cell cell("yes");
-    const input_error e = cell_error([&] { cell.row().boolean(0); });
-    CHECK(e.file() == "cells.csv");
-    CHECK(e.line() == 7);
-    CHECK(e.field() == "n");
-    CHECK(e.reason() == "expected True or False, got 'yes'");
+    require_cell_error("yes", [](const csv_row& row) { (void)row.boolean(0); },
+                       "expected True or False, got 'yes'");
 }
 
 TEST_CASE("an infinite duration is an error") {
-    const one_cell cell("inf");
-    const input_error e = cell_error([&] { cell.row().required_duration(0); });
-    CHECK(e.file() == "cells.csv");
-    CHECK(e.line() == 7);
-    CHECK(e.field() == "n");
-    CHECK(e.reason() == "must be a finite number >= 0, got 'inf'");
+    require_cell_error("inf", [](const csv_row& row) { (void)row.required_duration(0); },
+                       "must be a finite number >= 0, got 'inf'");
 }
 
 TEST_CASE("an optional duration may be NaN, which means absent") {
@@ -408,12 +393,8 @@ TEST_CASE("an optional duration may be NaN, which means absent") {
 }
 
 TEST_CASE("an HTTP status outside 100-599 is an error") {
-    const one_cell cell("2000.0");
-    const input_error e = cell_error([&] { cell.row().http_status(0); });
-    CHECK(e.file() == "cells.csv");
-    CHECK(e.line() == 7);
-    CHECK(e.field() == "n");
-    CHECK(e.reason() == "not an HTTP status code: '2000.0'");
+    require_cell_error("2000.0", [](const csv_row& row) { (void)row.http_status(0); },
+                       "not an HTTP status code: '2000.0'");
 }
 
 TEST_CASE("a leading HTTP NNN in an error text is its HTTP status") {

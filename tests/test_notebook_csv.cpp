@@ -3,12 +3,10 @@
 #include "servestat/ingest/notebook_csv.hpp"
 
 #include <cstddef>     // std::size_t
-#include <filesystem>  // std::filesystem::path
-#include <fstream>     // std::ifstream
-#include <iterator>    // std::istreambuf_iterator
 #include <string>      // std::string
 #include <string_view> // std::string_view
-#include <utility>     // std::move
+
+#include "format_fixtures.hpp"
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_AS
 
@@ -30,36 +28,7 @@ const std::string overflow_4040 =
     R"(This model's maximum context length is 4096 tokens and your request has 4040 input tokens )"
     R"((128 > 4096 - 4040). None", "type": "BadRequestError", "param": null, "code": 400}})";
 
-std::filesystem::path fixture(std::string_view name) {
-    return std::filesystem::path(SERVESTAT_TEST_DATA_DIR) / "notebook" / name;
-}
-
-servestat::run read(std::string_view name, read_options options = {}) {
-    auto runs = notebook_csv_format.read(fixture(name), options);
-    REQUIRE(runs.size() == 1);
-    return std::move(runs.front());
-}
-
-request_record row(std::string_view name, std::size_t i) {
-    const servestat::run run = read(name);
-    REQUIRE(i < run.requests.size());
-    return run.requests.row(i);
-}
-
-input_error read_error(std::string_view name, read_options options = {}) {
-    try {
-        notebook_csv_format.read(fixture(name), options);
-    } catch (const input_error& e) {
-        return e;
-    }
-    FAIL("no input_error was thrown");
-    throw; // unreachable: FAIL throws
-}
-
-std::string head_of(std::string_view name) {
-    std::ifstream in(fixture(name), std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+const servestat::test::format_fixtures fixtures{notebook_csv_format, "notebook"};
 
 } // namespace
 
@@ -68,11 +37,11 @@ TEST_CASE("the notebook format is named notebook-csv") {
 }
 
 TEST_CASE("every row of a notebook table becomes one request") {
-    CHECK(read("mix_90_10.csv").requests.size() == 6);
+    CHECK(fixtures.read("mix_90_10.csv").requests.size() == 6);
 }
 
 TEST_CASE("the mix_90_10 table has four ok requests and two failures") {
-    const servestat::run run = read("mix_90_10.csv");
+    const servestat::run run = fixtures.read("mix_90_10.csv");
     const auto status = run.requests.status();
     REQUIRE(status.size() == 6);
     CHECK(status[0] == request_status::ok);
@@ -84,45 +53,45 @@ TEST_CASE("the mix_90_10 table has four ok requests and two failures") {
 }
 
 TEST_CASE("a notebook run is labelled by its file stem and has no shared clock") {
-    const servestat::run run = read("mix_90_10.csv");
+    const servestat::run run = fixtures.read("mix_90_10.csv");
     CHECK(run.meta.label == "mix_90_10");
-    CHECK(run.meta.source.path == fixture("mix_90_10.csv").string());
+    CHECK(run.meta.source.path == fixtures.path("mix_90_10.csv").string());
     CHECK(run.meta.source.format == "notebook-csv");
     CHECK_FALSE(run.meta.shared_clock);
 }
 
 TEST_CASE("a notebook row starts at 0 and ends at its latency_s") {
-    const request_record r = row("mix_90_10.csv", 0);
+    const request_record r = fixtures.row("mix_90_10.csv", 0);
     CHECK(r.t_sent == 0.0);
     CHECK(r.t_end == 3.553791);
     CHECK_FALSE(r.t_first.has_value());
 }
 
 TEST_CASE("latency_s keeps every digit pandas wrote") {
-    CHECK(row("mix_90_10.csv", 4).t_end == 0.8831302409998898);
+    CHECK(fixtures.row("mix_90_10.csv", 4).t_end == 0.8831302409998898);
 }
 
 TEST_CASE("token columns that pandas wrote as floats read as counts") {
-    const request_record r = row("mix_90_10.csv", 2);
+    const request_record r = fixtures.row("mix_90_10.csv", 2);
     CHECK(r.prompt_tokens == 3990);
     CHECK(r.output_tokens == 57);
 }
 
 TEST_CASE("an ok notebook row keeps its status_code") {
-    CHECK(row("mix_90_10.csv", 1).http_status == 200);
+    CHECK(fixtures.row("mix_90_10.csv", 1).http_status == 200);
 }
 
 TEST_CASE("a context-overflow row keeps HTTP 400 and the exact error text") {
-    const request_record first = row("mix_90_10.csv", 3);
+    const request_record first = fixtures.row("mix_90_10.csv", 3);
     CHECK(first.http_status == 400);
     CHECK(first.error == overflow_4030);
-    const request_record second = row("mix_90_10.csv", 5);
+    const request_record second = fixtures.row("mix_90_10.csv", 5);
     CHECK(second.http_status == 400);
     CHECK(second.error == overflow_4040);
 }
 
 TEST_CASE("a failed notebook row without latency has a start but no end") {
-    const request_record r = row("mix_90_10.csv", 3);
+    const request_record r = fixtures.row("mix_90_10.csv", 3);
     CHECK(r.t_sent == 0.0);
     CHECK_FALSE(r.t_end.has_value());
     CHECK_FALSE(r.prompt_tokens.has_value());
@@ -130,189 +99,189 @@ TEST_CASE("a failed notebook row without latency has a start but no end") {
 }
 
 TEST_CASE("an ok notebook row has no error text") {
-    CHECK(row("mix_90_10.csv", 0).error.empty());
+    CHECK(fixtures.row("mix_90_10.csv", 0).error.empty());
 }
 
 TEST_CASE("max_tokens_used becomes the request's max_tokens") {
-    CHECK(row("budget_mix_70_30.csv", 1).max_tokens == 110);
+    CHECK(fixtures.row("budget_mix_70_30.csv", 1).max_tokens == 110);
 }
 
 TEST_CASE("a table without max_tokens_used leaves max_tokens absent") {
-    CHECK_FALSE(row("mix_90_10.csv", 0).max_tokens.has_value());
+    CHECK_FALSE(fixtures.row("mix_90_10.csv", 0).max_tokens.has_value());
 }
 
 TEST_CASE("trimmed and prompt_tokens_est_original describe a trimmed prompt") {
-    const request_record trimmed = row("budget_mix_70_30.csv", 1);
+    const request_record trimmed = fixtures.row("budget_mix_70_30.csv", 1);
     CHECK(trimmed.trimmed == true);
     CHECK(trimmed.prompt_tokens_original == 5210);
     CHECK(trimmed.prompt_tokens == 3968); // the server's count, not prompt_tokens_est
-    const request_record untouched = row("budget_mix_70_30.csv", 0);
+    const request_record untouched = fixtures.row("budget_mix_70_30.csv", 0);
     CHECK(untouched.trimmed == false);
     CHECK(untouched.prompt_tokens_original == 46);
 }
 
 TEST_CASE("a notebook table written with CRLF line ends reads the same") {
-    const servestat::run run = read("windows_line_ends.csv");
+    const servestat::run run = fixtures.read("windows_line_ends.csv");
     REQUIRE(run.requests.size() == 2);
     CHECK(run.requests.row(1).t_end == 3.615653);
     CHECK(run.requests.row(1).error.empty());
 }
 
 TEST_CASE("a read timeout without an HTTP status is a timeout") {
-    const request_record r = row("errors_by_kind.csv", 1);
+    const request_record r = fixtures.row("errors_by_kind.csv", 1);
     CHECK(r.status == request_status::timeout);
     CHECK_FALSE(r.http_status.has_value());
 }
 
 TEST_CASE("a refused connection is a transport failure") {
-    CHECK(row("errors_by_kind.csv", 2).status == request_status::transport);
+    CHECK(fixtures.row("errors_by_kind.csv", 2).status == request_status::transport);
 }
 
 TEST_CASE("a reset connection is a transport failure") {
-    CHECK(row("errors_by_kind.csv", 3).status == request_status::transport);
+    CHECK(fixtures.row("errors_by_kind.csv", 3).status == request_status::transport);
 }
 
 TEST_CASE("a client-side failure without an HTTP status is an error") {
-    const request_record r = row("errors_by_kind.csv", 4);
+    const request_record r = fixtures.row("errors_by_kind.csv", 4);
     CHECK(r.status == request_status::error);
     CHECK_FALSE(r.http_status.has_value());
     CHECK(r.error == "No room for output tokens. prompt_tokens=4090, max_len=4096, safety_margin=16");
 }
 
 TEST_CASE("an unquoted HTTP error text gives its status") {
-    const request_record r = row("errors_by_kind.csv", 5);
+    const request_record r = fixtures.row("errors_by_kind.csv", 5);
     CHECK(r.status == request_status::error);
     CHECK(r.http_status == 429);
 }
 
 TEST_CASE("a status_code cell on a failed row is its HTTP status") {
-    const request_record r = row("errors_by_kind.csv", 6);
+    const request_record r = fixtures.row("errors_by_kind.csv", 6);
     CHECK(r.status == request_status::error);
     CHECK(r.http_status == 500);
     CHECK(r.error == "Internal Server Error");
 }
 
 TEST_CASE("a failed row with a latency ends at it") {
-    const request_record r = row("errors_by_kind.csv", 7);
+    const request_record r = fixtures.row("errors_by_kind.csv", 7);
     CHECK(r.status == request_status::error);
     CHECK(r.http_status == 504);
     CHECK(r.t_end == 12.0);
 }
 
 TEST_CASE("a negative latency names file, line and latency_s") {
-    const input_error e = read_error("bad_negative_latency.csv");
-    CHECK(e.file() == fixture("bad_negative_latency.csv").string());
+    const input_error e = fixtures.error("bad_negative_latency.csv");
+    CHECK(e.file() == fixtures.path("bad_negative_latency.csv").string());
     CHECK(e.line() == 3);
     CHECK(e.field() == "latency_s");
     CHECK(e.reason() == "must be a finite number >= 0, got '-0.25'");
 }
 
 TEST_CASE("an infinite latency is an error") {
-    const input_error e = read_error("bad_infinite_latency.csv");
-    CHECK(e.file() == fixture("bad_infinite_latency.csv").string());
+    const input_error e = fixtures.error("bad_infinite_latency.csv");
+    CHECK(e.file() == fixtures.path("bad_infinite_latency.csv").string());
     CHECK(e.line() == 2);
     CHECK(e.field() == "latency_s");
     CHECK(e.reason() == "must be a finite number >= 0, got 'inf'");
 }
 
 TEST_CASE("a NaN latency on an ok row is an error") {
-    const input_error e = read_error("bad_nan_latency.csv");
-    CHECK(e.file() == fixture("bad_nan_latency.csv").string());
+    const input_error e = fixtures.error("bad_nan_latency.csv");
+    CHECK(e.file() == fixtures.path("bad_nan_latency.csv").string());
     CHECK(e.line() == 4);
     CHECK(e.field() == "latency_s");
     CHECK(e.reason() == "must be a finite number >= 0, got 'NaN'");
 }
 
 TEST_CASE("an ok row without latency is an error") {
-    const input_error e = read_error("bad_missing_latency.csv");
-    CHECK(e.file() == fixture("bad_missing_latency.csv").string());
+    const input_error e = fixtures.error("bad_missing_latency.csv");
+    CHECK(e.file() == fixtures.path("bad_missing_latency.csv").string());
     CHECK(e.line() == 3);
     CHECK(e.field() == "latency_s");
     CHECK(e.reason() == "missing");
 }
 
 TEST_CASE("a fractional token count is an error") {
-    const input_error e = read_error("bad_fractional_count.csv");
-    CHECK(e.file() == fixture("bad_fractional_count.csv").string());
+    const input_error e = fixtures.error("bad_fractional_count.csv");
+    CHECK(e.file() == fixtures.path("bad_fractional_count.csv").string());
     CHECK(e.line() == 2);
     CHECK(e.field() == "completion_tokens");
     CHECK(e.reason() == "not a whole number: '39.5'");
 }
 
 TEST_CASE("a negative token count is an error") {
-    const input_error e = read_error("bad_negative_count.csv");
-    CHECK(e.file() == fixture("bad_negative_count.csv").string());
+    const input_error e = fixtures.error("bad_negative_count.csv");
+    CHECK(e.file() == fixtures.path("bad_negative_count.csv").string());
     CHECK(e.line() == 4);
     CHECK(e.field() == "prompt_tokens");
     CHECK(e.reason() == "must not be negative, got '-1'");
 }
 
 TEST_CASE("an ok flag other than True or False is an error") {
-    const input_error e = read_error("bad_ok_flag.csv");
-    CHECK(e.file() == fixture("bad_ok_flag.csv").string());
+    const input_error e = fixtures.error("bad_ok_flag.csv");
+    CHECK(e.file() == fixtures.path("bad_ok_flag.csv").string());
     CHECK(e.line() == 3);
     CHECK(e.field() == "ok");
     CHECK(e.reason() == "expected True or False, got 'yes'");
 }
 
 TEST_CASE("a notebook row with a missing cell names file, line and the missing column") {
-    const input_error e = read_error("bad_missing_cell.csv");
-    CHECK(e.file() == fixture("bad_missing_cell.csv").string());
+    const input_error e = fixtures.error("bad_missing_cell.csv");
+    CHECK(e.file() == fixtures.path("bad_missing_cell.csv").string());
     CHECK(e.line() == 3);
     CHECK(e.field() == "error");
     CHECK(e.reason() == "expected 8 columns, found 7");
 }
 
 TEST_CASE("a table without an ok column is rejected at its header") {
-    const input_error e = read_error("bad_no_ok_column.csv");
-    CHECK(e.file() == fixture("bad_no_ok_column.csv").string());
+    const input_error e = fixtures.error("bad_no_ok_column.csv");
+    CHECK(e.file() == fixtures.path("bad_no_ok_column.csv").string());
     CHECK(e.line() == 1);
     CHECK(e.field() == "ok");
     CHECK(e.reason() == "missing required column");
 }
 
 TEST_CASE("an empty notebook file is an error") {
-    const input_error e = read_error("empty.csv");
-    CHECK(e.file() == fixture("empty.csv").string());
+    const input_error e = fixtures.error("empty.csv");
+    CHECK(e.file() == fixtures.path("empty.csv").string());
     CHECK(e.line() == 0);
     CHECK(e.field() == "");
     CHECK(e.reason() == "empty file");
 }
 
 TEST_CASE("a notebook file with only a header is an error") {
-    const input_error e = read_error("header_only.csv");
-    CHECK(e.file() == fixture("header_only.csv").string());
+    const input_error e = fixtures.error("header_only.csv");
+    CHECK(e.file() == fixtures.path("header_only.csv").string());
     CHECK(e.line() == 1);
     CHECK(e.field() == "");
     CHECK(e.reason() == "no requests after the header");
 }
 
 TEST_CASE("with skip_bad a bad notebook row is counted instead of thrown") {
-    const servestat::run run = read("bad_negative_latency.csv", {.skip_bad = true});
+    const servestat::run run = fixtures.read("bad_negative_latency.csv", {.skip_bad = true});
     CHECK(run.requests.size() == 2);
     REQUIRE(run.skipped.count == 1);
-    CHECK(run.skipped.examples.front() == fixture("bad_negative_latency.csv").string() +
+    CHECK(run.skipped.examples.front() == fixtures.path("bad_negative_latency.csv").string() +
                                               ":3: field 'latency_s': must be a finite number >= 0, got '-0.25'");
 }
 
 TEST_CASE("with skip_bad a row with the wrong column count is skipped") {
-    const servestat::run run = read("bad_missing_cell.csv", {.skip_bad = true});
+    const servestat::run run = fixtures.read("bad_missing_cell.csv", {.skip_bad = true});
     CHECK(run.requests.size() == 2);
     CHECK(run.requests.row(1).t_end == 4.137271);
     CHECK(run.skipped.count == 1);
 }
 
 TEST_CASE("an unterminated quote is fatal even with skip_bad") {
-    const input_error e = read_error("bad_unterminated_quote.csv", {.skip_bad = true});
-    CHECK(e.file() == fixture("bad_unterminated_quote.csv").string());
+    const input_error e = fixtures.error("bad_unterminated_quote.csv", {.skip_bad = true});
+    CHECK(e.file() == fixtures.path("bad_unterminated_quote.csv").string());
     CHECK(e.line() == 3);
     CHECK(e.field() == "error");
     CHECK_THAT(e.reason(), Catch::Contains("unterminated quoted field"));
 }
 
 TEST_CASE("a notebook table sniffs as notebook-csv") {
-    CHECK(notebook_csv_format.sniff(head_of("mix_90_10.csv")) > 0);
-    CHECK(notebook_csv_format.sniff(head_of("budget_mix_70_30.csv")) > 0);
+    CHECK(notebook_csv_format.sniff(fixtures.text("mix_90_10.csv")) > 0);
+    CHECK(notebook_csv_format.sniff(fixtures.text("budget_mix_70_30.csv")) > 0);
 }
 
 TEST_CASE("a CSV without latency_s and ok does not sniff as notebook-csv") {
