@@ -224,6 +224,12 @@ def test_bad_input_exit_codes_and_messages():
     expect_error(["stats"], 2)
 
 
+def test_quoted_globs_are_expanded():
+    res = servestat("stats", "--json", os.path.join(WORK, "rand*.jsonl"))
+    check(res.returncode == 0 and len(json.loads(res.stdout)["runs"]) == 1, f"glob: {res.stderr}")
+    expect_error(["stats", os.path.join(WORK, "nothing*.jsonl")], 3, "no file matches")
+
+
 def test_input_format_is_detected_from_content():
     copy = os.path.join(WORK, "notebook_table.jsonl")  # a CSV with a misleading extension
     shutil.copy(os.path.join(DATA, "notebook", "mix_90_10.csv"), copy)
@@ -237,7 +243,8 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     for fn in [test_random_log_agrees_with_numpy, test_output_is_deterministic,
-               test_bad_input_exit_codes_and_messages, test_input_format_is_detected_from_content]:
+               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
+               test_input_format_is_detected_from_content]:
         print("--", fn.__name__)
         fn()
     print(f"{len(failures)} failure(s)")

@@ -11,6 +11,8 @@
 
 #include <servestat/servestat.hpp>
 
+#include "globs.hpp" // expand_globs
+
 namespace servestat::cli {
 
 struct stats_args {
@@ -139,7 +141,7 @@ inline int run_stats_command(const stats_args& a) {
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
     std::vector<run_stats> results;
-    for_each_run(a.logs, load, [&](run&& r) {
+    for_each_run(expand_globs(a.logs), load, [&](run&& r) {
         if (r.skipped.count > 0) {
             std::fputs(fmt::format("servestat: {}: skipped {} bad line(s)\n", r.meta.source.path, r.skipped.count).c_str(), stderr);
             for (const auto& e : r.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);

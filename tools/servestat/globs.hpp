@@ -1,0 +1,34 @@
+// Log arguments that are glob patterns the shell did not expand (quoted, or from a script).
+#pragma once
+
+#include <filesystem> // std::filesystem::exists
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <glob.h> // glob, globfree
+
+#include <servestat/core/errors.hpp> // input_error
+
+namespace servestat::cli {
+
+// An argument naming an existing path is taken as it is; one with wildcards is replaced by its
+// matches in name order, and a pattern that matches nothing is an input error.
+inline std::vector<std::string> expand_globs(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const auto& arg : args) {
+        std::error_code ec;
+        if (std::filesystem::exists(arg, ec) || arg.find_first_of("*?[") == std::string::npos) {
+            out.push_back(arg);
+            continue;
+        }
+        glob_t matches{};
+        const int rc = ::glob(arg.c_str(), 0, nullptr, &matches);
+        if (rc == 0)
+            for (std::size_t i = 0; i < matches.gl_pathc; ++i) out.emplace_back(matches.gl_pathv[i]);
+        globfree(&matches);
+        if (rc != 0) throw input_error(arg, 0, "", "no file matches this pattern");
+    }
+    return out;
+}
+
+} // namespace servestat::cli
