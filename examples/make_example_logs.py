@@ -60,9 +60,12 @@ def simulate(label, workload, concurrency, n, long_share, seed, chunked):
 
 
 def main(out_dir):
-    runs = [("mix_50_50-c16", "mix_50_50", 16, 400, 0.5, 11, False),
-            ("mix_50_50-c16-chunked", "mix_50_50", 16, 400, 0.5, 12, True),
-            ("short_only-c16", "short_only", 16, 300, 0.0, 13, False)]
+    # The notebook's workload comparison at one concurrency: short prompts only, then more and
+    # more long prompts mixed in.
+    runs = [("short_only-c16", "short_only", 16, 300, 0.0, 11, False),
+            ("mix_90_10-c16", "mix_90_10", 16, 300, 0.1, 12, False),
+            ("mix_70_30-c16", "mix_70_30", 16, 300, 0.3, 13, False),
+            ("mix_50_50-c16", "mix_50_50", 16, 300, 0.5, 14, False)]
     for label, workload, c, n, long_share, seed, chunked in runs:
         with open(f"{out_dir}/{label}.jsonl", "w") as f:
             f.write(simulate(label, workload, c, n, long_share, seed, chunked))
