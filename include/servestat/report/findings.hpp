@@ -1,0 +1,136 @@
+// Findings: numbered statements derived automatically from a run's statistics, each quoting its
+// numbers. Every rule lives here, as one function, with its thresholds.
+#pragma once
+
+#include <optional>    // std::optional
+#include <regex>       // std::regex, std::smatch
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/report/format.hpp"   // format_seconds, format_share
+#include "servestat/stats/linear_fit.hpp" // linear_fit
+#include "servestat/stats/run_stats.hpp"  // run_stats, find_summary
+
+namespace servestat::report {
+
+struct finding {
+    std::string rule; // stable name, for tests and for readers who want to filter
+    std::string text;
+};
+
+namespace detail {
+
+inline std::optional<double> percentile_of(const summary* s, double p) {
+    if (s == nullptr) return std::nullopt;
+    for (const auto& v : s->percentiles)
+        if (v.p == p) return v.value;
+    return std::nullopt;
+}
+
+inline std::optional<double> e2e_percentile(const run_stats& r, std::string_view subset, double p) {
+    return percentile_of(find_summary(r, subset, metric::e2e), p);
+}
+
+} // namespace detail
+
+// A p99 far above the median means a minority of requests has a very different experience.
+inline std::optional<finding> tail_to_median(const run_stats& r) {
+    const auto p50 = detail::e2e_percentile(r, "all", 50), p99 = detail::e2e_percentile(r, "all", 99);
+    if (!p50 || !p99 || *p50 <= 0) return std::nullopt;
+    const double ratio = *p99 / *p50;
+    const char* verdict = ratio >= 3 ? "a heavy tail: the slowest 1% wait far longer than typical requests"
+                        : ratio >= 1.5 ? "a moderate tail"
+                                       : "a tight distribution";
+    return finding{"tail_to_median", fmt::format("End-to-end p99 is {} the median ({} vs {}): {}.", format_ratio(ratio),
+                                                 format_seconds(*p99), format_seconds(*p50), verdict)};
+}
+
+// Short prompts should be fast; a short p99 close to the long p99 means they queue behind long
+// prefills (head-of-line blocking).
+inline std::optional<finding> short_requests_in_tail(const run_stats& r) {
+    const auto s50 = detail::e2e_percentile(r, "short", 50), s99 = detail::e2e_percentile(r, "short", 99);
+    const auto l99 = detail::e2e_percentile(r, "long", 99);
+    if (!s50 || !s99 || !l99 || *s50 <= 0 || *l99 <= 0) return std::nullopt;
+    const double spread = *s99 / *s50, versus_long = *s99 / *l99;
+    if (spread < 2 && versus_long < 0.8) return std::nullopt;
+    return finding{"short_requests_in_tail",
+                   fmt::format("Short prompts are dragged into the tail: short p99 {} is {} the short median {} "
+                               "and {} of the long-prompt p99 {}. Short requests are likely waiting behind long "
+                               "prefills.",
+                               format_seconds(*s99), format_ratio(spread), format_seconds(*s50),
+                               format_share(versus_long), format_seconds(*l99))};
+}
+
+// Seed 004's "queue time is 85% of latency": capacity is idle while requests wait.
+inline std::optional<finding> waiting_dominates(const run_stats& r) {
+    const auto& b = r.time_breakdown;
+    if (b.waiting.empty() || b.subsets.empty()) return std::nullopt;
+    for (const auto& p : b.subsets.front().points)
+        if (p.p == 50 && p.share >= 0.5)
+            return finding{"waiting_dominates",
+                           fmt::format("Waiting dominates latency: at the median, {} of {} ({}) is spent before "
+                                       "generation ({}).",
+                                       format_seconds(p.waiting), format_seconds(p.total), format_share(p.share),
+                                       b.waiting)};
+    return std::nullopt;
+}
+
+// The bands of seed 004.
+inline std::optional<finding> latency_consistency(const run_stats& r) {
+    const summary* e2e = find_summary(r, "all", metric::e2e);
+    if (e2e == nullptr || !e2e->cov) return std::nullopt;
+    const double cov = *e2e->cov;
+    const char* band = cov < 0.05  ? "under 5%: consistent, users get a predictable experience"
+                     : cov < 0.10  ? "5–10%: generally consistent with occasional variation"
+                     : cov < 0.20  ? "10–20%: noticeable variation that users may notice"
+                                   : "over 20%: high variation (expected with mixed prompt and output lengths; "
+                                     "compare subsets)";
+    return finding{"latency_consistency",
+                   fmt::format("End-to-end latency varies with a coefficient of variation of {}, {}.",
+                               format_share(cov), band)};
+}
+
+// vLLM's 400 "maximum context length is N tokens and your request has M input tokens".
+inline std::optional<finding> context_overflows(const run_stats& r) {
+    for (const auto& e : r.errors) {
+        if (e.kind != error_kind::context_overflow) continue;
+        std::string cause;
+        static const std::regex numbers(R"(maximum context length is (\d+) tokens and your request has (\d+) input tokens)");
+        if (std::smatch m; std::regex_search(e.example, m, numbers))
+            cause = fmt::format(" For example a {}-token prompt left no room for output in the {}-token context; "
+                                "budget max_tokens from the prompt length or trim prompts.",
+                                m[2].str(), m[1].str());
+        const double share = static_cast<double>(e.count) / static_cast<double>(r.requests);
+        return finding{"context_overflows",
+                       fmt::format("{} of {} requests ({}) failed because prompt plus max_tokens exceeded the "
+                                   "model's context.{}",
+                                   e.count, r.requests, format_share(share), cause)};
+    }
+    return std::nullopt;
+}
+
+// Decode cost per output token from e2e against output tokens; r² says whether a line describes it.
+inline std::optional<finding> per_token_cost(const std::optional<linear_fit>& fit) {
+    if (!fit || fit->n < 10 || fit->slope <= 0) return std::nullopt;
+    const char* quality = fit->r_squared >= 0.9 ? "a linear model explains latency well"
+                        : fit->r_squared >= 0.5 ? "output length explains part of the latency; queueing adds the rest"
+                                                : "output length explains little of the latency: queueing or "
+                                                  "prompt length dominate";
+    return finding{"per_token_cost",
+                   fmt::format("Each output token adds {} of latency (least squares over {} requests, r² = {:.2f}): "
+                               "{}.",
+                               format_seconds(fit->slope), fit->n, fit->r_squared, quality)};
+}
+
+inline std::vector<finding> derive_findings(const run_stats& r, const std::optional<linear_fit>& e2e_per_output_token) {
+    std::vector<finding> out;
+    for (auto f : {context_overflows(r), waiting_dominates(r), short_requests_in_tail(r), tail_to_median(r),
+                   per_token_cost(e2e_per_output_token), latency_consistency(r)})
+        if (f) out.push_back(std::move(*f));
+    return out;
+}
+
+} // namespace servestat::report

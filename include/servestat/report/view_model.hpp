@@ -1,0 +1,260 @@
+// The report's view model: the stats JSON export plus presentation fields (formatted numbers,
+// findings, plot references), so JSON, Markdown and HTML can never disagree.
+#pragma once
+
+#include <cstddef>  // std::size_t
+#include <optional> // std::optional
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/core/run.hpp"           // run
+#include "servestat/report/findings.hpp"    // derive_findings
+#include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
+#include "servestat/report/stats_json.hpp"  // json, stats_document
+#include "servestat/stats/linear_fit.hpp"   // least_squares
+#include "servestat/stats/run_stats.hpp"    // analyze, run_stats
+
+namespace servestat::report {
+
+struct report_options {
+    std::string title = "Load test report";
+    double slo_percentile = 95; // an SLO passes when this percentile of the metric meets it
+};
+
+// What a report is made of before it is rendered: per run its statistics, the fit the findings
+// quote, and the view model.
+struct analysed_run {
+    run_stats stats;
+    std::optional<linear_fit> e2e_per_output_token;
+};
+
+namespace detail {
+
+inline constexpr const char* metric_title(metric m) {
+    switch (m) {
+    case metric::e2e: return "End-to-end latency (e2e)";
+    case metric::ttft: return "Time to first token (ttft)";
+    case metric::decode: return "Decode time (decode)";
+    case metric::tpot: return "Time per output token (tpot)";
+    case metric::itl: return "Inter-token latency (itl)";
+    case metric::client_queue: return "Client queue (client_queue)";
+    case metric::e2e_sched: return "Latency from intended send (e2e_sched)";
+    case metric::server_queue: return "Server queue (server_queue)";
+    case metric::server_prefill: return "Server prefill (server_prefill)";
+    case metric::server_decode: return "Server decode (server_decode)";
+    }
+    return "";
+}
+
+// Marks list items so templates can place separators and headers without logic.
+inline json with_positions(json items) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        items[i]["first"] = i == 0;
+        items[i]["last"] = i + 1 == items.size();
+        items[i]["index"] = std::to_string(i + 1);
+    }
+    return items;
+}
+
+inline std::optional<double> percentile_value(const summary& s, double p) {
+    for (const auto& v : s.percentiles)
+        if (v.p == p) return v.value;
+    return std::nullopt;
+}
+
+inline std::optional<linear_fit> fit_e2e_to_output_tokens(const run& r) {
+    std::vector<double> tokens, e2e;
+    const auto& t = r.requests;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const auto latency = metric_value(t, metric::e2e, i);
+        if (t.status()[i] != request_status::ok || !latency || !is_present(t.output_tokens()[i])) continue;
+        tokens.push_back(t.output_tokens()[i]);
+        e2e.push_back(*latency);
+    }
+    return least_squares(tokens, e2e);
+}
+
+inline json percentile_columns(const std::vector<double>& ps) {
+    json columns = json::array();
+    for (double p : ps) columns.push_back({{"name", percentile_key(p)}});
+    return with_positions(std::move(columns));
+}
+
+// One table per metric with values: a row per subset that has any.
+inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
+    json tables = json::array();
+    for (metric m : all_metrics) {
+        json rows = json::array();
+        for (const auto& s : r.subsets) {
+            const summary* sum = find_summary(r, s.name, m);
+            if (sum == nullptr || sum->n == 0) continue;
+            json cells = json::array();
+            for (double p : ps) cells.push_back({{"value", format_seconds(percentile_value(*sum, p))}});
+            rows.push_back({{"subset", s.name},
+                            {"n", std::to_string(sum->n)},
+                            {"mean", format_seconds(sum->mean)},
+                            {"std", format_seconds(sum->std)},
+                            {"cov", format_share(sum->cov)},
+                            {"cells", with_positions(std::move(cells))},
+                            {"max", format_seconds(sum->max)}});
+        }
+        if (rows.empty()) continue;
+        tables.push_back({{"metric", std::string(to_string(m))},
+                          {"title", metric_title(m)},
+                          {"columns", percentile_columns(ps)},
+                          {"rows", with_positions(std::move(rows))}});
+    }
+    return with_positions(std::move(tables));
+}
+
+inline json headline(const run_stats& r) {
+    const summary* e2e = find_summary(r, "all", metric::e2e);
+    const summary* ttft = find_summary(r, "all", metric::ttft);
+    auto at = [](const summary* s, double p) {
+        return s ? format_seconds(percentile_value(*s, p)) : std::string(missing_value);
+    };
+    const double success = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
+    return {{"requests", std::to_string(r.requests)},
+            {"ok", std::to_string(r.ok)},
+            {"failed", std::to_string(r.failed)},
+            {"success_rate", format_share(success)},
+            {"has_rates", r.rps.has_value()},
+            {"duration", format_seconds(r.duration)},
+            {"rps", format_rate(r.rps, "req/s")},
+            {"output_tps", format_rate(r.output_tps, "tok/s")},
+            {"total_tps", format_rate(r.total_tps, "tok/s")},
+            {"peak_concurrency", r.peak_concurrency ? std::to_string(*r.peak_concurrency) : missing_value},
+            {"e2e_p50", at(e2e, 50)},
+            {"e2e_p90", at(e2e, 90)},
+            {"e2e_p99", at(e2e, 99)},
+            {"has_ttft", ttft != nullptr && ttft->n > 0},
+            {"ttft_p50", at(ttft, 50)},
+            {"ttft_p90", at(ttft, 90)},
+            {"ttft_p99", at(ttft, 99)}};
+}
+
+inline json error_rows(const run_stats& r) {
+    json rows = json::array();
+    for (const auto& e : r.errors)
+        rows.push_back({{"kind", std::string(to_string(e.kind))},
+                        {"count", std::to_string(e.count)},
+                        {"share", format_share(static_cast<double>(e.count) / static_cast<double>(r.requests))},
+                        {"example", e.example}});
+    return with_positions(std::move(rows));
+}
+
+inline json breakdown_rows(const breakdown& b) {
+    json rows = json::array();
+    for (const auto& s : b.subsets) {
+        if (s.n == 0) continue;
+        json cells = json::array();
+        for (const auto& p : s.points)
+            cells.push_back({{"percentile", percentile_key(p.p)},
+                             {"waiting", format_seconds(p.waiting)},
+                             {"total", format_seconds(p.total)},
+                             {"share", format_share(p.share)}});
+        rows.push_back({{"subset", s.subset},
+                        {"n", std::to_string(s.n)},
+                        {"mean_share", format_share(s.mean_share)},
+                        {"cells", with_positions(std::move(cells))}});
+    }
+    return with_positions(std::move(rows));
+}
+
+// Seed 004's "95% in < 2 s: FAIL, your p95 is 2.544 s", per SLO and subset.
+inline json slo_rows(const run_stats& r, const std::vector<slo>& slos, double percentile) {
+    json rows = json::array();
+    for (const auto& s : slos)
+        for (const auto& subset : r.subsets) {
+            const summary* sum = find_summary(r, subset.name, s.on);
+            if (sum == nullptr || sum->n == 0) continue;
+            const auto value = percentile_value(*sum, percentile);
+            if (!value) continue;
+            const bool pass = *value <= s.max_seconds;
+            rows.push_back({{"metric", std::string(to_string(s.on))},
+                            {"subset", subset.name},
+                            {"objective", fmt::format("{}% of requests within {}", percentile, format_seconds(s.max_seconds))},
+                            {"pass", pass},
+                            {"verdict", pass ? "PASS" : "FAIL"},
+                            {"actual", fmt::format("p{} is {}", percentile, format_seconds(*value))}});
+        }
+    return with_positions(std::move(rows));
+}
+
+inline json params_rows(const run_metadata& meta) {
+    json rows = json::array();
+    for (const auto& [name, value] : meta.params.items())
+        rows.push_back({{"name", name}, {"value", value.is_string() ? value.get<std::string>() : value.dump()}});
+    return with_positions(std::move(rows));
+}
+
+inline json run_view(const analysed_run& a, const stats_options& o, const report_options& ro) {
+    const run_stats& r = a.stats;
+    json findings = json::array();
+    for (const auto& f : derive_findings(r, a.e2e_per_output_token))
+        findings.push_back({{"rule", f.rule}, {"text", f.text}});
+    const json errors = error_rows(r);
+    const json breakdown = breakdown_rows(r.time_breakdown);
+    const json slos = slo_rows(r, o.slos, ro.slo_percentile);
+    json view{{"label", r.meta.label},
+              {"source_path", r.meta.source.path},
+              {"source_format", r.meta.source.format},
+              {"model", r.meta.model.empty() ? std::string(missing_value) : r.meta.model},
+              {"workload", r.meta.workload.empty() ? std::string(missing_value) : r.meta.workload},
+              {"started_at", r.meta.started_at.empty() ? std::string(missing_value) : r.meta.started_at},
+              {"params", params_rows(r.meta)},
+              {"has_params", !r.meta.params.empty()},
+              {"shared_clock", r.meta.shared_clock},
+              {"headline", headline(r)},
+              {"metric_tables", metric_tables(r, o.summary.percentiles)},
+              {"has_errors", !errors.empty()},
+              {"errors", errors},
+              {"has_breakdown", !breakdown.empty()},
+              {"breakdown_waiting", r.time_breakdown.waiting},
+              {"breakdown", breakdown},
+              {"has_slo", !slos.empty()},
+              {"slo", slos},
+              {"has_findings", !findings.empty()},
+              {"findings", with_positions(std::move(findings))},
+              {"has_skipped", r.skipped.count > 0},
+              {"skipped", std::to_string(r.skipped.count)}};
+    return view;
+}
+
+// One row per run: the notebook's short_only / mix_90_10 / mix_70_30 comparison.
+inline json comparison_rows(const std::vector<analysed_run>& runs) {
+    json rows = json::array();
+    for (const auto& a : runs) {
+        json h = headline(a.stats);
+        h["label"] = a.stats.meta.label;
+        rows.push_back(std::move(h));
+    }
+    return with_positions(std::move(rows));
+}
+
+} // namespace detail
+
+inline analysed_run analyse(const run& r, const stats_options& o) {
+    return {analyze(r, o), detail::fit_e2e_to_output_tokens(r)};
+}
+
+// The stats export under "stats", and everything the templates show next to it.
+inline json build_view_model(const std::vector<analysed_run>& runs, const stats_options& o, const report_options& ro) {
+    std::vector<run_stats> stats;
+    json run_views = json::array();
+    for (const auto& a : runs) {
+        stats.push_back(a.stats);
+        run_views.push_back(detail::run_view(a, o, ro));
+    }
+    return {{"title", ro.title},
+            {"generator", "servestat 0.1.0"},
+            {"many_runs", runs.size() > 1},
+            {"run_count", std::to_string(runs.size())},
+            {"comparison", detail::comparison_rows(runs)},
+            {"runs", detail::with_positions(std::move(run_views))},
+            {"stats", stats_document(stats, o)}};
+}
+
+} // namespace servestat::report
