@@ -11,55 +11,17 @@
 
 #include <servestat/servestat.hpp>
 
-#include "globs.hpp" // expand_globs
+#include "analysis_options.hpp" // analysis_args, for_each_input_run
 
 namespace servestat::cli {
 
-struct stats_args {
-    std::vector<std::string> logs;
+struct stats_args : analysis_args {
     bool json = false;
-    std::vector<double> percentiles{50, 90, 95, 99};
-    std::string method = "linear";
-    int ddof = 1;
-    std::int32_t short_max = 64;
-    std::int32_t long_min = 2048;
-    std::vector<std::string> buckets;
-    std::string slo;
-    std::string input_format;
-    bool skip_bad = false;
 };
 
 inline void add_stats_options(CLI::App& cmd, stats_args& a) {
-    cmd.add_option("logs", a.logs, "Log files or directories")->required();
+    add_analysis_options(cmd, a);
     cmd.add_flag("--json", a.json, "Print the JSON export (the contract of docs/json-export.md)");
-    cmd.add_option("--percentiles", a.percentiles, "Percentiles to report, e.g. 50,90,99,99.9")
-        ->delimiter(',')
-        ->capture_default_str();
-    cmd.add_option("--method", a.method, "Quantile method (numpy names: linear, lower, higher, nearest, midpoint, "
-                                         "inverted_cdf, hazen, weibull, ...)")
-        ->capture_default_str();
-    cmd.add_option("--ddof", a.ddof, "Delta degrees of freedom of std (1 = sample, 0 = population)")
-        ->capture_default_str();
-    cmd.add_option("--short-max", a.short_max, "Short subset: prompt_tokens <= this")->capture_default_str();
-    cmd.add_option("--long-min", a.long_min, "Long subset: prompt_tokens >= this")->capture_default_str();
-    cmd.add_option("--bucket", a.buckets, "Extra subset name=lo:hi by prompt tokens (repeatable)");
-    cmd.add_option("--slo", a.slo, "SLOs in seconds for goodput, e.g. ttft=0.5,e2e=10");
-    cmd.add_option("--input-format", a.input_format, "Force the input format instead of detecting it");
-    cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
-}
-
-inline stats_options to_stats_options(const stats_args& a) {
-    stats_options o;
-    o.summary.method = parse_quantile_method(a.method);
-    o.summary.ddof = a.ddof;
-    o.summary.percentiles = a.percentiles;
-    o.subsets.short_max = a.short_max;
-    o.subsets.long_min = a.long_min;
-    for (const auto& b : a.buckets) o.subsets.buckets.push_back(parse_bucket(b));
-    o.slos = parse_slos(a.slo);
-    validate(o.summary);
-    validate(o.subsets);
-    return o;
 }
 
 namespace detail {
@@ -137,17 +99,8 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs) {
 
 inline int run_stats_command(const stats_args& a) {
     const stats_options options = to_stats_options(a);
-    load_options load;
-    load.input_format = a.input_format;
-    load.read.skip_bad = a.skip_bad;
     std::vector<run_stats> results;
-    for_each_run(expand_globs(a.logs), load, [&](run&& r) {
-        if (r.skipped.count > 0) {
-            std::fputs(fmt::format("servestat: {}: skipped {} bad line(s)\n", r.meta.source.path, r.skipped.count).c_str(), stderr);
-            for (const auto& e : r.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
-        }
-        results.push_back(analyze(r, options));
-    });
+    for_each_input_run(a, [&](run&& r) { results.push_back(analyze(r, options)); });
     const std::string text = a.json ? stats_document(results, options).dump(2) + "\n" : format_stats_table(results);
     std::fputs(text.c_str(), stdout);
     return 0;

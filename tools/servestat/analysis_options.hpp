@@ -1,0 +1,79 @@
+// Options every analysing command shares (stats, report): inputs, percentiles, subsets, SLOs.
+#pragma once
+
+#include <cstdint> // std::int32_t
+#include <cstdio>  // std::fputs
+#include <string>  // std::string
+#include <utility> // std::move
+#include <vector>  // std::vector
+
+#include <CLI/CLI.hpp>  // CLI::App
+#include <fmt/format.h> // fmt::format
+
+#include <servestat/servestat.hpp>
+
+#include "globs.hpp" // expand_globs
+
+namespace servestat::cli {
+
+struct analysis_args {
+    std::vector<std::string> logs;
+    std::vector<double> percentiles{50, 90, 95, 99};
+    std::string method = "linear";
+    int ddof = 1;
+    std::int32_t short_max = 64;
+    std::int32_t long_min = 2048;
+    std::vector<std::string> buckets;
+    std::string slo;
+    std::string input_format;
+    bool skip_bad = false;
+};
+
+inline void add_analysis_options(CLI::App& cmd, analysis_args& a) {
+    cmd.add_option("logs", a.logs, "Log files, directories or glob patterns")->required();
+    cmd.add_option("--percentiles", a.percentiles, "Percentiles to report, e.g. 50,90,99,99.9")
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd.add_option("--method", a.method, "Quantile method (numpy names: linear, lower, higher, nearest, midpoint, "
+                                         "inverted_cdf, hazen, weibull, ...)")
+        ->capture_default_str();
+    cmd.add_option("--ddof", a.ddof, "Delta degrees of freedom of std (1 = sample, 0 = population)")
+        ->capture_default_str();
+    cmd.add_option("--short-max", a.short_max, "Short subset: prompt_tokens <= this")->capture_default_str();
+    cmd.add_option("--long-min", a.long_min, "Long subset: prompt_tokens >= this")->capture_default_str();
+    cmd.add_option("--bucket", a.buckets, "Extra subset name=lo:hi by prompt tokens (repeatable)");
+    cmd.add_option("--slo", a.slo, "SLOs in seconds for goodput, e.g. ttft=0.5,e2e=10");
+    cmd.add_option("--input-format", a.input_format, "Force the input format instead of detecting it");
+    cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
+}
+
+inline stats_options to_stats_options(const analysis_args& a) {
+    stats_options o;
+    o.summary.method = parse_quantile_method(a.method);
+    o.summary.ddof = a.ddof;
+    o.summary.percentiles = a.percentiles;
+    o.subsets.short_max = a.short_max;
+    o.subsets.long_min = a.long_min;
+    for (const auto& b : a.buckets) o.subsets.buckets.push_back(parse_bucket(b));
+    o.slos = parse_slos(a.slo);
+    validate(o.summary);
+    validate(o.subsets);
+    return o;
+}
+
+// Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`.
+template <class Use>
+void for_each_input_run(const analysis_args& a, Use&& use) {
+    load_options load;
+    load.input_format = a.input_format;
+    load.read.skip_bad = a.skip_bad;
+    for_each_run(expand_globs(a.logs), load, [&](run&& r) {
+        if (r.skipped.count > 0) {
+            std::fputs(fmt::format("servestat: {}: skipped {} bad line(s)\n", r.meta.source.path, r.skipped.count).c_str(), stderr);
+            for (const auto& e : r.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
+        }
+        use(std::move(r));
+    });
+}
+
+} // namespace servestat::cli
