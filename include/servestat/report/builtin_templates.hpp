@@ -1,0 +1,285 @@
+// Built-in report templates, generated from templates/*.mustache by cmake/embed_templates.cmake: edit those, then regenerate.
+#pragma once
+
+#include <array>       // std::array
+#include <string_view> // std::string_view
+
+namespace servestat {
+
+// One built-in template: its name (the file name without .mustache) and its text.
+struct builtin_template {
+    std::string_view name;
+    std::string_view text;
+};
+
+namespace detail {
+
+// report.html.mustache
+inline constexpr char builtin_template_0[] =
+    R"tmpl(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{generator}}">
+<title>{{title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1b1b1b; line-height: 1.45; }
+h1 { border-bottom: 2px solid #0072B2; padding-bottom: .3rem; }
+h2 { margin-top: 2.5rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
+table { border-collapse: collapse; margin: .8rem 0 1.4rem; font-size: .92rem; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .55rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+td.text { text-align: left; max-width: 40rem; overflow-wrap: anywhere; }
+thead th { background: #f2f5f8; }
+.headline { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #0072B2; padding: .6rem 1rem; }
+.pass { color: #006d4f; font-weight: bold; }
+.fail { color: #b3400c; font-weight: bold; }
+figure { margin: 1.2rem 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: .85rem; color: #555; }
+.meta td { text-align: left; }
+</style>
+</head>
+<body>
+<h1>{{title}}</h1>
+{{#many_runs}}
+<h2>Runs compared</h2>
+<table>
+<thead><tr><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>output tok/s</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
+<tbody>
+{{#comparison}}
+<tr><td>{{label}}</td><td>{{requests}}</td><td>{{success_rate}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{e2e_p50}}</td><td>{{e2e_p90}}</td><td>{{e2e_p99}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td></tr>
+{{/comparison}}
+</tbody>
+</table>
+{{#comparison_plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/comparison_plots}}
+{{/many_runs}}
+{{#runs}}
+<h2>Run {{label}}</h2>
+<table class="meta">
+<tbody>
+<tr><th>source</th><td>{{source_path}} ({{source_format}})</td></tr>
+<tr><th>model</th><td>{{model}}</td></tr>
+<tr><th>workload</th><td>{{workload}}</td></tr>
+<tr><th>started</th><td>{{started_at}}</td></tr>
+{{#params}}
+<tr><th>{{name}}</th><td>{{value}}</td></tr>
+{{/params}}
+</tbody>
+</table>
+{{#headline}}
+<p class="headline"><strong>{{requests}} requests, {{success_rate}} succeeded</strong>{{#has_rates}} over {{duration}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.<br>
+End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
+{{^has_rates}}<br>(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.){{/has_rates}}</p>
+{{/headline}}
+{{#has_skipped}}
+<p>{{skipped}} bad log lines were skipped.</p>
+{{/has_skipped}}
+{{#has_findings}}
+<h3>Findings</h3>
+<ol>
+{{#findings}}
+<li>{{text}}</li>
+{{/findings}}
+</ol>
+{{/has_findings}}
+{{#has_slo}}
+<h3>Service-level objectives</h3>
+<table>
+<thead><tr><th>metric</th><th>subset</th><th>objective</th><th>verdict</th><th>measured</th></tr></thead>
+<tbody>
+{{#slo}}
+<tr><td>{{metric}}</td><td>{{subset}}</td><td class="text">{{objective}}</td><td class="{{#pass}}pass{{/pass}}{{^pass}}fail{{/pass}}">{{verdict}}</td><td>{{actual}}</td></tr>
+{{/slo}}
+</tbody>
+</table>
+{{/has_slo}}
+<h3>Latency by prompt length</h3>
+{{#metric_tables}}
+<table>
+<caption>{{title}}</caption>
+<thead><tr><th>subset</th><th>n</th><th>mean</th><th>std</th><th>CoV</th>{{#columns}}<th>{{name}}</th>{{/columns}}<th>max</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><td>{{subset}}</td><td>{{n}}</td><td>{{mean}}</td><td>{{std}}</td><td>{{cov}}</td>{{#cells}}<td>{{value}}</td>{{/cells}}<td>{{max}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+{{/metric_tables}}
+{{#has_breakdown}}
+<h3>Waiting versus generating</h3>
+<p>Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, of latency, and their ratio.</p>
+<table>
+<tbody>
+{{#breakdown}}
+<tr><th>{{subset}} (n={{n}})</th>{{#cells}}<td>{{percentile}}: {{waiting}} of {{total}} ({{share}})</td>{{/cells}}<td>overall {{mean_share}}</td></tr>
+{{/breakdown}}
+</tbody>
+</table>
+{{/has_breakdown}}
+{{#has_errors}}
+<h3>Errors</h3>
+<table>
+<thead><tr><th>kind</th><th>count</th><th>share</th><th>example</th></tr></thead>
+<tbody>
+{{#errors}}
+<tr><td>{{kind}}</td><td>{{count}}</td><td>{{share}}</td><td class="text">{{example}}</td></tr>
+{{/errors}}
+</tbody>
+</table>
+{{/has_errors}}
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/runs}}
+<h2>How to read this report</h2>
+<ul>
+<li><strong>p50 / p90 / p99</strong> are the latencies that 50%, 90% and 99% of successful requests stayed under (numpy's linear method). Failed requests are counted under Errors and never enter latencies.</li>
+<li><strong>e2e</strong> runs from sending a request to its last byte; <strong>ttft</strong> to the first generated token; <strong>decode</strong> is the rest; <strong>tpot</strong> is decode time per output token after the first.</li>
+<li><strong>Subsets</strong> split requests by prompt length: short ≤ {{stats.options.short_max}} tokens, long ≥ {{stats.options.long_min}} tokens, medium in between. A short p99 close to the long p99 means short requests wait behind long prefills.</li>
+<li><strong>CoV</strong> (std / mean) above 20% is normal for mixed workloads; compare it within a subset.</li>
+<li><strong>Waiting versus generating</strong> shows how much of latency passes before output starts; a large share means requests queue while capacity is busy elsewhere.</li>
+<li>Numbers come from {{run_count}} log(s) and are reproducible: <code>servestat stats --json</code> gives the same values with full precision.</li>
+</ul>
+<p><em>Generated by {{generator}}.</em></p>
+</body>
+</html>
+)tmpl";
+
+// report.md.mustache
+inline constexpr char builtin_template_1[] =
+    R"tmpl(# {{title}}
+
+{{#many_runs}}
+## Runs compared
+
+| run | requests | success | req/s | output tok/s | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+{{#comparison}}
+| {{label}} | {{requests}} | {{success_rate}} | {{rps}} | {{output_tps}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} |
+{{/comparison}}
+
+{{#comparison_plots}}
+![{{title}}]({{file}})
+
+{{/comparison_plots}}
+{{/many_runs}}
+{{#runs}}
+## Run {{label}}
+
+| | |
+|---|---|
+| source | {{source_path}} ({{source_format}}) |
+| model | {{model}} |
+| workload | {{workload}} |
+| started | {{started_at}} |
+{{#params}}
+| {{name}} | {{value}} |
+{{/params}}
+
+{{#headline}}
+**{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}} over {{duration}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.
+End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
+{{^has_rates}}
+(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.)
+{{/has_rates}}
+{{/headline}}
+{{#has_skipped}}
+
+{{skipped}} bad log lines were skipped.
+{{/has_skipped}}
+
+{{#has_findings}}
+### Findings
+
+{{#findings}}
+{{index}}. {{text}}
+{{/findings}}
+
+{{/has_findings}}
+{{#has_slo}}
+### Service-level objectives
+
+| metric | subset | objective | verdict | |
+|---|---|---|---|---|
+{{#slo}}
+| {{metric}} | {{subset}} | {{objective}} | **{{verdict}}** | {{actual}} |
+{{/slo}}
+
+{{/has_slo}}
+### Latency by prompt length
+
+{{#metric_tables}}
+**{{title}}**
+
+| subset | n | mean | std | CoV |{{#columns}} {{name}} |{{/columns}} max |
+|---|---:|---:|---:|---:|{{#columns}}---:|{{/columns}}---:|
+{{#rows}}
+| {{subset}} | {{n}} | {{mean}} | {{std}} | {{cov}} |{{#cells}} {{value}} |{{/cells}} {{max}} |
+{{/rows}}
+
+{{/metric_tables}}
+{{#has_breakdown}}
+### Waiting versus generating
+
+Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, of latency, and their ratio.
+
+| subset | n |{{#breakdown}}{{#first}}{{#cells}} {{percentile}} |{{/cells}}{{/first}}{{/breakdown}} overall |
+|---|---:|{{#breakdown}}{{#first}}{{#cells}}---:|{{/cells}}{{/first}}{{/breakdown}}---:|
+{{#breakdown}}
+| {{subset}} | {{n}} |{{#cells}} {{waiting}} of {{total}} ({{share}}) |{{/cells}} {{mean_share}} |
+{{/breakdown}}
+
+{{/has_breakdown}}
+{{#has_errors}}
+### Errors
+
+| kind | count | share | example |
+|---|---:|---:|---|
+{{#errors}}
+| {{kind}} | {{count}} | {{share}} | {{example}} |
+{{/errors}}
+
+{{/has_errors}}
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/runs}}
+## How to read this report
+
+- **p50 / p90 / p99** are the latencies that 50%, 90% and 99% of successful requests stayed under
+  (numpy's linear method). Failed requests are counted under Errors and never enter latencies.
+- **e2e** runs from sending a request to its last byte; **ttft** to the first generated token;
+  **decode** is the rest; **tpot** is decode time per output token after the first.
+- **Subsets** split requests by prompt length: short ≤ {{stats.options.short_max}} tokens,
+  long ≥ {{stats.options.long_min}} tokens, medium in between. A short p99 close to the long p99
+  means short requests wait behind long prefills.
+- **CoV** (std / mean) above 20% is normal for mixed workloads; compare it within a subset.
+- **Waiting versus generating** shows how much of latency passes before output starts; a large
+  share means requests queue while capacity is busy elsewhere.
+- Numbers come from {{run_count}} log(s) and are reproducible: `servestat stats --json` gives the
+  same values with full precision.
+
+_Generated by {{generator}}._
+)tmpl";
+
+} // namespace detail
+
+// Sorted by name.
+inline constexpr std::array<builtin_template, 2> builtin_templates{{
+    builtin_template{"report.html", {detail::builtin_template_0, sizeof(detail::builtin_template_0) - 1}},
+    builtin_template{"report.md", {detail::builtin_template_1, sizeof(detail::builtin_template_1) - 1}},
+}};
+
+// The built-in template called `name`, or nullptr.
+constexpr const builtin_template* find_builtin_template(std::string_view name) noexcept {
+    for (const auto& t : builtin_templates)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+} // namespace servestat
