@@ -2,9 +2,10 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
-# Build and test dependencies, all from Debian 12.
+# Build and test dependencies, all from Debian 12 (chromium, cmark-gfm and xmllint check reports).
 DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
-                  libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas
+                  libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
+                  chromium cmark-gfm libxml2-utils
 
 .PHONY: all deps build test test-unit test-asan demo bench clean
 

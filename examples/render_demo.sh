@@ -6,5 +6,7 @@ servestat=$1
 out=$2
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
+rm -rf "$out/demo"
 "$servestat" stats examples/logs > "$out/demo-stats.txt"
 "$servestat" stats --json --slo ttft=0.5,e2e=10 examples/logs > "$out/demo-stats.json"
+"$servestat" report --slo ttft=0.5,e2e=5 --title "Workload mix comparison at concurrency 16" -o "$out/demo" examples/logs > /dev/null

@@ -6,7 +6,8 @@
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
 
-#include "stats_command.hpp" // stats_args, run_stats_command
+#include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
+#include "stats_command.hpp"  // stats_args, run_stats_command
 
 namespace {
 
@@ -30,6 +31,17 @@ int main(int argc, char** argv) {
     auto* stats_cmd = app.add_subcommand("stats", "Summaries of every metric per run and prompt-length subset");
     servestat::cli::add_stats_options(*stats_cmd, stats);
 
+    servestat::cli::report_args report;
+    auto* report_cmd = app.add_subcommand("report", "Markdown and HTML report with plots and findings, plus JSON");
+    servestat::cli::add_report_options(*report_cmd, report);
+
+    auto* templates_cmd = app.add_subcommand("templates", "The built-in report templates");
+    templates_cmd->require_subcommand(1);
+    auto* templates_list = templates_cmd->add_subcommand("list", "Names of the built-in templates");
+    std::string template_name;
+    auto* templates_dump = templates_cmd->add_subcommand("dump", "Print a built-in template, to copy and edit");
+    templates_dump->add_option("name", template_name, "Template name (see list)")->required();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -38,6 +50,9 @@ int main(int argc, char** argv) {
     }
     try {
         if (stats_cmd->parsed()) return servestat::cli::run_stats_command(stats);
+        if (report_cmd->parsed()) return servestat::cli::run_report_command(report);
+        if (templates_list->parsed()) return servestat::cli::list_templates();
+        if (templates_dump->parsed()) return servestat::cli::dump_template(template_name);
     } catch (const servestat::input_error& e) {
         return fail(exit_input, e.what());
     } catch (const servestat::usage_error& e) {

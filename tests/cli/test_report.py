@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""End-to-end checks of `servestat report`, done as a person would: the SVGs are valid XML, the
+Markdown renders tables and image links with cmark-gfm, the HTML is self-contained and paints
+something in headless Chromium, input can never inject markup, and output is deterministic.
+
+Usage: test_report.py SERVESTAT_BINARY EXAMPLES_LOG_DIR WORK_DIR
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+SERVESTAT, EXAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def report(out, *logs, extra=()):
+    res = subprocess.run([SERVESTAT, "report", "-o", out, *extra, *logs], capture_output=True, text=True)
+    check(res.returncode == 0, f"report {logs}: exit {res.returncode}: {res.stderr}")
+    return res
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def png_is_blank(path):
+    """True when every pixel byte of the PNG is the same value (a white or empty page)."""
+    data = open(path, "rb").read()
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    return len(set(raw)) < 8  # filter bytes plus one colour
+
+
+def test_report_files_and_formats():
+    out = os.path.join(WORK, "demo")
+    report(out, EXAMPLES, extra=("--slo", "ttft=0.5,e2e=5"))
+    for name in ["report.md", "report.html", "report.json"]:
+        check(os.path.isfile(os.path.join(out, name)), f"{name} written")
+
+    md = read(os.path.join(out, "report.md"))
+    html_of_md = subprocess.run(["cmark-gfm", "-e", "table"], input=md, capture_output=True, text=True).stdout
+    check(html_of_md.count("<table>") >= 5, "report.md renders its tables")
+    for section in ["Runs compared", "Findings", "Service-level objectives", "How to read this report"]:
+        check(section in md, f"report.md has {section}")
+
+    html = read(os.path.join(out, "report.html"))
+    check(re.search(r"<script|<link|src=\"http|href=\"http|@import", html) is None,
+          "report.html loads nothing from elsewhere and runs no script")
+    stats = subprocess.run([SERVESTAT, "stats", "--json", "--slo", "ttft=0.5,e2e=5", EXAMPLES],
+                           capture_output=True, text=True).stdout
+    check(json.loads(read(os.path.join(out, "report.json"))) == json.loads(stats),
+          "report.json is the stats export")
+
+
+def test_report_paints_in_chromium():
+    chromium = shutil.which("chromium")
+    check(chromium is not None, "chromium is installed (make test installs it)")
+    if chromium is None:
+        return
+    page = os.path.abspath(os.path.join(WORK, "demo", "report.html"))
+    shot = os.path.join(WORK, "report.png")
+    profile = os.path.join(WORK, "chromium-profile")
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={profile}", f"--screenshot={shot}", "--window-size=1200,2000",
+                    "file://" + page], capture_output=True, timeout=120)
+    check(os.path.isfile(shot), "chromium wrote a screenshot")
+    if os.path.isfile(shot):
+        check(not png_is_blank(shot), "the screenshot is not blank")
+
+
+def test_input_cannot_inject_markup():
+    evil = "<script>alert(1)</script> | *x* _y_"
+    log = os.path.join(WORK, "evil.jsonl")
+    with open(log, "w") as f:
+        f.write(json.dumps({"servestat": "log", "version": 1,
+                            "run": {"label": evil, "model": evil, "params": {evil: evil}}}) + "\n")
+        for i in range(20):
+            f.write(json.dumps({"t_sent": i, "t_first": i + 0.1, "t_end": i + 1, "prompt_tokens": 10,
+                                "output_tokens": 5, "status": "ok"}) + "\n")
+        f.write(json.dumps({"t_sent": 1, "t_end": 1.1, "status": "error", "http_status": 500,
+                            "error": evil + "\nsecond line"}) + "\n")
+    out = os.path.join(WORK, "evil")
+    report(out, log)
+    html = read(os.path.join(out, "report.html"))
+    check("<script" not in html, "no script element from input in report.html")
+    check("&lt;script&gt;" in html, "the input is shown escaped in report.html")
+    md = read(os.path.join(out, "report.md"))
+    for block in re.findall(r"(?:^\|.*\n)+", md, flags=re.M):
+        rows = block.splitlines()
+        cells = [len(re.findall(r"(?<!\\)\|", row)) for row in rows]
+        check(len(set(cells)) == 1, f"a Markdown table keeps its columns: {rows[0][:60]} -> {cells}")
+    check("<script>" not in md, "no raw markup from input in report.md")
+
+
+def test_report_is_deterministic():
+    a, b = os.path.join(WORK, "det-a"), os.path.join(WORK, "det-b")
+    report(a, EXAMPLES)
+    report(b, EXAMPLES)
+    diff = subprocess.run(["diff", "-r", a, b], capture_output=True, text=True)
+    check(diff.returncode == 0, f"two renders differ: {diff.stdout[:500]}")
+
+
+def test_templates_command():
+    names = subprocess.run([SERVESTAT, "templates", "list"], capture_output=True, text=True).stdout.split()
+    check("report.md" in names and "report.html" in names, f"templates list: {names}")
+    dumped = subprocess.run([SERVESTAT, "templates", "dump", "report.md"], capture_output=True, text=True).stdout
+    custom = os.path.join(WORK, "mine.md.mustache")
+    with open(custom, "w") as f:
+        f.write(dumped.replace("## How to read this report", "## Reading guide"))
+    out = os.path.join(WORK, "custom")
+    report(out, EXAMPLES, extra=("--template", custom, "--format", "md"))
+    check("## Reading guide" in read(os.path.join(out, "report.md")), "--template is used")
+    bad = os.path.join(WORK, "bad.md.mustache")
+    with open(bad, "w") as f:
+        f.write("# {{title}}\n{{no_such_field}}\n")
+    res = subprocess.run([SERVESTAT, "report", "-o", os.path.join(WORK, "bad"), "--template", bad, "--format", "md",
+                          EXAMPLES], capture_output=True, text=True)
+    check(res.returncode == 2 and "no_such_field" in res.stderr and "2" in res.stderr,
+          f"a template tag the model lacks is an error naming it: {res.returncode} {res.stderr}")
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    for fn in [test_report_files_and_formats, test_report_paints_in_chromium, test_input_cannot_inject_markup,
+               test_report_is_deterministic, test_templates_command]:
+        print("--", fn.__name__)
+        fn()
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+// `servestat report` (logs to report.md, report.html, report.json and plots/) and
+// `servestat templates` (list or dump the built-in templates).
+#pragma once
+
+#include <algorithm>  // std::find
+#include <cstdio>     // std::fputs
+#include <filesystem> // std::filesystem
+#include <fstream>    // std::ofstream
+#include <sstream>    // std::ostringstream
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <CLI/CLI.hpp>  // CLI::App
+#include <fmt/format.h> // fmt::format
+
+#include <servestat/report/builtin_templates.hpp> // builtin_templates, find_builtin_template
+#include <servestat/report/plot_file.hpp>         // plot_file
+#include <servestat/report/render.hpp>            // render, markup
+#include <servestat/report/view_model.hpp>        // build_view_model
+
+#include "analysis_options.hpp" // analysis_args, for_each_input_run
+
+namespace servestat::cli {
+
+struct report_args : analysis_args {
+    std::string out_dir = "report";
+    std::vector<std::string> formats{"md", "html", "json"};
+    std::string template_file;
+    std::string title = "Load test report";
+};
+
+inline void add_report_options(CLI::App& cmd, report_args& a) {
+    add_analysis_options(cmd, a);
+    cmd.add_option("-o,--output", a.out_dir, "Directory to write report.md, report.html, report.json and plots/")
+        ->capture_default_str();
+    cmd.add_option("--format", a.formats, "Formats to write: md, html, json")->delimiter(',')->capture_default_str();
+    cmd.add_option("--template", a.template_file,
+                   "A template replacing the built-in one of its format (NAME.md.mustache or NAME.html.mustache)");
+    cmd.add_option("--title", a.title, "Report title")->capture_default_str();
+}
+
+namespace detail {
+
+inline std::string read_text_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error(path, 0, "", "cannot open file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+inline void write_text_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw input_error(path.string(), 0, "", "cannot write file");
+}
+
+// The template for a format: the user's when its name says it is for that format, else built in.
+inline std::pair<std::string, std::string> template_for(const std::string& format, const std::string& user_file) {
+    const std::string suffix = "." + format + ".mustache";
+    if (!user_file.empty() && user_file.size() > suffix.size() &&
+        user_file.compare(user_file.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return {user_file, read_text_file(user_file)};
+    const auto* builtin = find_builtin_template("report." + format);
+    if (builtin == nullptr) throw usage_error("no built-in template report." + format);
+    return {std::string(builtin->name), std::string(builtin->text)};
+}
+
+// Adds the plot list to each run's view (Markdown links the file, HTML inlines the SVG).
+inline void attach_plots(json& view, const std::vector<std::vector<report::plot_file>>& per_run,
+                         const std::vector<report::plot_file>& comparison) {
+    auto entries = [](const std::vector<report::plot_file>& plots) {
+        json list = json::array();
+        for (const auto& p : plots) list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
+        return list;
+    };
+    for (std::size_t i = 0; i < per_run.size(); ++i) view["runs"][i]["plots"] = entries(per_run[i]);
+    view["comparison_plots"] = entries(comparison);
+}
+
+} // namespace detail
+
+inline int run_report_command(const report_args& a) {
+    for (const auto& f : a.formats)
+        if (f != "md" && f != "html" && f != "json") throw usage_error("unknown report format '" + f + "' (md, html, json)");
+    if (!a.template_file.empty() && a.template_file.find(".md.mustache") == std::string::npos &&
+        a.template_file.find(".html.mustache") == std::string::npos)
+        throw usage_error("--template: name the file NAME.md.mustache or NAME.html.mustache to say its format");
+    stats_options options = to_stats_options(a);
+    report::report_options ro;
+    ro.title = a.title;
+    if (std::find(options.summary.percentiles.begin(), options.summary.percentiles.end(), ro.slo_percentile) ==
+        options.summary.percentiles.end())
+        options.summary.percentiles.push_back(ro.slo_percentile); // SLO verdicts read it
+
+    std::vector<run> runs;
+    for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
+    std::vector<report::analysed_run> analysed;
+    std::vector<run_stats> stats;
+    for (const auto& r : runs) {
+        analysed.push_back(report::analyse(r, options));
+        stats.push_back(analysed.back().stats);
+    }
+    json view = report::build_view_model(analysed, options, ro);
+
+    std::vector<std::vector<report::plot_file>> plots(runs.size());
+    const std::vector<report::plot_file> comparison;
+    detail::attach_plots(view, plots, comparison);
+
+    namespace fs = std::filesystem;
+    const fs::path dir(a.out_dir);
+    fs::create_directories(dir);
+    auto write_plot = [&](const report::plot_file& p) {
+        fs::create_directories(dir / "plots");
+        detail::write_text_file(dir / "plots" / p.name, p.svg);
+    };
+    for (const auto& list : plots)
+        for (const auto& p : list) write_plot(p);
+    for (const auto& p : comparison) write_plot(p);
+    for (const auto& format : a.formats) {
+        if (format == "json") {
+            detail::write_text_file(dir / "report.json", view["stats"].dump(2) + "\n");
+            continue;
+        }
+        const auto [name, text] = detail::template_for(format, a.template_file);
+        detail::write_text_file(dir / ("report." + format),
+                                render(text, view, format == "html" ? markup::html : markup::markdown, name));
+    }
+    std::fputs(fmt::format("wrote {}\n", (dir / "report.*").string()).c_str(), stdout);
+    return 0;
+}
+
+struct templates_args {
+    std::string name;
+};
+
+inline int list_templates() {
+    for (const auto& t : builtin_templates) std::fputs(fmt::format("{}\n", t.name).c_str(), stdout);
+    return 0;
+}
+
+inline int dump_template(const std::string& name) {
+    const auto* t = find_builtin_template(name);
+    if (t == nullptr) throw usage_error("no built-in template '" + name + "' (see: servestat templates list)");
+    std::fwrite(t->text.data(), 1, t->text.size(), stdout);
+    return 0;
+}
+
+} // namespace servestat::cli
