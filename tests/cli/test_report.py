@@ -5,6 +5,7 @@ something in headless Chromium, input can never inject markup, and output is det
 
 Usage: test_report.py SERVESTAT_BINARY EXAMPLES_LOG_DIR WORK_DIR
 """
+import glob
 import json
 import os
 import re
@@ -53,14 +54,23 @@ def test_report_files_and_formats():
     report(out, EXAMPLES, extra=("--slo", "ttft=0.5,e2e=5"))
     for name in ["report.md", "report.html", "report.json"]:
         check(os.path.isfile(os.path.join(out, name)), f"{name} written")
+    svgs = sorted(glob.glob(os.path.join(out, "plots", "*.svg")))
+    check(len(svgs) >= 8, f"plots written: {len(svgs)}")
+    res = subprocess.run(["xmllint", "--noout", *svgs], capture_output=True, text=True)
+    check(res.returncode == 0, f"xmllint: {res.stderr[:500]}")
+    for svg in svgs:
+        text = read(svg)
+        check("<title>" in text, f"{svg} has a title")
 
     md = read(os.path.join(out, "report.md"))
     html_of_md = subprocess.run(["cmark-gfm", "-e", "table"], input=md, capture_output=True, text=True).stdout
     check(html_of_md.count("<table>") >= 5, "report.md renders its tables")
+    check('<img src="plots/' in html_of_md, "report.md links its plots")
     for section in ["Runs compared", "Findings", "Service-level objectives", "How to read this report"]:
         check(section in md, f"report.md has {section}")
 
     html = read(os.path.join(out, "report.html"))
+    check("<svg" in html, "report.html inlines its plots")
     check(re.search(r"<script|<link|src=\"http|href=\"http|@import", html) is None,
           "report.html loads nothing from elsewhere and runs no script")
     stats = subprocess.run([SERVESTAT, "stats", "--json", "--slo", "ttft=0.5,e2e=5", EXAMPLES],

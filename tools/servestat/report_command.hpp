@@ -15,6 +15,7 @@
 
 #include <servestat/report/builtin_templates.hpp> // builtin_templates, find_builtin_template
 #include <servestat/report/plot_file.hpp>         // plot_file
+#include <servestat/report/plots.hpp>             // run_plots, comparison_plots
 #include <servestat/report/render.hpp>            // render, markup
 #include <servestat/report/view_model.hpp>        // build_view_model
 
@@ -103,8 +104,15 @@ inline int run_report_command(const report_args& a) {
     }
     json view = report::build_view_model(analysed, options, ro);
 
-    std::vector<std::vector<report::plot_file>> plots(runs.size());
-    const std::vector<report::plot_file> comparison;
+    const auto prefixes = report::plot_prefixes(stats);
+    std::vector<std::vector<report::plot_file>> plots;
+    std::vector<const run*> run_pointers;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        plots.push_back(report::run_plots(runs[i], stats[i], prefixes[i], options.subsets));
+        run_pointers.push_back(&runs[i]);
+    }
+    const auto comparison =
+        runs.size() > 1 ? report::comparison_plots(run_pointers, stats) : std::vector<report::plot_file>{};
     detail::attach_plots(view, plots, comparison);
 
     namespace fs = std::filesystem;

@@ -1,0 +1,76 @@
+// Box plot per series: box from p25 to p75, median line, whiskers at p5 and p95.
+#pragma once
+
+#include <algorithm> // std::min, std::max
+#include <cstddef>   // std::size_t
+#include <span>      // std::span
+#include <string>    // std::string
+#include <utility>   // std::move
+#include <vector>    // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/plot/chart.hpp"     // frame, detail::finite_sorted
+#include "servestat/plot/data.hpp"      // named_values, chart_labels
+#include "servestat/stats/quantile.hpp" // percentile_sorted
+
+namespace servestat::plot {
+
+namespace detail {
+
+struct box_stats {
+    double p5, p25, p50, p75, p95;
+};
+
+// Linear-method percentiles, the same numbers the summary tables print.
+inline box_stats box_of(const std::vector<double>& sorted) {
+    return {percentile_sorted(sorted, 5), percentile_sorted(sorted, 25), percentile_sorted(sorted, 50),
+            percentile_sorted(sorted, 75), percentile_sorted(sorted, 95)};
+}
+
+} // namespace detail
+
+inline std::string box_chart(std::span<const named_values> series, const chart_labels& labels) {
+    frame f(labels);
+    std::vector<std::vector<double>> sorted;
+    std::vector<std::string> names;
+    for (const auto& s : series) {
+        auto v = detail::finite_sorted(s.values);
+        if (v.empty()) continue;
+        sorted.push_back(std::move(v));
+        names.push_back(s.name);
+    }
+    if (sorted.empty()) {
+        f.no_data();
+        return std::move(f).finish();
+    }
+    std::vector<detail::box_stats> boxes;
+    detail::range r;
+    for (const auto& v : sorted) {
+        boxes.push_back(detail::box_of(v));
+        r.add(boxes.back().p5);
+        r.add(boxes.back().p95);
+    }
+    const scale y = f.y_scale(std::min(0.0, r.lo), r.hi);
+    f.y_axis(y);
+    f.category_axis(names);
+    const double slot = frame::category_slot(sorted.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        const auto& b = boxes[i];
+        const double middle = frame::plot_left + slot * (static_cast<double>(i) + 0.5);
+        const double half = std::min(40.0, slot * 0.25);
+        f.svg.line(middle, y(b.p5), middle, y(b.p25), "#333333", 1.5);
+        f.svg.line(middle, y(b.p75), middle, y(b.p95), "#333333", 1.5);
+        f.svg.line(middle - half / 2, y(b.p5), middle + half / 2, y(b.p5), "#333333", 1.5);
+        f.svg.line(middle - half / 2, y(b.p95), middle + half / 2, y(b.p95), "#333333", 1.5);
+        f.svg.rect(middle - half, y(b.p75), 2 * half, y(b.p25) - y(b.p75), series_colour(i),
+                   fmt::format("{} (n={}): p5 {}, p25 {}, median {}, p75 {}, p95 {}", names[i], sorted[i].size(),
+                               exact(b.p5), exact(b.p25), exact(b.p50), exact(b.p75), exact(b.p95)));
+        f.svg.line(middle - half, y(b.p50), middle + half, y(b.p50), "#000000", 2.5);
+    }
+    f.note("box: p25 to p75, line: median, whiskers: p5 and p95 (linear percentiles)");
+    f.legend(frame::palette_entries(names, legend_mark::box));
+    return std::move(f).finish();
+}
+
+} // namespace servestat::plot

@@ -1,0 +1,100 @@
+// Empirical CDF: for each series the fraction of requests at or below each value, overlaid.
+#pragma once
+
+#include <algorithm> // std::min, std::sort, std::unique
+#include <cmath>     // std::ceil
+#include <cstddef>   // std::size_t
+#include <span>      // std::span
+#include <string>    // std::string
+#include <utility>   // std::move
+#include <vector>    // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/plot/chart.hpp" // frame, detail::finite_sorted
+#include "servestat/plot/data.hpp"  // named_values, chart_labels
+
+namespace servestat::plot {
+
+namespace detail {
+
+// The fractions whose points are kept exactly however long the series: what readers look up.
+inline constexpr double ecdf_marked_fractions[] = {0.5, 0.9, 0.95, 0.99};
+
+// Index of the smallest value at or above fraction q of the sorted sample (the inverted CDF).
+inline std::size_t rank_at(std::size_t n, double q) {
+    const auto r = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n) - 1e-9));
+    return r == 0 ? 0 : std::min(n, r) - 1;
+}
+
+// Ranks of the steps drawn: all of them for short samples, else about `keep` at evenly spaced
+// ranks plus min, max and the marked quantiles, so a million requests draw as a small file that
+// still passes through every value a reader would look up.
+inline std::vector<std::size_t> ecdf_ranks(std::size_t n, std::size_t keep = 500) {
+    std::vector<std::size_t> ranks;
+    if (n == 0) return ranks;
+    if (n <= keep) {
+        for (std::size_t i = 0; i < n; ++i) ranks.push_back(i);
+        return ranks;
+    }
+    for (std::size_t j = 0; j < keep; ++j) ranks.push_back(j * (n - 1) / (keep - 1));
+    for (double q : ecdf_marked_fractions) ranks.push_back(rank_at(n, q));
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    return ranks;
+}
+
+// Staircase through the kept steps: across at the previous fraction, then up at each value.
+inline std::string ecdf_points(const std::vector<double>& sorted, const scale& x, const scale& y) {
+    const double n = static_cast<double>(sorted.size());
+    std::string points = px(x(sorted.front())) + "," + px(y(0));
+    double below = 0;
+    for (std::size_t r : ecdf_ranks(sorted.size())) {
+        const double fraction = static_cast<double>(r + 1) / n;
+        const std::string at = px(x(sorted[r]));
+        points.append(" ").append(at).append(",").append(px(y(below)));
+        points.append(" ").append(at).append(",").append(px(y(fraction)));
+        below = fraction;
+    }
+    return points;
+}
+
+} // namespace detail
+
+inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels) {
+    frame f(labels);
+    std::vector<std::vector<double>> sorted;
+    detail::range r;
+    for (const auto& s : series) {
+        sorted.push_back(detail::finite_sorted(s.values));
+        if (!sorted.back().empty()) r.add(sorted.back().front()), r.add(sorted.back().back());
+    }
+    if (!r.any) {
+        f.no_data();
+        return std::move(f).finish();
+    }
+    const bool log = spans_decades(r.lo, r.hi);
+    const scale x = f.x_scale(log ? r.lo : std::min(0.0, r.lo), r.hi, log);
+    const scale y = f.y_scale(0, 1);
+    f.x_axis(x);
+    f.y_axis(y);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        names.push_back(series[i].name);
+        const auto& v = sorted[i];
+        if (v.empty()) continue;
+        f.svg.polyline(detail::ecdf_points(v, x, y), series_colour(i), 2,
+                       fmt::format("{}: {} values from {} to {}", series[i].name, v.size(), x.label(v.front()),
+                                   x.label(v.back())));
+        for (double q : detail::ecdf_marked_fractions) {
+            const double value = v[detail::rank_at(v.size(), q)];
+            f.svg.circle(x(value), y(q), 3.5, series_colour(i),
+                         fmt::format("{}: {}% of requests at or below {} ({})", series[i].name, fixed(q * 100),
+                                     x.label(value), exact(value)));
+        }
+    }
+    f.legend(frame::palette_entries(names, legend_mark::line));
+    return std::move(f).finish();
+}
+
+} // namespace servestat::plot

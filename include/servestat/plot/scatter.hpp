@@ -1,0 +1,109 @@
+// Scatter of requests (latency against a size), with an optional least-squares line.
+#pragma once
+
+#include <algorithm> // std::max, std::min
+#include <cmath>     // std::isfinite, std::fabs, std::log10, std::floor
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <span>      // std::span
+#include <string>    // std::string
+#include <utility>   // std::move, std::pair
+#include <vector>    // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/plot/chart.hpp"       // frame
+#include "servestat/plot/data.hpp"        // named_points, chart_labels
+#include "servestat/stats/linear_fit.hpp" // linear_fit, least_squares
+
+namespace servestat::plot {
+
+using servestat::least_squares;
+using servestat::linear_fit;
+
+namespace detail {
+
+// Pairs where both coordinates are finite: a fit over NaN would be NaN.
+inline named_points finite_pairs(const named_points& s) {
+    named_points out{s.name, {}, {}};
+    const std::size_t n = std::min(s.x.size(), s.y.size());
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) {
+            out.x.push_back(s.x[i]);
+            out.y.push_back(s.y[i]);
+        }
+    return out;
+}
+
+// Three significant digits without an exponent: slopes per token are often 0.0001 s.
+inline std::string significant(double v) {
+    if (v == 0 || !std::isfinite(v)) return "0";
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    return fixed(v, std::clamp(2 - magnitude, 0, 12));
+}
+
+inline std::string equation(const linear_fit& fit) {
+    return fmt::format("y = {}·x {} {}", significant(fit.slope), fit.intercept < 0 ? "−" : "+",
+                       significant(std::fabs(fit.intercept)));
+}
+
+// The fit's segment across the x domain, cut where it leaves the y domain so it stays inside the frame.
+inline std::optional<std::pair<double, double>> fit_span(const linear_fit& fit, const scale& x, const scale& y) {
+    double from = x.domain_lo(), to = x.domain_hi();
+    if (fit.slope != 0) {
+        const double a = (y.domain_lo() - fit.intercept) / fit.slope, b = (y.domain_hi() - fit.intercept) / fit.slope;
+        from = std::max(from, std::min(a, b));
+        to = std::min(to, std::max(a, b));
+    } else if (fit.intercept < y.domain_lo() || fit.intercept > y.domain_hi()) {
+        return std::nullopt;
+    }
+    if (!(from < to)) return std::nullopt;
+    return std::pair{from, to};
+}
+
+// Every k-th point, so a million requests stay about `keep` dots; deterministic, unlike sampling.
+inline std::size_t stride_for(std::size_t n, std::size_t keep) { return std::max<std::size_t>(1, (n + keep - 1) / keep); }
+
+} // namespace detail
+
+inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels, bool fit_line) {
+    frame f(labels);
+    std::vector<named_points> clean;
+    detail::range xr, yr;
+    for (const auto& s : series) {
+        clean.push_back(detail::finite_pairs(s));
+        for (double v : clean.back().x) xr.add(v);
+        for (double v : clean.back().y) yr.add(v);
+    }
+    if (!xr.any) {
+        f.no_data();
+        return std::move(f).finish();
+    }
+    const scale x = f.x_scale(std::min(0.0, xr.lo), xr.hi);
+    const scale y = f.y_scale(std::min(0.0, yr.lo), yr.hi);
+    f.x_axis(x);
+    f.y_axis(y);
+    std::vector<legend_entry> legend;
+    for (std::size_t i = 0; i < clean.size(); ++i) {
+        const auto& s = clean[i];
+        const std::size_t stride = detail::stride_for(s.x.size(), 2000);
+        for (std::size_t k = 0; k < s.x.size(); k += stride)
+            f.svg.circle(x(s.x[k]), y(s.y[k]), 2.5, series_colour(i),
+                         fmt::format("{}: x {}, y {}", s.name, exact(s.x[k]), exact(s.y[k])));
+        legend.push_back({fmt::format("{} (n={})", s.name, s.x.size()), series_colour(i), legend_mark::box, {}});
+        if (!fit_line) continue;
+        const auto fit = least_squares(s.x, s.y);
+        if (!fit) continue;
+        if (const auto span = detail::fit_span(*fit, x, y)) {
+            const auto [from, to] = *span;
+            f.svg.line(x(from), y(fit->intercept + fit->slope * from), x(to), y(fit->intercept + fit->slope * to),
+                       series_colour(i), 2, "6 3");
+        }
+        legend.push_back({"least-squares fit", series_colour(i), legend_mark::dashed_line,
+                          {detail::equation(*fit), fmt::format("r² = {}", fixed(fit->r_squared, 3))}});
+    }
+    f.legend(legend);
+    return std::move(f).finish();
+}
+
+} // namespace servestat::plot

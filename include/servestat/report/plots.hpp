@@ -1,0 +1,250 @@
+// Which plots a report shows, and the data each is drawn from.
+#pragma once
+
+#include <algorithm> // std::sort, std::max
+#include <cctype>    // std::isalnum, std::tolower
+#include <cmath>     // std::floor, std::ceil
+#include <set>       // std::set
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "servestat/core/run.hpp"            // run
+#include "servestat/report/plot_file.hpp"    // plot_file
+#include "servestat/plot/bars.hpp"           // grouped_bar_chart
+#include "servestat/plot/box.hpp"            // box_chart
+#include "servestat/plot/ecdf.hpp"           // ecdf_chart
+#include "servestat/plot/histogram.hpp"      // histogram_chart
+#include "servestat/plot/scatter.hpp"        // scatter_chart
+#include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
+#include "servestat/plot/timeline.hpp"       // timeline_chart
+#include "servestat/stats/metrics.hpp"       // collect_metric
+#include "servestat/stats/quantile.hpp"      // percentiles_select
+#include "servestat/stats/run_stats.hpp"     // run_stats, find_summary
+#include "servestat/stats/subsets.hpp"       // split_into_subsets
+
+namespace servestat::report {
+
+namespace detail {
+
+// File-name-safe and stable: lower-case letters, digits and dashes.
+inline std::string slug(const std::string& label) {
+    std::string out;
+    for (unsigned char c : label) {
+        if (std::isalnum(c)) out.push_back(static_cast<char>(std::tolower(c)));
+        else if (!out.empty() && out.back() != '-') out.push_back('-');
+    }
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    return out.empty() ? "run" : out;
+}
+
+inline std::vector<double> metric_values(const run& r, metric m, const subset& s) {
+    std::vector<double> out;
+    collect_metric(r.requests, m, s.rows, out);
+    return out;
+}
+
+// Subsets worth drawing: all, and short/long when they have requests.
+inline std::vector<plot::named_values> by_subset(const run& r, metric m, const std::vector<subset>& subsets) {
+    std::vector<plot::named_values> out;
+    for (const auto& s : subsets) {
+        if (s.name != "all" && s.name != "short" && s.name != "long") continue;
+        auto values = metric_values(r, m, s);
+        if (!values.empty()) out.push_back({s.name, std::move(values)});
+    }
+    return out;
+}
+
+inline std::optional<double> percentile_of(const run_stats& st, std::string_view subset, metric m, double p) {
+    const summary* s = find_summary(st, subset, m);
+    if (s == nullptr) return std::nullopt;
+    for (const auto& v : s->percentiles)
+        if (v.p == p) return v.value;
+    return std::nullopt;
+}
+
+// p50/p90/p99 of e2e for all, short and long (the notebook's bar chart).
+inline plot::bar_table percentile_bars(const run_stats& st, metric m) {
+    plot::bar_table t;
+    for (const char* subset : {"all", "short", "long"})
+        if (const summary* s = find_summary(st, subset, m); s && s->n > 0) t.categories.push_back(subset);
+    for (double p : {50.0, 90.0, 99.0}) {
+        std::vector<double> row;
+        for (const auto& c : t.categories) row.push_back(percentile_of(st, c, m, p).value_or(0.0));
+        t.series.push_back(percentile_key(p));
+        t.values.push_back(std::move(row));
+    }
+    return t;
+}
+
+// Client queue, time to first token and decode at p50..p99 (seed 004's queue-time breakdown).
+inline plot::bar_table time_components(const run_stats& st) {
+    plot::bar_table t;
+    const std::vector<std::pair<metric, const char*>> parts{
+        {metric::client_queue, "client queue"}, {metric::ttft, "first token"}, {metric::decode, "decode"}};
+    for (double p : {50.0, 90.0, 95.0, 99.0})
+        if (percentile_of(st, "all", metric::e2e, p)) t.categories.push_back(percentile_key(p));
+    for (const auto& [m, name] : parts) {
+        const summary* s = find_summary(st, "all", m);
+        if (s == nullptr || s->n == 0) continue;
+        std::vector<double> row;
+        for (const auto& c : t.categories) row.push_back(percentile_of(st, "all", m, std::stod(c.substr(1))).value_or(0.0));
+        t.series.push_back(name);
+        t.values.push_back(std::move(row));
+    }
+    return t;
+}
+
+// e2e of ok requests against a per-request count (output or prompt tokens).
+inline plot::named_points latency_against(const run& r, std::span<const std::int32_t> counts, const char* name) {
+    plot::named_points points{name, {}, {}};
+    const auto& t = r.requests;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const auto e2e = metric_value(t, metric::e2e, i);
+        if (t.status()[i] != request_status::ok || !e2e || !is_present(counts[i])) continue;
+        points.x.push_back(counts[i]);
+        points.y.push_back(*e2e);
+    }
+    return points;
+}
+
+// Completions per second and the p99 of their e2e, in bins of about a sixtieth of the run.
+inline std::pair<plot::named_points, plot::named_points> timelines(const run& r) {
+    const auto& t = r.requests;
+    double first = 0, last = 0;
+    bool any = false;
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) {
+            first = any ? std::min(first, t.t_sent()[i]) : t.t_sent()[i];
+            last = any ? std::max(last, t.t_end()[i]) : t.t_end()[i];
+            any = true;
+        }
+    plot::named_points rate{"completed requests/s", {}, {}}, tail{"p99 e2e of completions", {}, {}};
+    if (!any || last <= first) return {rate, tail};
+    const double width = std::max(1.0, std::ceil((last - first) / 60.0));
+    const auto bins = static_cast<std::size_t>(std::ceil((last - first) / width));
+    std::vector<std::vector<double>> latencies(bins);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const auto e2e = metric_value(t, metric::e2e, i);
+        if (t.status()[i] != request_status::ok || !e2e) continue;
+        const auto b = std::min(bins - 1, static_cast<std::size_t>((t.t_end()[i] - first) / width));
+        latencies[b].push_back(*e2e);
+    }
+    const std::vector<double> p99{99.0};
+    for (std::size_t b = 0; b < bins; ++b) {
+        const double middle = (static_cast<double>(b) + 0.5) * width;
+        rate.x.push_back(middle);
+        rate.y.push_back(static_cast<double>(latencies[b].size()) / width);
+        if (latencies[b].empty()) continue;
+        tail.x.push_back(middle);
+        tail.y.push_back(percentiles_select(latencies[b], p99).front());
+    }
+    return {rate, tail};
+}
+
+} // namespace detail
+
+inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const std::string& prefix,
+                                        const subset_options& subset_options) {
+    const auto subsets = split_into_subsets(r.requests, subset_options);
+    std::vector<plot_file> out;
+    auto add = [&](const std::string& kind, const std::string& title, std::string svg) {
+        out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
+    };
+    const std::string run_name = r.meta.label;
+    const auto e2e = detail::by_subset(r, metric::e2e, subsets);
+    if (!e2e.empty()) {
+        add("e2e-ecdf", "End-to-end latency distribution by prompt length — " + run_name,
+            plot::ecdf_chart(e2e, {"End-to-end latency by prompt length — " + run_name, "end-to-end latency (s)",
+                                   "fraction of requests"}));
+        add("e2e-histogram", "End-to-end latency histogram — " + run_name,
+            plot::histogram_chart(e2e.front(), {"End-to-end latency — " + run_name, "end-to-end latency (s)",
+                                                "requests"}));
+        add("e2e-box", "End-to-end latency by subset — " + run_name,
+            plot::box_chart(e2e, {"End-to-end latency by subset — " + run_name, "subset", "end-to-end latency (s)"}));
+        add("e2e-percentiles", "p50 / p90 / p99 by subset — " + run_name,
+            plot::grouped_bar_chart(detail::percentile_bars(st, metric::e2e),
+                                    {"End-to-end p50 / p90 / p99 by subset — " + run_name, "subset",
+                                     "end-to-end latency (s)"}));
+    }
+    const auto ttft = detail::by_subset(r, metric::ttft, subsets);
+    if (!ttft.empty())
+        add("ttft-ecdf", "Time to first token by prompt length — " + run_name,
+            plot::ecdf_chart(ttft, {"Time to first token by prompt length — " + run_name, "time to first token (s)",
+                                    "fraction of requests"}));
+    if (const auto parts = detail::time_components(st); parts.series.size() > 1)
+        add("time-breakdown", "Where the time goes at each percentile — " + run_name,
+            plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode — " + run_name,
+                                            "percentile", "time (s)"}));
+    if (auto points = detail::latency_against(r, r.requests.output_tokens(), "requests"); points.x.size() > 1) {
+        const std::vector<plot::named_points> series{std::move(points)};
+        add("e2e-vs-output-tokens", "Latency against output tokens — " + run_name,
+            plot::scatter_chart(series, {"End-to-end latency against output tokens — " + run_name,
+                                         "output tokens", "end-to-end latency (s)"}, true));
+    }
+    if (auto points = detail::latency_against(r, r.requests.prompt_tokens(), "requests"); points.x.size() > 1) {
+        const std::vector<plot::named_points> series{std::move(points)};
+        add("e2e-vs-prompt-tokens", "Latency against prompt tokens — " + run_name,
+            plot::scatter_chart(series, {"End-to-end latency against prompt tokens — " + run_name,
+                                         "prompt tokens", "end-to-end latency (s)"}, true));
+    }
+    if (r.meta.shared_clock) {
+        auto [rate, tail] = detail::timelines(r);
+        if (rate.x.size() > 1) {
+            const std::vector<plot::named_points> rates{std::move(rate)}, tails{std::move(tail)};
+            add("throughput-timeline", "Throughput over the run — " + run_name,
+                plot::timeline_chart(rates, {"Completed requests per second over the run — " + run_name,
+                                             "time since start (s)", "requests per second"}));
+            add("p99-timeline", "Tail latency over the run — " + run_name,
+                plot::timeline_chart(tails, {"p99 end-to-end latency of completions over the run — " + run_name,
+                                             "time since start (s)", "p99 end-to-end latency (s)"}));
+        }
+    }
+    return out;
+}
+
+// Overlaid distributions and percentiles of several runs, named by label.
+inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& runs, const std::vector<run_stats>& stats) {
+    std::vector<plot_file> out;
+    for (const metric m : {metric::e2e, metric::ttft}) {
+        std::vector<plot::named_values> series;
+        for (const run* r : runs) {
+            subset all{"all", {}};
+            for (std::uint32_t i = 0; i < r->requests.size(); ++i) all.rows.push_back(i);
+            auto values = detail::metric_values(*r, m, all);
+            if (!values.empty()) series.push_back({r->meta.label, std::move(values)});
+        }
+        if (series.size() < 2) continue;
+        const std::string what = m == metric::e2e ? "End-to-end latency" : "Time to first token";
+        const std::string axis = m == metric::e2e ? "end-to-end latency (s)" : "time to first token (s)";
+        out.push_back({std::string("compare-") + std::string(to_string(m)) + "-ecdf.svg", what + " by run",
+                       plot::ecdf_chart(series, {what + " by run", axis, "fraction of requests"})});
+    }
+    plot::bar_table bars;
+    for (const auto& st : stats) bars.categories.push_back(st.meta.label);
+    for (double p : {50.0, 90.0, 99.0}) {
+        std::vector<double> row;
+        for (const auto& st : stats) row.push_back(detail::percentile_of(st, "all", metric::e2e, p).value_or(0.0));
+        bars.series.push_back(percentile_key(p));
+        bars.values.push_back(std::move(row));
+    }
+    if (stats.size() > 1)
+        out.push_back({"compare-e2e-percentiles.svg", "End-to-end p50 / p90 / p99 by run",
+                       plot::grouped_bar_chart(bars, {"End-to-end p50 / p90 / p99 by run", "run",
+                                                      "end-to-end latency (s)"})});
+    return out;
+}
+
+// Distinct, stable file-name prefixes for runs (two runs labelled alike get -2, -3, ...).
+inline std::vector<std::string> plot_prefixes(const std::vector<run_stats>& stats) {
+    std::vector<std::string> out;
+    std::set<std::string> used;
+    for (const auto& st : stats) {
+        std::string base = detail::slug(st.meta.label), name = base;
+        for (int k = 2; used.count(name); ++k) name = base + "-" + std::to_string(k);
+        used.insert(name);
+        out.push_back(name);
+    }
+    return out;
+}
+
+} // namespace servestat::report
