@@ -3,6 +3,7 @@
 
 #include <algorithm>   // std::search, std::equal
 #include <cctype>      // std::tolower
+#include <string>      // std::string
 #include <string_view> // std::string_view
 
 namespace servestat::detail {
@@ -23,6 +24,23 @@ inline std::string_view trim_spaces(std::string_view s) {
     const auto first = s.find_first_not_of(" \t");
     if (first == std::string_view::npos) return {};
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// For HTML and XML (SVG) text and attribute values alike.
+inline std::string escape_markup(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default: out += c;
+        }
+    }
+    return out;
 }
 
 } // namespace servestat::detail

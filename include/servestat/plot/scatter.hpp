@@ -35,6 +35,29 @@ inline named_points finite_pairs(const named_points& s) {
     return out;
 }
 
+inline std::vector<named_points> finite_series(std::span<const named_points> series) {
+    std::vector<named_points> out;
+    for (const auto& s : series) out.push_back(finite_pairs(s));
+    return out;
+}
+
+// Axes from zero (or below) to the largest value, drawn; empty (and "no data" shown) without points.
+inline std::optional<std::pair<scale, scale>> point_axes(frame& f, const std::vector<named_points>& series) {
+    range xr, yr;
+    for (const auto& s : series) {
+        for (double v : s.x) xr.add(v);
+        for (double v : s.y) yr.add(v);
+    }
+    if (!xr.any) {
+        f.no_data();
+        return std::nullopt;
+    }
+    std::pair<scale, scale> axes{f.x_scale(std::min(0.0, xr.lo), xr.hi), f.y_scale(std::min(0.0, yr.lo), yr.hi)};
+    f.x_axis(axes.first);
+    f.y_axis(axes.second);
+    return axes;
+}
+
 // Three significant digits without an exponent: slopes per token are often 0.0001 s.
 inline std::string significant(double v) {
     if (v == 0 || !std::isfinite(v)) return "0";
@@ -68,21 +91,10 @@ inline std::size_t stride_for(std::size_t n, std::size_t keep) { return std::max
 
 inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels, bool fit_line) {
     frame f(labels);
-    std::vector<named_points> clean;
-    detail::range xr, yr;
-    for (const auto& s : series) {
-        clean.push_back(detail::finite_pairs(s));
-        for (double v : clean.back().x) xr.add(v);
-        for (double v : clean.back().y) yr.add(v);
-    }
-    if (!xr.any) {
-        f.no_data();
-        return std::move(f).finish();
-    }
-    const scale x = f.x_scale(std::min(0.0, xr.lo), xr.hi);
-    const scale y = f.y_scale(std::min(0.0, yr.lo), yr.hi);
-    f.x_axis(x);
-    f.y_axis(y);
+    const auto clean = detail::finite_series(series);
+    const auto axes = detail::point_axes(f, clean);
+    if (!axes) return std::move(f).finish();
+    const auto& [x, y] = *axes;
     std::vector<legend_entry> legend;
     for (std::size_t i = 0; i < clean.size(); ++i) {
         const auto& s = clean[i];

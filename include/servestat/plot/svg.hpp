@@ -10,23 +10,11 @@
 
 #include <fmt/format.h> // fmt::format
 
+#include "servestat/core/text.hpp" // detail::escape_markup
+
 namespace servestat::plot {
 
-inline std::string escape_xml(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
+inline std::string escape_xml(std::string_view text) { return servestat::detail::escape_markup(text); }
 
 // Fixed-point with at most `decimals` digits, trailing zeros dropped, never "-0" and never an
 // exponent: the same bytes on every machine, which golden files need.

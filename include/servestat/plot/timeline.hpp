@@ -13,28 +13,17 @@
 
 #include "servestat/plot/chart.hpp"   // frame
 #include "servestat/plot/data.hpp"    // named_points, chart_labels
-#include "servestat/plot/scatter.hpp" // detail::finite_pairs, detail::stride_for
+#include "servestat/plot/scatter.hpp" // detail::finite_series, detail::point_axes, detail::stride_for
 
 namespace servestat::plot {
 
 // Several series share the axes (e.g. two runs' throughput); x is time since the run's start.
 inline std::string timeline_chart(std::span<const named_points> series, const chart_labels& labels) {
     frame f(labels);
-    std::vector<named_points> clean;
-    detail::range xr, yr;
-    for (const auto& s : series) {
-        clean.push_back(detail::finite_pairs(s));
-        for (double v : clean.back().x) xr.add(v);
-        for (double v : clean.back().y) yr.add(v);
-    }
-    if (!xr.any) {
-        f.no_data();
-        return std::move(f).finish();
-    }
-    const scale x = f.x_scale(std::min(0.0, xr.lo), xr.hi);
-    const scale y = f.y_scale(std::min(0.0, yr.lo), yr.hi);
-    f.x_axis(x);
-    f.y_axis(y);
+    const auto clean = detail::finite_series(series);
+    const auto axes = detail::point_axes(f, clean);
+    if (!axes) return std::move(f).finish();
+    const auto& [x, y] = *axes;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < clean.size(); ++i) {
         const auto& s = clean[i];

@@ -12,6 +12,7 @@
 #include <kainjow/mustache.hpp> // kainjow::mustache::mustache, data, object, list, context
 
 #include "servestat/core/errors.hpp"       // usage_error
+#include "servestat/core/text.hpp"         // detail::escape_markup
 #include "servestat/report/stats_json.hpp" // json
 
 namespace servestat {
@@ -70,21 +71,7 @@ inline mustache::data to_mustache_data(const json& j) {
 
 // ---- escaping ---------------------------------------------------------------------------------
 
-inline std::string escape_html(const std::string& s) {
-    std::string out;
-    out.reserve(s.size() + s.size() / 8);
-    for (const char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
+inline std::string escape_html(const std::string& s) { return servestat::detail::escape_markup(s); }
 
 // Values come from input (labels, error texts): they must not end a table cell or start emphasis,
 // links, code or HTML, and a newline would end the table row.
