@@ -48,16 +48,6 @@ inline constexpr const char* metric_title(metric m) {
     return "";
 }
 
-// Marks list items so templates can place separators and headers without logic.
-inline json with_positions(json items) {
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        items[i]["first"] = i == 0;
-        items[i]["last"] = i + 1 == items.size();
-        items[i]["index"] = std::to_string(i + 1);
-    }
-    return items;
-}
-
 inline std::optional<double> percentile_value(const summary& s, double p) {
     for (const auto& v : s.percentiles)
         if (v.p == p) return v.value;
@@ -79,7 +69,7 @@ inline std::optional<linear_fit> fit_e2e_to_output_tokens(const run& r) {
 inline json percentile_columns(const std::vector<double>& ps) {
     json columns = json::array();
     for (double p : ps) columns.push_back({{"name", percentile_key(p)}});
-    return with_positions(std::move(columns));
+    return columns;
 }
 
 // One table per metric with values: a row per subset that has any.
@@ -97,16 +87,16 @@ inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
                             {"mean", format_seconds(sum->mean)},
                             {"std", format_seconds(sum->std)},
                             {"cov", format_share(sum->cov)},
-                            {"cells", with_positions(std::move(cells))},
+                            {"cells", cells},
                             {"max", format_seconds(sum->max)}});
         }
         if (rows.empty()) continue;
         tables.push_back({{"metric", std::string(to_string(m))},
                           {"title", metric_title(m)},
                           {"columns", percentile_columns(ps)},
-                          {"rows", with_positions(std::move(rows))}});
+                          {"rows", rows}});
     }
-    return with_positions(std::move(tables));
+    return tables;
 }
 
 inline json headline(const run_stats& r) {
@@ -142,7 +132,7 @@ inline json error_rows(const run_stats& r) {
                         {"count", std::to_string(e.count)},
                         {"share", format_share(static_cast<double>(e.count) / static_cast<double>(r.requests))},
                         {"example", e.example}});
-    return with_positions(std::move(rows));
+    return rows;
 }
 
 inline json breakdown_rows(const breakdown& b) {
@@ -158,9 +148,9 @@ inline json breakdown_rows(const breakdown& b) {
         rows.push_back({{"subset", s.subset},
                         {"n", std::to_string(s.n)},
                         {"mean_share", format_share(s.mean_share)},
-                        {"cells", with_positions(std::move(cells))}});
+                        {"cells", cells}});
     }
-    return with_positions(std::move(rows));
+    return rows;
 }
 
 // Seed 004's "95% in < 2 s: FAIL, your p95 is 2.544 s", per SLO and subset.
@@ -180,14 +170,14 @@ inline json slo_rows(const run_stats& r, const std::vector<slo>& slos, double pe
                             {"verdict", pass ? "PASS" : "FAIL"},
                             {"actual", fmt::format("p{} is {}", percentile, format_seconds(*value))}});
         }
-    return with_positions(std::move(rows));
+    return rows;
 }
 
 inline json params_rows(const run_metadata& meta) {
     json rows = json::array();
     for (const auto& [name, value] : meta.params.items())
         rows.push_back({{"name", name}, {"value", value.is_string() ? value.get<std::string>() : value.dump()}});
-    return with_positions(std::move(rows));
+    return rows;
 }
 
 inline json run_view(const analysed_run& a, const stats_options& o, const report_options& ro) {
@@ -217,7 +207,7 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"has_slo", !slos.empty()},
               {"slo", slos},
               {"has_findings", !findings.empty()},
-              {"findings", with_positions(std::move(findings))},
+              {"findings", findings},
               {"has_skipped", r.skipped.count > 0},
               {"skipped", std::to_string(r.skipped.count)}};
     return view;
@@ -231,7 +221,7 @@ inline json comparison_rows(const std::vector<analysed_run>& runs) {
         h["label"] = a.stats.meta.label;
         rows.push_back(std::move(h));
     }
-    return with_positions(std::move(rows));
+    return rows;
 }
 
 } // namespace detail
@@ -253,7 +243,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"many_runs", runs.size() > 1},
             {"run_count", std::to_string(runs.size())},
             {"comparison", detail::comparison_rows(runs)},
-            {"runs", detail::with_positions(std::move(run_views))},
+            {"runs", run_views},
             {"stats", stats_document(stats, o)}};
 }
 
