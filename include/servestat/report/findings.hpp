@@ -23,15 +23,8 @@ struct finding {
 
 namespace detail {
 
-inline std::optional<double> percentile_of(const summary* s, double p) {
-    if (s == nullptr) return std::nullopt;
-    for (const auto& v : s->percentiles)
-        if (v.p == p) return v.value;
-    return std::nullopt;
-}
-
 inline std::optional<double> e2e_percentile(const run_stats& r, std::string_view subset, double p) {
-    return percentile_of(find_summary(r, subset, metric::e2e), p);
+    return find_percentile(r, subset, metric::e2e, p);
 }
 
 } // namespace detail

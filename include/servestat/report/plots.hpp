@@ -54,14 +54,6 @@ inline std::vector<plot::named_values> by_subset(const run& r, metric m, const s
     return out;
 }
 
-inline std::optional<double> percentile_of(const run_stats& st, std::string_view subset, metric m, double p) {
-    const summary* s = find_summary(st, subset, m);
-    if (s == nullptr) return std::nullopt;
-    for (const auto& v : s->percentiles)
-        if (v.p == p) return v.value;
-    return std::nullopt;
-}
-
 // p50/p90/p99 of e2e for all, short and long (the notebook's bar chart).
 inline plot::bar_table percentile_bars(const run_stats& st, metric m) {
     plot::bar_table t;
@@ -69,7 +61,7 @@ inline plot::bar_table percentile_bars(const run_stats& st, metric m) {
         if (const summary* s = find_summary(st, subset, m); s && s->n > 0) t.categories.push_back(subset);
     for (double p : {50.0, 90.0, 99.0}) {
         std::vector<double> row;
-        for (const auto& c : t.categories) row.push_back(percentile_of(st, c, m, p).value_or(0.0));
+        for (const auto& c : t.categories) row.push_back(find_percentile(st, c, m, p).value_or(0.0));
         t.series.push_back(percentile_key(p));
         t.values.push_back(std::move(row));
     }
@@ -81,13 +73,17 @@ inline plot::bar_table time_components(const run_stats& st) {
     plot::bar_table t;
     const std::vector<std::pair<metric, const char*>> parts{
         {metric::client_queue, "client queue"}, {metric::ttft, "first token"}, {metric::decode, "decode"}};
+    std::vector<double> ps;
     for (double p : {50.0, 90.0, 95.0, 99.0})
-        if (percentile_of(st, "all", metric::e2e, p)) t.categories.push_back(percentile_key(p));
+        if (find_percentile(st, "all", metric::e2e, p)) {
+            ps.push_back(p);
+            t.categories.push_back(percentile_key(p));
+        }
     for (const auto& [m, name] : parts) {
         const summary* s = find_summary(st, "all", m);
         if (s == nullptr || s->n == 0) continue;
         std::vector<double> row;
-        for (const auto& c : t.categories) row.push_back(percentile_of(st, "all", m, std::stod(c.substr(1))).value_or(0.0));
+        for (double p : ps) row.push_back(find_percentile(*s, p).value_or(0.0));
         t.series.push_back(name);
         t.values.push_back(std::move(row));
     }
@@ -223,7 +219,7 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
     for (const auto& st : stats) bars.categories.push_back(st.meta.label);
     for (double p : {50.0, 90.0, 99.0}) {
         std::vector<double> row;
-        for (const auto& st : stats) row.push_back(detail::percentile_of(st, "all", metric::e2e, p).value_or(0.0));
+        for (const auto& st : stats) row.push_back(find_percentile(st, "all", metric::e2e, p).value_or(0.0));
         bars.series.push_back(percentile_key(p));
         bars.values.push_back(std::move(row));
     }

@@ -48,12 +48,6 @@ inline constexpr const char* metric_title(metric m) {
     return "";
 }
 
-inline std::optional<double> percentile_value(const summary& s, double p) {
-    for (const auto& v : s.percentiles)
-        if (v.p == p) return v.value;
-    return std::nullopt;
-}
-
 inline std::optional<linear_fit> fit_e2e_to_output_tokens(const run& r) {
     std::vector<double> tokens, e2e;
     const auto& t = r.requests;
@@ -81,7 +75,7 @@ inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
             const summary* sum = find_summary(r, s.name, m);
             if (sum == nullptr || sum->n == 0) continue;
             json cells = json::array();
-            for (double p : ps) cells.push_back({{"value", format_seconds(percentile_value(*sum, p))}});
+            for (double p : ps) cells.push_back({{"value", format_seconds(find_percentile(*sum, p))}});
             rows.push_back({{"subset", s.name},
                             {"n", std::to_string(sum->n)},
                             {"mean", format_seconds(sum->mean)},
@@ -103,7 +97,7 @@ inline json headline(const run_stats& r) {
     const summary* e2e = find_summary(r, "all", metric::e2e);
     const summary* ttft = find_summary(r, "all", metric::ttft);
     auto at = [](const summary* s, double p) {
-        return s ? format_seconds(percentile_value(*s, p)) : std::string(missing_value);
+        return s ? format_seconds(find_percentile(*s, p)) : std::string(missing_value);
     };
     const double success = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
     return {{"requests", std::to_string(r.requests)},
@@ -160,7 +154,7 @@ inline json slo_rows(const run_stats& r, const std::vector<slo>& slos, double pe
         for (const auto& subset : r.subsets) {
             const summary* sum = find_summary(r, subset.name, s.on);
             if (sum == nullptr || sum->n == 0) continue;
-            const auto value = percentile_value(*sum, percentile);
+            const auto value = find_percentile(*sum, percentile);
             if (!value) continue;
             const bool pass = *value <= s.max_seconds;
             rows.push_back({{"metric", std::string(to_string(s.on))},

@@ -67,6 +67,11 @@ inline const summary* find_summary(const run_stats& r, std::string_view subset, 
     return nullptr;
 }
 
+inline std::optional<double> find_percentile(const run_stats& r, std::string_view subset, metric m, double p) {
+    const summary* s = find_summary(r, subset, m);
+    return s ? find_percentile(*s, p) : std::nullopt;
+}
+
 namespace detail {
 
 // From the first send to the last end, over every request (failed ones occupied the server too).

@@ -45,6 +45,13 @@ struct summary {
 // "p50", "p99.9": the key a percentile has in JSON, templates and tables.
 inline std::string percentile_key(double p) { return fmt::format("p{}", p); }
 
+// The value of percentile p in a summary, when it was asked for and there were values.
+inline std::optional<double> find_percentile(const summary& s, double p) {
+    for (const auto& v : s.percentiles)
+        if (v.p == p) return v.value;
+    return std::nullopt;
+}
+
 inline void validate(const summary_options& o) {
     if (o.ddof < 0) throw usage_error("ddof must not be negative");
     for (double p : o.percentiles)
