@@ -138,10 +138,6 @@ inline int run_report_command(const report_args& a) {
     return 0;
 }
 
-struct templates_args {
-    std::string name;
-};
-
 inline int list_templates() {
     for (const auto& t : builtin_templates) std::fputs(fmt::format("{}\n", t.name).c_str(), stdout);
     return 0;

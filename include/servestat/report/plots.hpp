@@ -1,11 +1,14 @@
 // Which plots a report shows, and the data each is drawn from.
 #pragma once
 
-#include <algorithm> // std::sort, std::max
+#include <algorithm> // std::max, std::min
 #include <cctype>    // std::isalnum, std::tolower
-#include <cmath>     // std::floor, std::ceil
+#include <cmath>     // std::ceil
+#include <optional>  // std::optional
+#include <span>      // std::span
 #include <set>       // std::set
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "servestat/core/run.hpp"            // run
