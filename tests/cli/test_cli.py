@@ -5,7 +5,6 @@ exit codes and messages for bad input, determinism.
 Usage: test_cli.py SERVESTAT_BINARY WORK_DIR   (run by ctest; needs Debian's python3-numpy)
 """
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -13,20 +12,13 @@ import sys
 
 import numpy as np
 
+from checks import check, run_tests
+
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 OVERFLOW = ("max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context "
             "length is 4096 tokens and your request has {} input tokens (128 > 4096 - {}). None")
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print("FAIL:", what)
-
-
 def close(actual, expected, what, rel=1e-9):
     if expected is None or actual is None:
         check(actual is None and expected is None, f"{what}: {actual} != {expected}")
@@ -239,17 +231,7 @@ def test_input_format_is_detected_from_content():
         check(json.loads(res.stdout)["runs"][0]["source"]["format"] == "notebook-csv", "notebook format detected")
 
 
-def main():
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
-    for fn in [test_random_log_agrees_with_numpy, test_output_is_deterministic,
-               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
-               test_input_format_is_detected_from_content]:
-        print("--", fn.__name__)
-        fn()
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic,
+                              test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
+                              test_input_format_is_detected_from_content]))

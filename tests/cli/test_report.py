@@ -15,16 +15,9 @@ import subprocess
 import sys
 import zlib
 
+from checks import check, run_tests
+
 SERVESTAT, EXAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print("FAIL:", what)
-
-
 def report(out, *logs, extra=()):
     res = subprocess.run([SERVESTAT, "report", "-o", out, *extra, *logs], capture_output=True, text=True)
     check(res.returncode == 0, f"report {logs}: exit {res.returncode}: {res.stderr}")
@@ -147,16 +140,6 @@ def test_templates_command():
           f"a template tag the model lacks is an error naming it: {res.returncode} {res.stderr}")
 
 
-def main():
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
-    for fn in [test_report_files_and_formats, test_report_paints_in_chromium, test_input_cannot_inject_markup,
-               test_report_is_deterministic, test_templates_command]:
-        print("--", fn.__name__)
-        fn()
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(WORK, [test_report_files_and_formats, test_report_paints_in_chromium,
+                              test_input_cannot_inject_markup, test_report_is_deterministic, test_templates_command]))

@@ -20,7 +20,7 @@
 #include "servestat/plot/scatter.hpp"        // scatter_chart
 #include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
 #include "servestat/plot/timeline.hpp"       // timeline_chart
-#include "servestat/stats/metrics.hpp"       // collect_metric
+#include "servestat/stats/metrics.hpp"       // collect_metric, latency_against_count
 #include "servestat/stats/quantile.hpp"      // percentiles_select
 #include "servestat/stats/run_stats.hpp"     // run_stats, find_summary
 #include "servestat/stats/subsets.hpp"       // split_into_subsets
@@ -93,19 +93,6 @@ inline plot::bar_table time_components(const run_stats& st) {
     return t;
 }
 
-// e2e of ok requests against a per-request count (output or prompt tokens).
-inline plot::named_points latency_against(const run& r, std::span<const std::int32_t> counts, const char* name) {
-    plot::named_points points{name, {}, {}};
-    const auto& t = r.requests;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const auto e2e = metric_value(t, metric::e2e, i);
-        if (t.status()[i] != request_status::ok || !e2e || !is_present(counts[i])) continue;
-        points.x.push_back(counts[i]);
-        points.y.push_back(*e2e);
-    }
-    return points;
-}
-
 // Completions per second and the p99 of their e2e, in bins of about a sixtieth of the run.
 inline std::pair<plot::named_points, plot::named_points> timelines(const run& r) {
     const auto& t = r.requests;
@@ -174,14 +161,14 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
         add("time-breakdown", "Where the time goes at each percentile — " + run_name,
             plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode — " + run_name,
                                             "percentile", "time (s)"}));
-    if (auto points = detail::latency_against(r, r.requests.output_tokens(), "requests"); points.x.size() > 1) {
-        const std::vector<plot::named_points> series{std::move(points)};
+    if (auto pairs = latency_against_count(r.requests, r.requests.output_tokens()); pairs.x.size() > 1) {
+        const std::vector<plot::named_points> series{{"requests", std::move(pairs.x), std::move(pairs.y)}};
         add("e2e-vs-output-tokens", "Latency against output tokens — " + run_name,
             plot::scatter_chart(series, {"End-to-end latency against output tokens — " + run_name,
                                          "output tokens", "end-to-end latency (s)"}, true));
     }
-    if (auto points = detail::latency_against(r, r.requests.prompt_tokens(), "requests"); points.x.size() > 1) {
-        const std::vector<plot::named_points> series{std::move(points)};
+    if (auto pairs = latency_against_count(r.requests, r.requests.prompt_tokens()); pairs.x.size() > 1) {
+        const std::vector<plot::named_points> series{{"requests", std::move(pairs.x), std::move(pairs.y)}};
         add("e2e-vs-prompt-tokens", "Latency against prompt tokens — " + run_name,
             plot::scatter_chart(series, {"End-to-end latency against prompt tokens — " + run_name,
                                          "prompt tokens", "end-to-end latency (s)"}, true));

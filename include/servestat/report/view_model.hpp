@@ -49,15 +49,8 @@ inline constexpr const char* metric_title(metric m) {
 }
 
 inline std::optional<linear_fit> fit_e2e_to_output_tokens(const run& r) {
-    std::vector<double> tokens, e2e;
-    const auto& t = r.requests;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const auto latency = metric_value(t, metric::e2e, i);
-        if (t.status()[i] != request_status::ok || !latency || !is_present(t.output_tokens()[i])) continue;
-        tokens.push_back(t.output_tokens()[i]);
-        e2e.push_back(*latency);
-    }
-    return least_squares(tokens, e2e);
+    const auto pairs = latency_against_count(r.requests, r.requests.output_tokens());
+    return least_squares(pairs.x, pairs.y);
 }
 
 inline json percentile_columns(const std::vector<double>& ps) {

@@ -10,7 +10,7 @@ namespace servestat {
 struct linear_fit {
     double slope = 0;
     double intercept = 0;
-    double r_squared = 0; // 1 when y is exactly linear in x; 0 when constant y
+    double r_squared = 0; // 1 when y is exactly linear in x (a constant y included)
     std::size_t n = 0;
 };
 

@@ -97,4 +97,21 @@ inline void collect_metric(const request_table& t, metric m, std::span<const std
             if (const auto v = metric_value(t, m, i)) out.push_back(*v);
 }
 
+struct paired_values {
+    std::vector<double> x, y;
+};
+
+// (count, e2e) of every successful request that has both: how latency scales with a size such as
+// output or prompt tokens.
+inline paired_values latency_against_count(const request_table& t, std::span<const std::int32_t> counts) {
+    paired_values out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const auto e2e = metric_value(t, metric::e2e, i);
+        if (t.status()[i] != request_status::ok || !e2e || !is_present(counts[i])) continue;
+        out.x.push_back(counts[i]);
+        out.y.push_back(*e2e);
+    }
+    return out;
+}
+
 } // namespace servestat
