@@ -43,7 +43,7 @@ TEST_CASE("a vllm-bench run is labelled by its file stem") {
 
 TEST_CASE("the file name gives concurrency, prefill and max new tokens") {
     const servestat::run run = fixtures.read(smoke);
-    CHECK(run.meta.params == nlohmann::json{{"concurrency", 8}, {"prefill_tokens", 256}, {"max_new_tokens", 128}});
+    CHECK(run.meta.params == nlohmann::json{{"concurrency", 8}, {"prefill_tokens", 256}, {"max_tokens", 128}});
 }
 
 TEST_CASE("the file name's scenario is the workload") {
@@ -53,7 +53,7 @@ TEST_CASE("the file name's scenario is the workload") {
 TEST_CASE("a scenario name may contain dashes") {
     const servestat::run run = fixtures.read(short_chat);
     CHECK(run.meta.workload == "short-chat");
-    CHECK(run.meta.params == nlohmann::json{{"concurrency", 16}, {"prefill_tokens", 512}, {"max_new_tokens", 64}});
+    CHECK(run.meta.params == nlohmann::json{{"concurrency", 16}, {"prefill_tokens", 512}, {"max_tokens", 64}});
 }
 
 TEST_CASE("a file name without the pattern leaves params and workload empty") {

@@ -28,14 +28,44 @@ namespace detail {
 
 inline std::string seconds_or_dash(const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
 
+inline std::string number_or_dash(const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : "-"; }
+
+inline std::string arrivals_heading(const run_stats& r) {
+    const arrival_stats& a = *r.arrivals;
+    std::string out = fmt::format("  workload trace: {} arrivals", a.count);
+    if (a.span) out += fmt::format(" over {:.3f} s, {:.3f} per second", *a.span, *a.rate);
+    if (a.gaps.cov) out += fmt::format(", inter-arrival CoV {:.2f}", *a.gaps.cov);
+    return out + "\n";
+}
+
+inline std::string token_line(const char* what, const summary& s) {
+    if (s.n == 0) return {};
+    std::string out = fmt::format("  {:<14} n {}  mean {}", what, s.n, number_or_dash(s.mean));
+    for (const auto& p : s.percentiles) out += fmt::format("  {} {}", percentile_key(p.p), number_or_dash(p.value));
+    return out + fmt::format("  max {}\n", number_or_dash(s.max));
+}
+
+inline std::string notes_and_reported(const run_stats& r) {
+    std::string out;
+    for (const auto& note : r.meta.notes) out += fmt::format("  note: {}\n", note);
+    if (r.meta.reported.empty()) return out;
+    out += fmt::format("  reported by the tool ({} values):\n", r.meta.reported.size());
+    for (const auto& v : r.meta.reported) out += fmt::format("    {:<44} {:>14.6g} {}\n", v.name, v.value, v.unit);
+    return out;
+}
+
 inline std::string run_heading(const run_stats& r) {
     std::string out = fmt::format("run {}  ({}, {})\n", r.meta.label, r.meta.source.path, r.meta.source.format);
+    if (r.meta.kind == run_kind::arrivals) return out + arrivals_heading(r);
+    if (r.meta.kind == run_kind::summary && r.requests == 0) return out + "  aggregates only: no per-request records\n";
     out += fmt::format("  requests {}  ok {}  failed {}", r.requests, r.ok, r.failed);
-    if (r.duration) out += fmt::format("  duration {:.3f} s  rps {:.3f}", *r.duration, *r.rps);
+    if (r.duration)
+        out += fmt::format("  duration {:.3f} s{}  rps {:.3f}", *r.duration,
+                           r.duration_from == duration_source::reported ? " (as reported)" : "", *r.rps);
     if (r.output_tps) out += fmt::format("  output tok/s {:.1f}", *r.output_tps);
     if (r.total_tps) out += fmt::format("  total tok/s {:.1f}", *r.total_tps);
     if (r.peak_concurrency) out += fmt::format("  peak concurrency {}", *r.peak_concurrency);
-    if (!r.meta.shared_clock) out += "\n  (per-request durations only: no shared clock, so no rates)";
+    if (!r.meta.shared_clock && !r.duration) out += "\n  (per-request durations only: no shared clock, so no rates)";
     out += "\n";
     for (const auto& e : r.errors)
         out += fmt::format("  failed {:<16} {:>6}  e.g. {}\n", to_string(e.kind), e.count,
@@ -91,8 +121,13 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs) {
     for (const auto& r : runs) {
         if (!out.empty()) out += "\n";
         out += detail::run_heading(r);
-        for (const auto& s : r.subsets) out += detail::subset_table(s);
-        out += detail::breakdown_table(r.time_breakdown);
+        out += detail::token_line("prompt tokens", r.prompt_tokens);
+        out += detail::token_line("output tokens", r.output_tokens);
+        if (r.meta.kind == run_kind::requests || r.requests > 0) {
+            for (const auto& s : r.subsets) out += detail::subset_table(s);
+            out += detail::breakdown_table(r.time_breakdown);
+        }
+        out += detail::notes_and_reported(r);
     }
     return out;
 }

@@ -16,6 +16,30 @@ struct run_source {
     std::string format; // reader name, e.g. "servestat", "notebook-csv"
 };
 
+// What a source holds: per-request measurements, only a tool's own aggregates, or a workload
+// (arrival times and sizes to replay, nothing measured).
+enum class run_kind { requests, summary, arrivals };
+
+inline const char* to_string(run_kind k) noexcept {
+    switch (k) {
+    case run_kind::requests: return "requests";
+    case run_kind::summary: return "summary";
+    case run_kind::arrivals: return "arrivals";
+    }
+    return "?";
+}
+
+// A number the source tool computed itself, kept as it reported it (converted to seconds when its
+// definition matches servestat's metric of that name). Names: "requests", "ok", "failed",
+// "duration", "rps", "output_tps", "total_tps"; "<metric>.<stat>" for servestat metrics and
+// token counts (e.g. "e2e.p99", "ttft.mean", "prompt_tokens.p50"); "<tool>.<name>" for what has
+// no servestat counterpart (e.g. "llmperf.inter_token_latency_s.p50", which includes TTFT).
+struct reported_value {
+    std::string name;
+    double value = 0;
+    std::string unit; // "s", "req/s", "tok/s", "tokens", "requests", ...
+};
+
 struct run_metadata {
     std::string label;
     std::string started_at; // ISO 8601 as the log gave it; empty when unknown
@@ -27,6 +51,11 @@ struct run_metadata {
     // False when the source has per-request durations but no shared clock (e.g. the notebook's
     // latency_s table): then duration, rates and concurrency cannot be derived and stay null.
     bool shared_clock = true;
+    run_kind kind = run_kind::requests;
+    // What the reader converted, and what the source cannot tell (e.g. "output length is in
+    // characters, not tokens"): shown with the statistics so no number is read wrongly.
+    std::vector<std::string> notes;
+    std::vector<reported_value> reported; // the source tool's own summary, in its order
 };
 
 // Lines a reader skipped under --skip-bad, with the first few reasons kept for the user.

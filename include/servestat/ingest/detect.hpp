@@ -14,6 +14,7 @@
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
 #include "servestat/ingest/canonical_jsonl.hpp" // canonical_log_format
+#include "servestat/ingest/file_name_params.hpp" // params_from_file_name
 #include "servestat/ingest/notebook_csv.hpp"    // notebook_csv_format
 #include "servestat/ingest/reader.hpp"          // log_format, read_options
 #include "servestat/ingest/vllm_bench_csv.hpp"  // vllm_bench_csv_format
@@ -76,9 +77,18 @@ struct load_options {
     std::string input_format; // empty = detect per file
 };
 
+// Parameters a reader found in the file win over those its name suggests.
+inline void add_file_name_params(run& r, const std::filesystem::path& file) {
+    const nlohmann::json from_name = params_from_file_name(file.stem().string());
+    for (const auto& [key, value] : from_name.items())
+        if (!r.meta.params.contains(key)) r.meta.params[key] = value;
+}
+
 inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o = {}) {
     const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
-    return format.read(file, o.read);
+    auto runs = format.read(file, o.read);
+    for (auto& r : runs) add_file_name_params(r, file);
+    return runs;
 }
 
 namespace detail {

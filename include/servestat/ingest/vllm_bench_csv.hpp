@@ -13,7 +13,7 @@
 //     shared by the run: requests are placed at start − earliest start. Without such a column
 //     every request starts at 0 and the run has no shared clock.
 // Other columns are ignored. The file name gives the run's parameters: cc8 → concurrency 8,
-// pref256 → prefill_tokens 256, max128 → max_new_tokens 128, and the scenario → workload.
+// pref256 → prefill_tokens 256, max128 → max_tokens 128, and the scenario → workload.
 #pragma once
 
 #include <algorithm>        // std::min_element
@@ -144,7 +144,7 @@ inline void read_vllm_bench_file_name(std::string_view stem, run_metadata& meta)
         meta.workload = std::string(stem.substr(0, scenario_end));
         meta.params["concurrency"] = *concurrency;
         meta.params["prefill_tokens"] = *prefill;
-        meta.params["max_new_tokens"] = *max_new;
+        meta.params["max_tokens"] = *max_new;
         return;
     }
 }

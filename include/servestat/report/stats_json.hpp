@@ -61,6 +61,16 @@ inline json to_json(const goodput_stats& g) {
             {"share", or_null(g.share)},   {"rps", or_null(g.rps)}};
 }
 
+inline json to_json(const std::vector<reported_value>& reported) {
+    json out = json::array();
+    for (const auto& v : reported) out.push_back({{"name", v.name}, {"value", v.value}, {"unit", v.unit}});
+    return out;
+}
+
+inline json to_json(const arrival_stats& a) {
+    return {{"count", a.count}, {"span", or_null(a.span)}, {"rate", or_null(a.rate)}, {"gaps", to_json(a.gaps)}};
+}
+
 } // namespace detail
 
 inline json to_json(const run_stats& r) {
@@ -78,10 +88,13 @@ inline json to_json(const run_stats& r) {
         {"started_at", text_or_null(r.meta.started_at)},
         {"params", json::parse(r.meta.params.dump())},
         {"shared_clock", r.meta.shared_clock},
+        {"kind", to_string(r.meta.kind)},
+        {"notes", r.meta.notes},
         {"requests", r.requests},
         {"ok", r.ok},
         {"failed", r.failed},
         {"duration", detail::or_null(r.duration)},
+        {"duration_from", r.duration ? json(to_string(r.duration_from)) : json(nullptr)},
         {"rps", detail::or_null(r.rps)},
         {"output_tps", detail::or_null(r.output_tps)},
         {"total_tps", detail::or_null(r.total_tps)},
@@ -89,6 +102,9 @@ inline json to_json(const run_stats& r) {
         {"goodput_rps", r.goodput ? detail::or_null(r.goodput->rps) : json(nullptr)},
         {"goodput", r.goodput ? detail::to_json(*r.goodput) : json(nullptr)},
         {"errors", std::move(errors)},
+        {"tokens", {{"prompt", detail::to_json(r.prompt_tokens)}, {"output", detail::to_json(r.output_tokens)}}},
+        {"arrivals", r.arrivals ? detail::to_json(*r.arrivals) : json(nullptr)},
+        {"reported", detail::to_json(r.meta.reported)},
         {"subsets", std::move(subsets)},
         {"breakdown", detail::to_json(r.time_breakdown)},
         {"skipped", {{"count", r.skipped.count}, {"examples", r.skipped.examples}}},

@@ -4,7 +4,9 @@
 
 #include <algorithm> // std::max, std::min
 #include <cstddef>   // std::size_t
+#include <cstdint>   // std::int32_t
 #include <optional>  // std::optional
+#include <span>      // std::span
 #include <string>    // std::string
 #include <string_view> // std::string_view
 #include <vector>    // std::vector
@@ -45,11 +47,34 @@ struct goodput_stats {
     std::optional<double> share; // good / requests
 };
 
+// A workload trace's shape: how many arrivals over how long, and how bursty.
+struct arrival_stats {
+    std::size_t count = 0;
+    std::optional<double> span, rate; // first to last arrival; count / span
+    summary gaps;                     // inter-arrival times: cov > 1 means burstier than Poisson
+};
+
+// Where run_stats::duration came from: the requests' own clock, or the tool's summary when the
+// requests have no shared clock (e.g. LLMPerf, whose summary gives the run's length).
+enum class duration_source { none, requests, reported };
+
+inline const char* to_string(duration_source d) noexcept {
+    switch (d) {
+    case duration_source::none: return "none";
+    case duration_source::requests: return "requests";
+    case duration_source::reported: return "reported";
+    }
+    return "?";
+}
+
 // Rates are empty when the log has no shared clock (per-request durations only) or a zero span.
 struct run_stats {
     run_metadata meta;
     std::size_t requests = 0, ok = 0, failed = 0;
     std::optional<double> duration, rps, output_tps, total_tps;
+    duration_source duration_from = duration_source::none;
+    summary prompt_tokens, output_tokens; // over successful requests (every arrival of a trace)
+    std::optional<arrival_stats> arrivals; // for run_kind::arrivals
     std::optional<std::size_t> peak_concurrency;
     std::vector<error_count> errors;
     std::optional<goodput_stats> goodput;
@@ -123,6 +148,39 @@ inline subset_stats summarize_subset(const request_table& t, const subset& s, co
     return out;
 }
 
+inline std::optional<double> reported_duration(const run_metadata& meta) {
+    for (const auto& v : meta.reported)
+        if (v.name == "duration" && v.value > 0) return v.value;
+    return std::nullopt;
+}
+
+// Token counts of the successful requests; a trace's arrivals all count, since nothing failed.
+inline summary summarize_counts(const request_table& t, std::span<const std::int32_t> counts, run_kind kind,
+                                const summary_options& o) {
+    std::vector<double> values;
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (is_present(counts[i]) && (kind == run_kind::arrivals || t.status()[i] == request_status::ok))
+            values.push_back(counts[i]);
+    return summarize_in_place(values, o);
+}
+
+inline arrival_stats summarize_arrivals(const request_table& t, const summary_options& o) {
+    std::vector<double> times;
+    for (double x : t.t_sched())
+        if (is_present(x)) times.push_back(x);
+    sort_times(times);
+    arrival_stats out;
+    out.count = times.size();
+    if (times.size() >= 2 && times.back() > times.front()) {
+        out.span = times.back() - times.front();
+        out.rate = static_cast<double>(times.size()) / *out.span;
+    }
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
+    out.gaps = summarize_in_place(gaps, o);
+    return out;
+}
+
 } // namespace detail
 
 inline run_stats analyze(const run& r, const stats_options& o = {}) {
@@ -139,6 +197,11 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     if (r.meta.shared_clock) {
         out.duration = detail::run_duration(t);
         out.peak_concurrency = detail::peak_in_flight(t);
+    }
+    if (out.duration) out.duration_from = duration_source::requests;
+    else if (const auto reported = detail::reported_duration(r.meta); reported && !t.empty()) {
+        out.duration = reported;
+        out.duration_from = duration_source::reported;
     }
     if (out.duration) {
         out.rps = static_cast<double>(out.ok) / *out.duration;
@@ -164,6 +227,10 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
         if (out.requests > 0) gs.share = static_cast<double>(g.good) / static_cast<double>(out.requests);
         out.goodput = gs;
     }
+
+    out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary);
+    out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary);
+    if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
 
     const auto subsets = split_into_subsets(t, o.subsets);
     std::vector<double> scratch;

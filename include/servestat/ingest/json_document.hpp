@@ -1,0 +1,220 @@
+// Reading whole-document JSON formats (a peer tool's result file) with errors that name the file,
+// the line where a document starts and the JSON path of the offending field.
+#pragma once
+
+#include <cmath>       // std::isfinite, std::floor
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::int32_t
+#include <cstdio>      // std::FILE, std::fopen, std::fread
+#include <filesystem>  // std::filesystem::path
+#include <limits>      // std::numeric_limits
+#include <memory>      // std::unique_ptr
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/errors.hpp"   // input_error
+#include "servestat/ingest/reader.hpp" // read_options
+
+namespace servestat::detail {
+
+// Whole-document formats hold one run's results; a file this large is not one of them.
+inline constexpr std::size_t max_document_bytes = std::size_t{1} << 30;
+
+inline std::string read_whole_file(const std::filesystem::path& file) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
+    if (!f) throw input_error(file.string(), 0, "", "cannot open file");
+    std::string text;
+    char buffer[1 << 16];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0;) {
+        text.append(buffer, n);
+        if (text.size() > max_document_bytes) throw input_error(file.string(), 0, "", "file larger than 1 GiB");
+    }
+    return text;
+}
+
+inline std::size_t line_at(std::string_view text, std::size_t offset) {
+    std::size_t line = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
+    return line;
+}
+
+// Where a value came from, for error messages: the file and the line its document starts on.
+struct json_place {
+    std::string file;
+    std::size_t line = 0;
+
+    [[noreturn]] void fail(const std::string& path, const std::string& reason) const {
+        throw input_error(file, line, path, reason);
+    }
+};
+
+struct json_document {
+    nlohmann::json value;
+    json_place place;
+};
+
+// Where the object or array starting at text[0] ends (one past its closing bracket), found by
+// bracket depth outside strings; npos when it never closes.
+inline std::size_t end_of_container(std::string_view text) {
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return std::string_view::npos;
+}
+
+[[noreturn]] inline void throw_parse_error(const std::filesystem::path& file, std::string_view text, std::size_t offset,
+                                           std::string reason) {
+    if (const auto colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
+    const auto line_start = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+    const std::size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    throw input_error(file.string(), line_at(text, offset), "",
+                      "malformed JSON at column " + std::to_string(column) + ": " + reason);
+}
+
+// One or more JSON objects or arrays separated by whitespace (vLLM's --append-result writes one
+// object per line; a plain result file holds one). A syntax error names its line and column.
+inline std::vector<json_document> parse_json_documents(const std::filesystem::path& file, std::string_view text) {
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+    std::vector<json_document> documents;
+    for (std::size_t at = text.find_first_not_of(" \t\r\n"); at != std::string_view::npos;
+         at = text.find_first_not_of(" \t\r\n", at)) {
+        if (text[at] != '{' && text[at] != '[')
+            throw_parse_error(file, text, at, "expected a JSON object or array");
+        const std::size_t closed_at = end_of_container(text.substr(at));
+        const bool truncated = closed_at == std::string_view::npos;
+        const std::size_t length = truncated ? text.size() - at : closed_at;
+        nlohmann::json value;
+        try {
+            value = nlohmann::json::parse(text.substr(at, length));
+        } catch (const nlohmann::json::parse_error& e) {
+            throw_parse_error(file, text, at + (e.byte > 0 ? e.byte - 1 : 0),
+                              std::string(e.what()) + (truncated ? " (truncated file?)" : ""));
+        }
+        documents.push_back({std::move(value), {file.string(), line_at(text, at)}});
+        at += length;
+    }
+    if (documents.empty()) throw input_error(file.string(), 0, "", "empty file");
+    return documents;
+}
+
+inline std::vector<json_document> read_json_documents(const std::filesystem::path& file) {
+    const std::string text = read_whole_file(file);
+    return parse_json_documents(file, text);
+}
+
+inline std::string json_path(const std::string& parent, std::string_view key) {
+    std::string out = parent;
+    if (!out.empty()) out += '.';
+    return out.append(key);
+}
+
+inline std::string json_path(const std::string& parent, std::size_t index) {
+    return parent + "[" + std::to_string(index) + "]";
+}
+
+inline const char* json_type_name(const nlohmann::json& v) { return v.type_name(); }
+
+// The member `key` of an object, or nullptr when the object lacks it.
+inline const nlohmann::json* json_member(const nlohmann::json& object, std::string_view key) {
+    if (!object.is_object()) return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+
+inline const nlohmann::json& json_require(const nlohmann::json& object, std::string_view key,
+                                          const json_place& place, const std::string& parent) {
+    if (const auto* v = json_member(object, key)) return *v;
+    place.fail(json_path(parent, key), "missing required field");
+}
+
+// A finite number. Numeric strings ("550") are accepted only where a tool is known to write them.
+inline double json_number(const nlohmann::json& v, const json_place& place, const std::string& path,
+                          bool allow_numeric_string = false) {
+    double x = 0;
+    if (v.is_number()) x = v.get<double>();
+    else if (allow_numeric_string && v.is_string()) {
+        const auto& s = v.get_ref<const std::string&>();
+        std::size_t used = 0;
+        try {
+            x = std::stod(s, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != s.size()) place.fail(path, "expected a number, got the string \"" + s + "\"");
+    } else {
+        place.fail(path, std::string("expected a number, got ") + json_type_name(v));
+    }
+    if (!std::isfinite(x)) place.fail(path, "not a finite number");
+    return x;
+}
+
+// Absent or null → nullopt.
+inline std::optional<double> json_optional_number(const nlohmann::json* v, const json_place& place,
+                                                  const std::string& path, bool allow_numeric_string = false) {
+    if (!v || v->is_null()) return std::nullopt;
+    return json_number(*v, place, path, allow_numeric_string);
+}
+
+// A duration in the unit's seconds: finite and not negative.
+inline double json_duration(const nlohmann::json& v, const json_place& place, const std::string& path,
+                            double seconds_per_unit = 1.0) {
+    const double x = json_number(v, place, path);
+    if (x < 0) place.fail(path, "negative duration");
+    return x * seconds_per_unit;
+}
+
+// A token or request count: a non-negative whole number (39.0 accepted, 39.5 not).
+inline std::int32_t json_count(const nlohmann::json& v, const json_place& place, const std::string& path,
+                               bool allow_numeric_string = false) {
+    const double x = json_number(v, place, path, allow_numeric_string);
+    if (x < 0 || x != std::floor(x) || x > std::numeric_limits<std::int32_t>::max())
+        place.fail(path, "expected a non-negative whole number");
+    return static_cast<std::int32_t>(x);
+}
+
+inline std::optional<std::int32_t> json_optional_count(const nlohmann::json* v, const json_place& place,
+                                                       const std::string& path, bool allow_numeric_string = false) {
+    if (!v || v->is_null()) return std::nullopt;
+    return json_count(*v, place, path, allow_numeric_string);
+}
+
+inline const std::string& json_string(const nlohmann::json& v, const json_place& place, const std::string& path) {
+    if (!v.is_string()) place.fail(path, std::string("expected a string, got ") + json_type_name(v));
+    return v.get_ref<const std::string&>();
+}
+
+inline const nlohmann::json& json_array(const nlohmann::json& v, const json_place& place, const std::string& path) {
+    if (!v.is_array()) place.fail(path, std::string("expected an array, got ") + json_type_name(v));
+    return v;
+}
+
+inline const nlohmann::json& json_object(const nlohmann::json& v, const json_place& place, const std::string& path) {
+    if (!v.is_object()) place.fail(path, std::string("expected an object, got ") + json_type_name(v));
+    return v;
+}
+
+// The first non-blank character of a sniffed head, or '\0'.
+inline char first_json_char(std::string_view head) {
+    if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+    const auto at = head.find_first_not_of(" \t\r\n");
+    return at == std::string_view::npos ? '\0' : head[at];
+}
+
+} // namespace servestat::detail
