@@ -70,11 +70,30 @@ figcaption { font-size: .85rem; color: #555; }
 {{/params}}
 </tbody>
 </table>
+{{#is_summary}}
+<p>This file holds only the tool's own aggregates, no per-request records: the numbers below are the tool's, as it reported them.</p>
+{{/is_summary}}
+{{#is_arrivals}}
+{{#arrivals}}
+<p class="headline"><strong>Workload trace: {{count}} arrivals over {{span}} ({{rate}}), inter-arrival CoV {{gap_cov}}.</strong><br>
+Prompt tokens {{prompt_tokens}}; output tokens {{output_tokens}}. Nothing was measured here: it is a workload to replay.</p>
+{{/arrivals}}
+{{/is_arrivals}}
+{{#has_requests}}
 {{#headline}}
-<p class="headline"><strong>{{requests}} requests, {{success_rate}} succeeded</strong>{{#has_rates}} over {{duration}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.<br>
+<p class="headline"><strong>{{requests}} requests, {{success_rate}} succeeded</strong>{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.<br>
 End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
 {{^has_rates}}<br>(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.){{/has_rates}}</p>
 {{/headline}}
+{{/has_requests}}
+{{#has_notes}}
+<p>Notes on this source:</p>
+<ul>
+{{#notes}}
+<li>{{text}}</li>
+{{/notes}}
+</ul>
+{{/has_notes}}
 {{#has_skipped}}
 <p>{{skipped}} bad log lines were skipped.</p>
 {{/has_skipped}}
@@ -97,6 +116,7 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 </tbody>
 </table>
 {{/has_slo}}
+{{#has_requests}}
 <h3>Latency by prompt length</h3>
 {{#metric_tables}}
 <table>
@@ -109,6 +129,18 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 </tbody>
 </table>
 {{/metric_tables}}
+{{/has_requests}}
+{{#has_reported}}
+<h3>Reported by the tool</h3>
+<table>
+<thead><tr><th>value</th><th>as reported</th><th>unit</th></tr></thead>
+<tbody>
+{{#reported}}
+<tr><td class="text">{{name}}</td><td>{{value}}</td><td class="text">{{unit}}</td></tr>
+{{/reported}}
+</tbody>
+</table>
+{{/has_reported}}
 {{#has_breakdown}}
 <h3>Waiting versus generating</h3>
 <p>Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, of latency, and their ratio.</p>
@@ -180,13 +212,35 @@ inline constexpr char builtin_template_1[] =
 | {{name}} | {{value}} |
 {{/params}}
 
+{{#is_summary}}
+This file holds only the tool's own aggregates, no per-request records: the numbers below are the
+tool's, as it reported them.
+
+{{/is_summary}}
+{{#is_arrivals}}
+{{#arrivals}}
+**Workload trace: {{count}} arrivals over {{span}} ({{rate}}), inter-arrival CoV {{gap_cov}}.**
+Prompt tokens {{prompt_tokens}}; output tokens {{output_tokens}}. Nothing was measured here: it is a
+workload to replay.
+
+{{/arrivals}}
+{{/is_arrivals}}
+{{#has_requests}}
 {{#headline}}
-**{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}} over {{duration}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.
+**{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.
 End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
 {{^has_rates}}
 (This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.)
 {{/has_rates}}
 {{/headline}}
+{{/has_requests}}
+{{#has_notes}}
+
+Notes on this source:
+{{#notes}}
+- {{text}}
+{{/notes}}
+{{/has_notes}}
 {{#has_skipped}}
 
 {{skipped}} bad log lines were skipped.
@@ -210,6 +264,7 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 {{/slo}}
 
 {{/has_slo}}
+{{#has_requests}}
 ### Latency by prompt length
 
 {{#metric_tables}}
@@ -222,6 +277,17 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 {{/rows}}
 
 {{/metric_tables}}
+{{/has_requests}}
+{{#has_reported}}
+### Reported by the tool
+
+| value | as reported | unit |
+|---|---:|---|
+{{#reported}}
+| {{name}} | {{value}} | {{unit}} |
+{{/reported}}
+
+{{/has_reported}}
 {{#has_breakdown}}
 ### Waiting versus generating
 

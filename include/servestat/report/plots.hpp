@@ -1,13 +1,16 @@
 // Which plots a report shows, and the data each is drawn from.
 #pragma once
 
-#include <algorithm> // std::max, std::min
+#include <algorithm> // std::max, std::min, std::minmax_element
 #include <cctype>    // std::isalnum, std::tolower
 #include <cmath>     // std::ceil
+#include <cstdint>   // std::int32_t
+#include <functional> // std::function
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <set>       // std::set
 #include <string>    // std::string
+#include <tuple>     // std::tuple
 #include <utility>   // std::pair
 #include <vector>    // std::vector
 
@@ -127,6 +130,55 @@ inline std::pair<plot::named_points, plot::named_points> timelines(const run& r)
     return {rate, tail};
 }
 
+// Arrivals per second of a workload trace, in bins of about a sixtieth of its span.
+inline plot::named_points arrival_rate(const run& r) {
+    std::vector<double> times;
+    for (double x : r.requests.t_sched())
+        if (is_present(x)) times.push_back(x);
+    plot::named_points rate{"arrivals/s", {}, {}};
+    if (times.size() < 2) return rate;
+    const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+    const double first = *lo, span = *hi - *lo;
+    if (span <= 0) return rate;
+    const double width = std::max(1.0, std::ceil(span / 60.0));
+    const auto bins = static_cast<std::size_t>(std::ceil(span / width));
+    std::vector<std::size_t> counts(bins);
+    for (double x : times) ++counts[std::min(bins - 1, static_cast<std::size_t>((x - first) / width))];
+    for (std::size_t b = 0; b < bins; ++b) {
+        rate.x.push_back((static_cast<double>(b) + 0.5) * width);
+        rate.y.push_back(static_cast<double>(counts[b]) / width);
+    }
+    return rate;
+}
+
+inline std::vector<double> present_counts(std::span<const std::int32_t> counts) {
+    std::vector<double> out;
+    for (auto c : counts)
+        if (is_present(c)) out.push_back(c);
+    return out;
+}
+
+// A workload trace has no latencies: its plots are its arrival rate and its sizes.
+inline void add_arrival_plots(const run& r, const std::string& run_name,
+                              const std::function<void(const std::string&, const std::string&, std::string)>& add) {
+    if (auto rate = arrival_rate(r); rate.x.size() > 1) {
+        const std::vector<plot::named_points> series{std::move(rate)};
+        add("arrival-rate", "Arrival rate over the trace — " + run_name,
+            plot::timeline_chart(series, {"Arrivals per second over the trace — " + run_name, "time since start (s)",
+                                          "arrivals per second"}));
+    }
+    for (const auto& [kind, what, counts] :
+         {std::tuple{"prompt-tokens", "Prompt tokens", r.requests.prompt_tokens()},
+          std::tuple{"output-tokens", "Output tokens", r.requests.output_tokens()}}) {
+        auto values = present_counts(counts);
+        if (values.empty()) continue;
+        add(std::string(kind) + "-histogram", std::string(what) + " per request — " + run_name,
+            plot::histogram_chart({"requests", std::move(values)},
+                                  {std::string(what) + " per request — " + run_name,
+                                   std::string(what).append(" (tokens)"), "requests"}));
+    }
+}
+
 } // namespace detail
 
 inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const std::string& prefix,
@@ -137,6 +189,10 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
         out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
     };
     const std::string run_name = r.meta.label;
+    if (r.meta.kind == run_kind::arrivals) {
+        detail::add_arrival_plots(r, run_name, add);
+        return out;
+    }
     const auto e2e = detail::by_subset(r, metric::e2e, subsets);
     if (!e2e.empty()) {
         add("e2e-ecdf", "End-to-end latency distribution by prompt length — " + run_name,
@@ -205,15 +261,19 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
         out.push_back({std::string("compare-") + std::string(to_string(m)) + "-ecdf.svg", what + " by run",
                        plot::ecdf_chart(series, {what + " by run", axis, "fraction of requests"})});
     }
+    // Only runs with measured latencies get bars: a missing value drawn as 0 would read as instant.
+    std::vector<const run_stats*> measured;
+    for (const auto& st : stats)
+        if (const summary* e2e = find_summary(st, "all", metric::e2e); e2e && e2e->n > 0) measured.push_back(&st);
     plot::bar_table bars;
-    for (const auto& st : stats) bars.categories.push_back(st.meta.label);
+    for (const auto* st : measured) bars.categories.push_back(st->meta.label);
     for (double p : {50.0, 90.0, 99.0}) {
         std::vector<double> row;
-        for (const auto& st : stats) row.push_back(find_percentile(st, "all", metric::e2e, p).value_or(0.0));
+        for (const auto* st : measured) row.push_back(find_percentile(*st, "all", metric::e2e, p).value_or(0.0));
         bars.series.push_back(percentile_key(p));
         bars.values.push_back(std::move(row));
     }
-    if (stats.size() > 1)
+    if (measured.size() > 1)
         out.push_back({"compare-e2e-percentiles.svg", "End-to-end p50 / p90 / p99 by run",
                        plot::grouped_bar_chart(bars, {"End-to-end p50 / p90 / p99 by run", "run",
                                                       "end-to-end latency (s)"})});

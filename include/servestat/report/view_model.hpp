@@ -167,6 +167,41 @@ inline json params_rows(const run_metadata& meta) {
     return rows;
 }
 
+// A tool's own number as it reported it: seconds formatted like ours, anything else as given.
+inline json reported_rows(const run_metadata& meta) {
+    json rows = json::array();
+    for (const auto& v : meta.reported)
+        rows.push_back({{"name", v.name},
+                        {"value", v.unit == "s" ? format_seconds(v.value) : fmt::format("{:.6g}", v.value)},
+                        {"unit", v.unit == "s" ? std::string() : v.unit}});
+    return rows;
+}
+
+inline json note_rows(const run_metadata& meta) {
+    json rows = json::array();
+    for (const auto& note : meta.notes) rows.push_back({{"text", note}});
+    return rows;
+}
+
+inline std::string format_count_percentiles(const summary& s) {
+    if (s.n == 0) return std::string(missing_value);
+    std::string out;
+    for (const auto& p : s.percentiles)
+        if (p.value) out.append(out.empty() ? "" : ", ").append(fmt::format("{} {:.0f}", percentile_key(p.p), *p.value));
+    return out.append(fmt::format(" (mean {:.0f}, max {:.0f})", s.mean.value_or(0), s.max.value_or(0)));
+}
+
+inline json arrivals_view(const run_stats& r) {
+    if (!r.arrivals) return nullptr;
+    const arrival_stats& a = *r.arrivals;
+    return {{"count", std::to_string(a.count)},
+            {"span", format_seconds(a.span)},
+            {"rate", format_rate(a.rate, "arrivals/s")},
+            {"gap_cov", a.gaps.cov ? fmt::format("{:.2f}", *a.gaps.cov) : std::string(missing_value)},
+            {"prompt_tokens", format_count_percentiles(r.prompt_tokens)},
+            {"output_tokens", format_count_percentiles(r.output_tokens)}};
+}
+
 inline json run_view(const analysed_run& a, const stats_options& o, const report_options& ro) {
     const run_stats& r = a.stats;
     json findings = json::array();
@@ -184,6 +219,15 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"params", params_rows(r.meta)},
               {"has_params", !r.meta.params.empty()},
               {"shared_clock", r.meta.shared_clock},
+              {"has_requests", r.requests > 0 && r.meta.kind != run_kind::arrivals},
+              {"is_summary", r.meta.kind == run_kind::summary && r.requests == 0},
+              {"is_arrivals", r.meta.kind == run_kind::arrivals},
+              {"arrivals", arrivals_view(r)},
+              {"duration_reported", r.duration_from == duration_source::reported},
+              {"has_notes", !r.meta.notes.empty()},
+              {"notes", note_rows(r.meta)},
+              {"has_reported", !r.meta.reported.empty()},
+              {"reported", reported_rows(r.meta)},
               {"headline", headline(r)},
               {"metric_tables", metric_tables(r, o.summary.percentiles)},
               {"has_errors", !errors.empty()},

@@ -1,0 +1,80 @@
+// Tests for servestat/ingest/json_document.hpp: whole-document JSON with located errors.
+#include "servestat/ingest/json_document.hpp"
+
+#include <string> // std::string
+
+#include "temp_file.hpp"
+
+#include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
+
+using servestat::input_error;
+using servestat::detail::json_place;
+using servestat::detail::read_json_documents;
+using servestat::test::temp_file;
+
+namespace {
+
+input_error error_reading(const std::string& text) {
+    const temp_file file(text, "result.json");
+    try {
+        read_json_documents(file.path());
+    } catch (const input_error& e) {
+        return e;
+    }
+    FAIL("no input_error was thrown");
+    throw;
+}
+
+} // namespace
+
+TEST_CASE("objects one per line are separate documents, each with its starting line") {
+    const temp_file file("{\"a\": 1}\n\n{\"b\": [1, 2,\n 3]}\n", "result.json");
+    const auto documents = read_json_documents(file.path());
+    REQUIRE(documents.size() == 2);
+    CHECK(documents[0].place.line == 1);
+    CHECK(documents[1].place.line == 3);
+    CHECK(documents[1].value["b"].size() == 3);
+}
+
+TEST_CASE("brackets inside strings do not end a document") {
+    const temp_file file(R"({"text": "a } ] \" {"} [1])", "result.json");
+    const auto documents = read_json_documents(file.path());
+    REQUIRE(documents.size() == 2);
+    CHECK(documents[0].value["text"] == "a } ] \" {");
+}
+
+TEST_CASE("a truncated document names its line and says it may be truncated") {
+    const auto e = error_reading("{\"a\": 1}\n{\"b\": [1, 2");
+    CHECK(e.line() == 2);
+    CHECK_THAT(e.what(), Catch::Contains("truncated"));
+}
+
+TEST_CASE("a syntax error names line and column") {
+    const auto e = error_reading("{\"a\": 1,\n \"b\": x}");
+    CHECK(e.line() == 2);
+    CHECK_THAT(e.what(), Catch::Contains("column 7"));
+}
+
+TEST_CASE("text between documents is an error, as is an empty file") {
+    CHECK(error_reading("{\"a\": 1} trailing").line() == 1);
+    CHECK_THAT(error_reading("  \n").what(), Catch::Contains("empty file"));
+}
+
+TEST_CASE("typed field access names the JSON path") {
+    const json_place place{"run.json", 4};
+    const nlohmann::json v = nlohmann::json::parse(R"({"ttfts": [0.1, "x"], "n": "550", "neg": -1})");
+    CHECK(servestat::detail::json_number(v["ttfts"][0], place, "ttfts[0]") == 0.1);
+    try {
+        servestat::detail::json_number(v["ttfts"][1], place, "ttfts[1]");
+        FAIL("no error");
+    } catch (const input_error& e) {
+        CHECK(e.field() == "ttfts[1]");
+        CHECK(e.line() == 4);
+        CHECK_THAT(e.what(), Catch::Contains("expected a number, got string"));
+    }
+    CHECK(servestat::detail::json_count(v["n"], place, "n", true) == 550);
+    CHECK_THROWS_AS(servestat::detail::json_count(v["n"], place, "n"), input_error);
+    CHECK_THROWS_AS(servestat::detail::json_duration(v["neg"], place, "neg"), input_error);
+    CHECK_THROWS_WITH(servestat::detail::json_require(v, "missing", place, "runs[0]"),
+                      Catch::Contains("'runs[0].missing'"));
+}
