@@ -26,6 +26,7 @@ struct analysis_args {
     std::vector<std::string> buckets;
     std::string slo;
     std::string input_format;
+    std::string map, ok_if;
     bool skip_bad = false;
 };
 
@@ -44,6 +45,10 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a) {
     cmd.add_option("--bucket", a.buckets, "Extra subset name=lo:hi by prompt tokens (repeatable)");
     cmd.add_option("--slo", a.slo, "SLOs in seconds for goodput, e.g. ttft=0.5,e2e=10");
     cmd.add_option("--input-format", a.input_format, "Force the input format instead of detecting it");
+    cmd.add_option("--map", a.map,
+                   "Read any CSV / JSON / JSONL log by naming its fields, e.g. "
+                   "ttft=TTFT:ms,e2e=latency:s,t_sent=start:epoch_s (docs/formats.md)");
+    cmd.add_option("--ok-if", a.ok_if, "With --map: which requests succeeded, e.g. 'error_code==' or 'status==200'");
     cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
 }
 
@@ -67,6 +72,9 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     load_options load;
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
+    if (!a.ok_if.empty() && a.map.empty()) throw usage_error("--ok-if needs --map");
+    if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
+    if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);
     for_each_run(expand_globs(a.logs), load, [&](run&& r) {
         if (r.skipped.count > 0) {
             std::fputs(fmt::format("servestat: {}: skipped {} bad line(s)\n", r.meta.source.path, r.skipped.count).c_str(), stderr);

@@ -3,6 +3,7 @@
 
 #include <algorithm>   // std::search, std::equal
 #include <cctype>      // std::tolower
+#include <charconv>    // std::to_chars
 #include <string>      // std::string
 #include <string_view> // std::string_view
 
@@ -41,6 +42,13 @@ inline std::string escape_markup(std::string_view text) {
         }
     }
     return out;
+}
+
+// The shortest text that reads back as the same double, for error messages that quote a value.
+inline std::string shortest_number(double x) {
+    char buffer[32];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+    return std::string(buffer, ec == std::errc() ? end : buffer);
 }
 
 } // namespace servestat::detail

@@ -7,22 +7,35 @@
 #include <cstdio>      // std::FILE, std::fread
 #include <filesystem>  // std::filesystem
 #include <memory>      // std::unique_ptr
+#include <optional>    // std::optional
+#include <set>         // std::set
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
-#include "servestat/ingest/canonical_jsonl.hpp" // canonical_log_format
-#include "servestat/ingest/file_name_params.hpp" // params_from_file_name
-#include "servestat/ingest/notebook_csv.hpp"    // notebook_csv_format
-#include "servestat/ingest/reader.hpp"          // log_format, read_options
-#include "servestat/ingest/vllm_bench_csv.hpp"  // vllm_bench_csv_format
+#include "servestat/ingest/aiperf.hpp"            // aiperf_format, aiperf_summary_format, aiperf_summary_csv_format
+#include "servestat/ingest/arrival_trace.hpp"     // azure_trace_format, mooncake_trace_format
+#include "servestat/ingest/burstgpt_detail.hpp"   // burstgpt_detail_format
+#include "servestat/ingest/canonical_jsonl.hpp"   // canonical_log_format
+#include "servestat/ingest/file_name_params.hpp"  // params_from_file_name
+#include "servestat/ingest/genai_perf.hpp"        // genai_perf_format
+#include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
+#include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
+#include "servestat/ingest/mapped.hpp"            // mapping_spec, read_mapped
+#include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
+#include "servestat/ingest/reader.hpp"            // log_format, read_options
+#include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format
+#include "servestat/ingest/vllm_server_stats.hpp" // vllm_server_stats_format
 
 namespace servestat {
 
-inline constexpr std::array<const log_format*, 3> builtin_formats{
-    &canonical_log_format, &notebook_csv_format, &vllm_bench_csv_format};
+inline constexpr std::array builtin_formats{
+    &canonical_log_format,   &notebook_csv_format,      &vllm_bench_csv_format, &llmperf_format,
+    &llmperf_summary_format, &llmperf_console_format,   &burstgpt_detail_format, &vllm_server_stats_format,
+    &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
+    &aiperf_summary_csv_format, &genai_perf_format};
 
 inline std::string format_names() {
     std::string names;
@@ -75,6 +88,7 @@ inline const log_format& detect_file_format(const std::filesystem::path& file) {
 struct load_options {
     read_options read;
     std::string input_format; // empty = detect per file
+    std::optional<mapping_spec> mapping; // --map: every file is read through it, nothing detected
 };
 
 // Parameters a reader found in the file win over those its name suggests.
@@ -85,8 +99,11 @@ inline void add_file_name_params(run& r, const std::filesystem::path& file) {
 }
 
 inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o = {}) {
-    const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
-    auto runs = format.read(file, o.read);
+    auto runs = [&] {
+        if (o.mapping) return read_mapped(file, *o.mapping, o.read);
+        const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
+        return format.read(file, o.read);
+    }();
     for (auto& r : runs) add_file_name_params(r, file);
     return runs;
 }
@@ -117,11 +134,25 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
         std::error_code ec;
         if (fs::is_directory(input, ec)) {
             bool any = false;
+            // A tool's summary file beside its request file (LLMPerf, AIPerf) was already merged
+            // into the request run as its reported values; listing it again would double the run.
+            std::set<std::string> request_labels;
+            std::vector<run> summaries;
             for (const auto& file : detail::files_in(input)) {
-                if (o.input_format.empty() && !detect_format(detail::read_head(file))) continue;
-                for (auto& r : read_runs(file, o)) consume(std::move(r));
+                const bool forced = !o.input_format.empty() || o.mapping;
+                if (!forced && !detect_format(detail::read_head(file))) continue;
+                for (auto& r : read_runs(file, o)) {
+                    if (r.meta.kind == run_kind::summary) {
+                        summaries.push_back(std::move(r));
+                        continue;
+                    }
+                    request_labels.insert(r.meta.label);
+                    consume(std::move(r));
+                }
                 any = true;
             }
+            for (auto& r : summaries)
+                if (!request_labels.contains(r.meta.label)) consume(std::move(r));
             if (!any) throw input_error(input, 0, "", "directory contains no recognised request logs");
         } else if (fs::exists(input, ec)) {
             for (auto& r : read_runs(input, o)) consume(std::move(r));

@@ -1,0 +1,517 @@
+// Readers for Ray LLMPerf's result files (token_benchmark_ray.py, schema version "2023-08-31"):
+//   llmperf          `<prefix>_individual_responses.json`: a JSON array, one object per request;
+//   llmperf-summary  `<prefix>_summary.json`: one flat object of LLMPerf's own aggregates.
+//
+// A request object holds error_code (null on success; an HTTP status such as 429, or LLMPerf's own
+// -1 "no HTTP status" / -100 "output too short"), error_msg, ttft_s, end_to_end_latency_s,
+// inter_token_latency_s, request_output_throughput_token_per_s, number_input_tokens,
+// number_output_tokens, number_total_tokens, and sometimes GEN_TEXT (ignored). There are no
+// timestamps, so requests are placed at t_sent = 0 without a shared clock. LLMPerf writes zeros
+// as the latencies of failed requests and leaves them out of its statistics: here they are failed
+// requests with no latency at all.
+//
+// The summary sits next to the requests (`<prefix>_summary.json` beside
+// `<prefix>_individual_responses.json`, or `summary/<x>.json` beside `individual/<x>.json` in the
+// llmperf-leaderboard layout); when it does, the run takes its parameters, model, start time and
+// the tool's own numbers from it, including the run's duration, which only the summary can give.
+#pragma once
+
+#include <array>       // std::array
+#include <charconv>    // std::to_chars, std::from_chars
+#include <chrono>      // std::chrono calendar types
+#include <cmath>       // std::abs, std::floor
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::int32_t, std::int64_t
+#include <cstdio>      // std::snprintf
+#include <filesystem>  // std::filesystem::path, std::filesystem::is_regular_file
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <system_error> // std::error_code, std::errc
+#include <utility>     // std::move
+#include <vector>      // std::vector
+
+#include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/errors.hpp"          // input_error
+#include "servestat/core/request_record.hpp"  // request_record
+#include "servestat/core/request_status.hpp"  // request_status
+#include "servestat/core/run.hpp"             // run, run_metadata, reported_value, run_kind
+#include "servestat/ingest/failure_text.hpp"  // classify_failure_text
+#include "servestat/ingest/json_document.hpp" // parse_json_documents, json_place, json_* helpers
+#include "servestat/ingest/reader.hpp"        // log_format, read_options
+
+namespace servestat {
+namespace detail {
+
+inline constexpr std::string_view llmperf_name = "llmperf";
+inline constexpr std::string_view llmperf_summary_name = "llmperf-summary";
+
+// One of LLMPerf's six summarised per-request quantities and the name servestat reports it under:
+// a servestat metric where the definitions agree, "llmperf.<key>" where they do not (its
+// inter_token_latency_s includes the TTFT; its request throughput has no servestat counterpart).
+struct llmperf_metric {
+    std::string_view key;
+    std::string_view reported;
+    std::string_view unit;
+};
+
+inline constexpr std::array<llmperf_metric, 6> llmperf_metrics{{
+    {"inter_token_latency_s", "llmperf.inter_token_latency_s", "s"},
+    {"ttft_s", "ttft", "s"},
+    {"end_to_end_latency_s", "e2e", "s"},
+    {"request_output_throughput_token_per_s", "llmperf.request_output_throughput_token_per_s", "tok/s"},
+    {"number_input_tokens", "prompt_tokens", "tokens"},
+    {"number_output_tokens", "output_tokens", "tokens"},
+}};
+
+// The statistics LLMPerf prints per quantity: `summary` is the flattened key suffix in the summary
+// file, `console` the name on its console, `reported` servestat's key.
+struct llmperf_stat {
+    std::string_view summary;
+    std::string_view console;
+    std::string_view reported;
+};
+
+inline constexpr std::array<llmperf_stat, 10> llmperf_stats{{
+    {"quantiles_p25", "p25", "p25"},
+    {"quantiles_p50", "p50", "p50"},
+    {"quantiles_p75", "p75", "p75"},
+    {"quantiles_p90", "p90", "p90"},
+    {"quantiles_p95", "p95", "p95"},
+    {"quantiles_p99", "p99", "p99"},
+    {"mean", "mean", "mean"},
+    {"min", "min", "min"},
+    {"max", "max", "max"},
+    {"stddev", "stddev", "std"},
+}};
+
+inline std::string reported_name(const llmperf_metric& m, const llmperf_stat& s) {
+    return std::string(m.reported).append(".").append(s.reported);
+}
+
+// Run-level numbers of the summary file, in the order LLMPerf writes them; `divisor` converts to
+// servestat's unit (completed requests per minute → per second).
+struct llmperf_run_value {
+    std::string_view summary;
+    std::string_view reported;
+    std::string_view unit;
+    double divisor;
+};
+
+inline constexpr std::array<llmperf_run_value, 5> llmperf_run_values{{
+    {"results_num_requests_started", "requests", "requests", 1.0},
+    {"results_number_errors", "failed", "requests", 1.0},
+    {"results_mean_output_throughput_token_per_s", "output_tps", "tok/s", 1.0},
+    {"results_num_completed_requests", "ok", "requests", 1.0},
+    {"results_num_completed_requests_per_min", "rps", "req/s", 60.0},
+}};
+
+inline const reported_value* find_reported(const run_metadata& meta, std::string_view name) {
+    for (const auto& v : meta.reported)
+        if (v.name == name) return &v;
+    return nullptr;
+}
+
+inline constexpr std::string_view llmperf_itl_note =
+    "LLMPerf's inter_token_latency_s includes the TTFT (sum of TTFT and all chunk gaps / output "
+    "tokens), so it is kept as llmperf.inter_token_latency_s and is neither servestat's itl nor its "
+    "tpot ((e2e - ttft) / (output_tokens - 1))";
+inline constexpr std::string_view llmperf_tokens_note =
+    "token counts are LLMPerf's recount with the Llama-2 tokenizer (hf-internal-testing/llama-tokenizer), "
+    "whatever the model served";
+
+// LLMPerf does not record how long the run took, but it prints completed requests and completed
+// requests per minute over that same wall time, so the time is their ratio.
+inline void add_llmperf_duration(run_metadata& meta) {
+    const auto* ok = find_reported(meta, "ok");
+    const auto* per_min = find_reported(meta, "rps");
+    if (!ok || !per_min)
+        meta.notes.push_back("LLMPerf's completed requests or requests per minute are missing: the run's duration "
+                             "cannot be derived");
+    else if (ok->value <= 0 || per_min->value <= 0)
+        meta.notes.push_back("no request completed: the run's duration cannot be derived");
+    else {
+        const double duration = ok->value / per_min->value; // read before push_back moves the values
+        meta.reported.push_back({"duration", duration, "s"});
+        meta.notes.push_back("the run's duration is not recorded by LLMPerf: it is derived from its own numbers as "
+                             "num_completed_requests / num_completed_requests_per_min");
+    }
+}
+
+// "2023-12-27T00:56:14Z" for 1703638574.
+inline std::string iso_utc(std::int64_t unix_seconds) {
+    using namespace std::chrono;
+    const sys_seconds at{seconds{unix_seconds}};
+    const auto day = floor<days>(at);
+    const year_month_day date{day};
+    const hh_mm_ss time{at - day};
+    char text[40];
+    std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
+                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                  static_cast<int>(time.seconds().count()));
+    return text;
+}
+
+// Python's json.dump writes NaN and Infinity as bare words (pandas gives NaN statistics when no
+// request completed); they are not JSON, so they become null (= not reported) outside strings.
+inline std::string python_json_to_json(std::string text) {
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        for (const std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity"),
+                                            std::string_view("NaN")})
+            if (std::string_view(text).substr(i, word.size()) == word) {
+                text.replace(i, word.size(), "null");
+                i += 3;
+                break;
+            }
+    }
+    return text;
+}
+
+// The line a key first appears on, for errors about a flat object's members.
+inline json_place key_place(const json_place& document, std::string_view text, std::string_view key) {
+    std::string quoted = "\"";
+    quoted.append(key).append("\"");
+    const auto at = text.find(quoted);
+    return at == std::string_view::npos ? document : json_place{document.file, line_at(text, at)};
+}
+
+// A summary value; numeric strings are accepted because LLMPerf dumps numpy integers with
+// default=str ("results_number_input_tokens_min": "550"); null (NaN) means not reported.
+inline std::optional<double> summary_number(const nlohmann::json& summary, std::string_view key,
+                                            const json_place& document, std::string_view text) {
+    const auto* v = json_member(summary, key);
+    if (!v || v->is_null()) return std::nullopt;
+    return json_number(*v, key_place(document, text, key), std::string(key), true);
+}
+
+inline void set_summary_param(run_metadata& meta, const nlohmann::json& summary, std::string_view key,
+                              const json_place& document, std::string_view text) {
+    if (const auto x = summary_number(summary, key, document, text)) {
+        const std::string name = key == "num_concurrent_requests" ? "concurrency" : std::string(key);
+        if (*x == std::floor(*x) && std::abs(*x) < 1e15) meta.params[name] = static_cast<std::int64_t>(*x);
+        else meta.params[name] = *x;
+    }
+}
+
+inline std::optional<std::string> summary_string(const nlohmann::json& summary, std::string_view key,
+                                                 const json_place& document, std::string_view text) {
+    const auto* v = json_member(summary, key);
+    if (!v || v->is_null()) return std::nullopt;
+    return json_string(*v, key_place(document, text, key), std::string(key));
+}
+
+// Everything a summary object tells about its run: model, start time, parameters, the tool's own
+// numbers (in LLMPerf's order) and the derived duration.
+inline void read_llmperf_summary_object(const nlohmann::json& summary, const json_place& document,
+                                        std::string_view text, run_metadata& meta) {
+    json_object(summary, document, "");
+    bool any_result = false;
+    for (const auto& [key, value] : summary.items()) any_result = any_result || key.starts_with("results_");
+    if (!any_result) document.fail("", "no results_* keys: not an LLMPerf summary");
+
+    if (auto model = summary_string(summary, "model", document, text)) meta.model = std::move(*model);
+    if (const auto* ts = json_member(summary, "timestamp"); ts && !ts->is_null()) {
+        const double t = json_number(*ts, key_place(document, text, "timestamp"), "timestamp", true);
+        if (t < 0 || t > 1e11) key_place(document, text, "timestamp").fail("timestamp", "not a Unix time in seconds");
+        meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(t)));
+    }
+    for (const std::string_view key : {"num_concurrent_requests", "mean_input_tokens", "stddev_input_tokens",
+                                       "mean_output_tokens", "stddev_output_tokens"})
+        set_summary_param(meta, summary, key, document, text);
+    for (const std::string_view key : {"framework", "model_size"})
+        if (auto s = summary_string(summary, key, document, text)) meta.params[std::string(key)] = std::move(*s);
+
+    for (const auto& m : llmperf_metrics)
+        for (const auto& s : llmperf_stats) {
+            const std::string key = std::string("results_").append(m.key).append("_").append(s.summary);
+            if (const auto x = summary_number(summary, key, document, text))
+                meta.reported.push_back({reported_name(m, s), *x, std::string(m.unit)});
+        }
+    for (const auto& c : llmperf_run_values)
+        if (const auto x = summary_number(summary, c.summary, document, text))
+            meta.reported.push_back({std::string(c.reported), *x / c.divisor, std::string(c.unit)});
+    add_llmperf_duration(meta);
+    if (auto codes = summary_string(summary, "results_error_code_frequency", document, text);
+        codes && *codes != "{}" && !codes->empty())
+        meta.notes.push_back("LLMPerf's error codes and counts: " + *codes);
+}
+
+// The single JSON document of an LLMPerf file, with the text it was parsed from.
+struct llmperf_document {
+    std::string text;
+    json_document document;
+    std::size_t offset = 0; // where the document starts in text
+};
+
+inline llmperf_document read_llmperf_document(const std::filesystem::path& file, bool python_words) {
+    llmperf_document out;
+    out.text = read_whole_file(file);
+    if (python_words) out.text = python_json_to_json(std::move(out.text));
+    auto documents = parse_json_documents(file, out.text);
+    if (documents.size() > 1)
+        throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
+    out.document = std::move(documents.front());
+    std::string_view text = out.text;
+    const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    out.offset = text.find_first_not_of(" \t\r\n", bom);
+    return out;
+}
+
+inline void read_llmperf_summary_file(const std::filesystem::path& file, run_metadata& meta) {
+    const llmperf_document summary = read_llmperf_document(file, true);
+    read_llmperf_summary_object(summary.document.value, summary.document.place, summary.text, meta);
+}
+
+// The summary of the same run, by LLMPerf's naming (`<prefix>_summary.json` beside
+// `<prefix>_individual_responses.json`) or the leaderboard's folders (`summary/<x>.json` beside
+// `individual/<x>.json`).
+inline std::optional<std::filesystem::path> llmperf_summary_beside(const std::filesystem::path& file) {
+    constexpr std::string_view suffix = "_individual_responses";
+    const std::string stem = file.stem().string();
+    std::error_code ec;
+    if (stem.ends_with(suffix)) {
+        auto beside = file.parent_path() / (stem.substr(0, stem.size() - suffix.size()) + "_summary.json");
+        if (std::filesystem::is_regular_file(beside, ec)) return beside;
+    }
+    if (file.parent_path().filename() == "individual") {
+        auto beside = file.parent_path().parent_path() / "summary" / file.filename();
+        if (std::filesystem::is_regular_file(beside, ec)) return beside;
+    }
+    return std::nullopt;
+}
+
+// "llama2-7b-chat_550_150_individual_responses" → "llama2-7b-chat_550_150"; "lepton_7b" stays.
+inline std::string llmperf_label(const std::filesystem::path& file) {
+    std::string stem = file.stem().string();
+    for (const std::string_view suffix : {"_individual_responses", "_summary"})
+        if (stem.ends_with(suffix) && stem.size() > suffix.size()) return stem.substr(0, stem.size() - suffix.size());
+    return stem;
+}
+
+// Without a summary, LLMPerf's own file name still tells the requested mean lengths:
+// `{model}_{mean_input}_{mean_output}_individual_responses`.
+inline void params_from_llmperf_name(const std::filesystem::path& file, run_metadata& meta) {
+    const std::string label = llmperf_label(file);
+    if (label.size() == file.stem().string().size()) return;
+    std::string_view stem = label;
+    std::array<std::int64_t, 2> numbers{};
+    for (std::size_t k = 2; k-- > 0;) {
+        const auto at = stem.rfind('_');
+        if (at == std::string_view::npos) return;
+        const std::string_view digits = stem.substr(at + 1);
+        if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos) return;
+        numbers[k] = std::stoll(std::string(digits));
+        stem = stem.substr(0, at);
+    }
+    meta.params["mean_input_tokens"] = numbers[0];
+    meta.params["mean_output_tokens"] = numbers[1];
+}
+
+// The line each element of the JSON array starting at text[at] begins on, found with one scan.
+inline std::vector<std::size_t> array_element_lines(std::string_view text, std::size_t at, std::size_t line) {
+    std::vector<std::size_t> lines;
+    int depth = 0;
+    bool in_string = false, escaped = false, expect_element = false;
+    for (std::size_t i = at; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n') ++line;
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+        if (depth == 1 && expect_element && c != ']') {
+            lines.push_back(line);
+            expect_element = false;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') expect_element = ++depth == 1;
+        else if ((c == ']' || c == '}') && --depth == 0) break;
+        else if (c == ',' && depth == 1) expect_element = true;
+    }
+    return lines;
+}
+
+// The shortest text that reads back as x, for error messages.
+inline std::string shortest(double x) {
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof text, x);
+    return std::string(text, result.ptr);
+}
+
+// error_code: null for success; a whole number (HTTP status or LLMPerf's negative codes), or a
+// string when an API put one in its error body.
+struct llmperf_error_code {
+    bool failed = false;
+    std::optional<std::int64_t> number;
+    std::string text;
+};
+
+inline llmperf_error_code read_error_code(const nlohmann::json& row, const json_place& place, const std::string& path) {
+    const auto& v = json_require(row, "error_code", place, path);
+    const std::string field = json_path(path, "error_code");
+    if (v.is_null()) return {};
+    if (v.is_string()) {
+        const auto& s = v.get_ref<const std::string&>();
+        std::int64_t number = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
+        if (!s.empty() && ec == std::errc() && end == s.data() + s.size()) return {true, number, s};
+        return {true, std::nullopt, s};
+    }
+    const double x = json_number(v, place, field);
+    if (x != std::floor(x) || std::abs(x) > 1e9) place.fail(field, "expected a whole number or null");
+    const auto code = static_cast<std::int64_t>(x);
+    return {true, code, std::to_string(code)};
+}
+
+// One request object. Failed requests keep their prompt length and error but no latency or output
+// count: LLMPerf zeroes them (429, -1) or, for -100, excluded them from its statistics.
+inline void read_llmperf_row(const nlohmann::json& row, const json_place& place, const std::string& path,
+                             request_record& r) {
+    json_object(row, place, path);
+    const llmperf_error_code code = read_error_code(row, place, path);
+    r.t_sent = 0.0;
+    r.prompt_tokens = json_optional_count(json_member(row, "number_input_tokens"), place,
+                                          json_path(path, "number_input_tokens"));
+    std::string message;
+    if (const auto* msg = json_member(row, "error_msg"); msg && !msg->is_null())
+        message = json_string(*msg, place, json_path(path, "error_msg"));
+    if (!code.failed) {
+        const double ttft = json_duration(json_require(row, "ttft_s", place, path), place, json_path(path, "ttft_s"));
+        const double e2e = json_duration(json_require(row, "end_to_end_latency_s", place, path), place,
+                                         json_path(path, "end_to_end_latency_s"));
+        if (ttft > e2e)
+            place.fail(json_path(path, "ttft_s"), "ttft_s (" + shortest(ttft) +
+                                                      ") is larger than end_to_end_latency_s (" + shortest(e2e) + ")");
+        r.t_first = ttft;
+        r.t_end = e2e;
+        r.output_tokens = json_optional_count(json_member(row, "number_output_tokens"), place,
+                                              json_path(path, "number_output_tokens"));
+        r.status = request_status::ok;
+        return;
+    }
+    std::optional<std::int32_t> http;
+    if (code.number && *code.number >= 100 && *code.number <= 599) http = static_cast<std::int32_t>(*code.number);
+    const failure_class failure = classify_failure_text(message, http);
+    r.status = failure.status;
+    r.http_status = failure.http_status;
+    r.error = message.empty() ? "LLMPerf error_code " + code.text : std::move(message);
+}
+
+inline std::vector<run> read_llmperf(const std::filesystem::path& file, const read_options& options) {
+    const llmperf_document doc = read_llmperf_document(file, false);
+    const json_place& place = doc.document.place;
+    const nlohmann::json& rows = doc.document.value;
+    json_array(rows, place, "");
+    if (rows.empty()) place.fail("", "empty array: no requests");
+    const std::vector<std::size_t> lines = array_element_lines(doc.text, doc.offset, place.line);
+
+    run out;
+    out.meta.label = llmperf_label(file);
+    out.meta.tool = "llmperf";
+    out.meta.source = {file.string(), std::string(llmperf_name)};
+    out.meta.shared_clock = false;
+    out.meta.kind = run_kind::requests;
+    out.requests.reserve(rows.size());
+    request_record record;
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const json_place row_place{place.file, i < lines.size() ? lines[i] : place.line};
+        record.clear();
+        try {
+            read_llmperf_row(rows[i], row_place, json_path("", i), record);
+        } catch (const input_error& e) {
+            if (!options.skip_bad) throw;
+            out.skipped.add(e.what());
+            continue;
+        }
+        failed += record.status != request_status::ok;
+        out.requests.push_back(record);
+    }
+
+    out.meta.notes.push_back("LLMPerf records no timestamps: every request starts at 0 (no shared clock)");
+    out.meta.notes.emplace_back(llmperf_itl_note);
+    out.meta.notes.emplace_back(llmperf_tokens_note);
+    if (failed > 0)
+        out.meta.notes.push_back(std::to_string(failed) + " failed requests carry no latencies (LLMPerf wrote zeros or "
+                                 "excluded them); error_code -1 and -100 are LLMPerf's own codes, not HTTP statuses");
+    if (const auto summary = llmperf_summary_beside(file)) {
+        read_llmperf_summary_file(*summary, out.meta);
+        out.meta.notes.push_back("parameters, model, start time and reported values come from " +
+                                 (summary->parent_path().filename() / summary->filename()).string());
+        const auto* started = find_reported(out.meta, "requests");
+        if (started && started->value != static_cast<double>(rows.size()))
+            out.meta.notes.push_back("the summary counts " + std::to_string(static_cast<long long>(started->value)) +
+                                     " requests, the file holds " + std::to_string(rows.size()));
+    } else {
+        params_from_llmperf_name(file, out.meta);
+        out.meta.notes.push_back("no LLMPerf summary file beside it: duration, rps and token rates cannot be derived");
+    }
+
+    std::vector<run> runs;
+    runs.push_back(std::move(out));
+    return runs;
+}
+
+inline std::vector<run> read_llmperf_summary(const std::filesystem::path& file, const read_options&) {
+    run out;
+    out.meta.label = llmperf_label(file);
+    out.meta.tool = "llmperf";
+    out.meta.source = {file.string(), std::string(llmperf_summary_name)};
+    out.meta.shared_clock = false;
+    out.meta.kind = run_kind::summary;
+    read_llmperf_summary_file(file, out.meta);
+    out.meta.notes.push_back("LLMPerf's summary only: the tool's own aggregates, no per-request data");
+    out.meta.notes.emplace_back(llmperf_itl_note);
+    out.meta.notes.emplace_back(llmperf_tokens_note);
+    std::vector<run> runs;
+    runs.push_back(std::move(out));
+    return runs;
+}
+
+// An array whose objects carry LLMPerf's per-request keys.
+inline int sniff_llmperf(std::string_view head) {
+    if (first_json_char(head) != '[') return 0;
+    if (head.find("\"ttft_s\"") == std::string_view::npos ||
+        head.find("\"end_to_end_latency_s\"") == std::string_view::npos)
+        return 0;
+    int score = 80;
+    if (head.find("\"inter_token_latency_s\"") != std::string_view::npos &&
+        head.find("\"request_output_throughput_token_per_s\"") != std::string_view::npos)
+        score = 100;
+    return score;
+}
+
+// An object with LLMPerf's flattened results_<metric>_* keys.
+inline int sniff_llmperf_summary(std::string_view head) {
+    if (first_json_char(head) != '{') return 0;
+    if (head.find("\"results_ttft_s_") == std::string_view::npos &&
+        head.find("\"results_end_to_end_latency_s_") == std::string_view::npos)
+        return 0;
+    return head.find("\"num_concurrent_requests\"") != std::string_view::npos ? 100 : 80;
+}
+
+} // namespace detail
+
+inline constexpr log_format llmperf_format{
+    detail::llmperf_name, "LLMPerf per-request results (*_individual_responses.json; summary read from beside it)",
+    &detail::sniff_llmperf, &detail::read_llmperf};
+
+inline constexpr log_format llmperf_summary_format{
+    detail::llmperf_summary_name, "LLMPerf summary (*_summary.json): the tool's aggregates only",
+    &detail::sniff_llmperf_summary, &detail::read_llmperf_summary};
+
+} // namespace servestat
