@@ -248,7 +248,7 @@ TEST_CASE("an Azure trace with only a header is an error") {
     CHECK(read_error(azure_trace_format, file.path()).reason() == "no arrivals after the header");
 }
 
-TEST_CASE("--skip-bad skips a bad Azure row and keeps the first good one as time 0") {
+TEST_CASE("a reader under --skip-bad skips a bad Azure row and keeps the first good one as time 0") {
     const temp_file file(azure_header + "yesterday,1,1\n2023-11-16 18:17:03.5,4808,10\n2023-11-16 18:17:04,3180,8",
                          "trace.csv");
     const auto run = read_one(azure_trace_format, file.path(), {.skip_bad = true});
@@ -350,7 +350,7 @@ TEST_CASE("Mooncake arrivals that go backwards name line and field") {
     CHECK(e.reason().find("backwards") != std::string::npos);
 }
 
-TEST_CASE("--skip-bad skips and counts a bad Mooncake line") {
+TEST_CASE("a reader under --skip-bad skips and counts a bad Mooncake line") {
     const temp_file file(mooncake_fixtures.text(small) + "not json\n" +
                              R"({"timestamp": 5000, "input_length": 1, "output_length": 1})",
                          "trace.jsonl");

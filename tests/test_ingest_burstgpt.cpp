@@ -341,7 +341,7 @@ TEST_CASE("a BurstGPT detail log that is not one object is an error") {
     CHECK(read_error(burstgpt_detail_format, empty.path()).reason() == "no requests in the object");
 }
 
-TEST_CASE("--skip-bad skips and counts a bad BurstGPT request") {
+TEST_CASE("a reader under --skip-bad skips and counts a bad BurstGPT request") {
     const temp_file file(R"({"0": {"event_id": 0, "in_len": 7, "first_chunk_time": 0.1, "total_chunk_time": 0.5,
  "record_time": 10.0},
 "3": {"event_id": 3, "in_len": 7, "first_chunk_time": -0.1, "total_chunk_time": 0.5, "record_time": 11.0}})",
@@ -477,7 +477,7 @@ TEST_CASE("a vLLM stats file with only a header is an error") {
     CHECK(read_error(vllm_server_stats_format, file.path()).reason() == "no samples after the header");
 }
 
-TEST_CASE("--skip-bad skips a bad vLLM stats row without counting it in the statistics") {
+TEST_CASE("a reader under --skip-bad skips a bad vLLM stats row without counting it in the statistics") {
     const std::string text = stats_fixtures.text(stats_fixture);
     const temp_file file(text + "1002.0,0.0,9999.0,two,0,0,1.0,0.0\n", "stats.csv");
     const auto run = read_one(vllm_server_stats_format, file.path(), {.skip_bad = true});

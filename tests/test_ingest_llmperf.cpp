@@ -632,7 +632,7 @@ TEST_CASE("an error_code -1 whose message names a timeout is a timeout") {
     CHECK(read_one(llmperf_format, f.path()).requests.row(0).status == request_status::timeout);
 }
 
-TEST_CASE("--skip-bad skips and counts a bad LLMPerf request") {
+TEST_CASE("a reader under --skip-bad skips and counts a bad LLMPerf request") {
     const temp_file f(R"([{"error_code": null, "ttft_s": 0.5, "end_to_end_latency_s": 2},
  {"error_code": null, "ttft_s": 0.5, "end_to_end_latency_s": "2"},
  {"error_code": null, "ttft_s": 0.25, "end_to_end_latency_s": 1}])",

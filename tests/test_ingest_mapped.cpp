@@ -231,7 +231,7 @@ TEST_CASE("a bad records= entry is a usage error") {
 
 // ---- the --ok-if grammar ----------------------------------------------------------------------
 
-TEST_CASE("--ok-if rules are joined by &&") {
+TEST_CASE("under --ok-if, rules are joined by &&") {
     const auto spec = parse_mapping("e2e=x", R"(error_code== && status!=failed && msg=="a && b")");
     REQUIRE(spec.ok_if.size() == 3);
     CHECK(spec.ok_if[0].source == "error_code");
@@ -741,7 +741,7 @@ TEST_CASE("a numeric key indexes an array") {
 
 // ---- --ok-if --------------------------------------------------------------------------------------
 
-TEST_CASE("--ok-if compares numbers as numbers: 0, 0.0 and \"0\" all equal 0") {
+TEST_CASE("under --ok-if, compares numbers as numbers: 0, 0.0 and \"0\" all equal 0") {
     const temp_file f("{\"c\": 0, \"lat\": 1}\n{\"c\": 0.0, \"lat\": 1}\n{\"c\": \"0\", \"lat\": 1}\n"
                       "{\"c\": 1, \"lat\": 1}\n{\"c\": \"zero\", \"lat\": 1}\n");
     const servestat::run run = read(f.path(), "e2e=lat", "c==0");
@@ -752,7 +752,7 @@ TEST_CASE("--ok-if compares numbers as numbers: 0, 0.0 and \"0\" all equal 0") {
     CHECK(run.requests.status()[4] == request_status::error);
 }
 
-TEST_CASE("--ok-if field== matches empty, null and absent") {
+TEST_CASE("under --ok-if, field== matches empty, null and absent") {
     const temp_file f("{\"e\": \"\", \"lat\": 1}\n{\"e\": null, \"lat\": 1}\n{\"lat\": 1}\n{\"e\": \"boom\", \"lat\": 1}\n");
     const servestat::run run = read(f.path(), "e2e=lat", "e==");
     CHECK(run.requests.status()[0] == request_status::ok);
@@ -761,7 +761,7 @@ TEST_CASE("--ok-if field== matches empty, null and absent") {
     CHECK(run.requests.status()[3] == request_status::error);
 }
 
-TEST_CASE("--ok-if != and && combine") {
+TEST_CASE("under --ok-if, != and && combine") {
     const temp_file f("{\"s\": \"done\", \"code\": 200, \"lat\": 1}\n{\"s\": \"failed\", \"code\": 200, \"lat\": 1}\n"
                       "{\"s\": \"done\", \"code\": 503}\n");
     const servestat::run run = read(f.path(), "e2e=lat,http_status=code", "s!=failed && code==200");
@@ -771,7 +771,7 @@ TEST_CASE("--ok-if != and && combine") {
     CHECK(run.requests.row(2).http_status == 503);
 }
 
-TEST_CASE("--ok-if compares text exactly and booleans as true/false") {
+TEST_CASE("under --ok-if, compares text exactly and booleans as true/false") {
     const temp_file f("{\"ok\": true, \"lat\": 1}\n{\"ok\": false, \"lat\": 1}\n{\"ok\": \"True\", \"lat\": 1}\n");
     const servestat::run run = read(f.path(), "e2e=lat", "ok==true");
     CHECK(run.requests.status()[0] == request_status::ok);

@@ -50,7 +50,7 @@ inline std::string notes_and_reported(const run_stats& r) {
     for (const auto& note : r.meta.notes) out += fmt::format("  note: {}\n", note);
     if (r.meta.reported.empty()) return out;
     out += fmt::format("  reported by the tool ({} values):\n", r.meta.reported.size());
-    for (const auto& v : r.meta.reported) out += fmt::format("    {:<44} {:>14.6g} {}\n", v.name, v.value, v.unit);
+    for (const auto& v : r.meta.reported) out += fmt::format("    {:<52} {:>14.6g} {}\n", v.name, v.value, v.unit);
     return out;
 }
 
@@ -123,7 +123,7 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs) {
         out += detail::run_heading(r);
         out += detail::token_line("prompt tokens", r.prompt_tokens);
         out += detail::token_line("output tokens", r.output_tokens);
-        if (r.meta.kind == run_kind::requests || r.requests > 0) {
+        if (r.meta.kind != run_kind::arrivals && r.requests > 0) {
             for (const auto& s : r.subsets) out += detail::subset_table(s);
             out += detail::breakdown_table(r.time_breakdown);
         }

@@ -21,12 +21,14 @@
 #include "servestat/ingest/canonical_jsonl.hpp"   // canonical_log_format
 #include "servestat/ingest/file_name_params.hpp"  // params_from_file_name
 #include "servestat/ingest/genai_perf.hpp"        // genai_perf_format
+#include "servestat/ingest/guidellm.hpp"          // guidellm_format
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
 #include "servestat/ingest/mapped.hpp"            // mapping_spec, read_mapped
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
 #include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format
+#include "servestat/ingest/vllm_bench_json.hpp"   // vllm_bench_json_format
 #include "servestat/ingest/vllm_server_stats.hpp" // vllm_server_stats_format
 
 namespace servestat {
@@ -35,7 +37,7 @@ inline constexpr std::array builtin_formats{
     &canonical_log_format,   &notebook_csv_format,      &vllm_bench_csv_format, &llmperf_format,
     &llmperf_summary_format, &llmperf_console_format,   &burstgpt_detail_format, &vllm_server_stats_format,
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
-    &aiperf_summary_csv_format, &genai_perf_format};
+    &aiperf_summary_csv_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format};
 
 inline std::string format_names() {
     std::string names;

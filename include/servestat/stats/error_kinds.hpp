@@ -12,15 +12,15 @@
 
 namespace servestat {
 
-enum class error_kind { context_overflow, rate_limited, server_error, timeout, transport, other };
+enum class error_kind { context_overflow, rate_limited, server_error, timeout, transport, cancelled, other };
 
-inline constexpr std::array<error_kind, 6> all_error_kinds{
-    error_kind::context_overflow, error_kind::rate_limited, error_kind::server_error,
-    error_kind::timeout,          error_kind::transport,    error_kind::other};
+inline constexpr std::array<error_kind, 7> all_error_kinds{
+    error_kind::context_overflow, error_kind::rate_limited, error_kind::server_error, error_kind::timeout,
+    error_kind::transport,        error_kind::cancelled,    error_kind::other};
 
 inline std::string_view to_string(error_kind k) noexcept {
-    constexpr std::array<std::string_view, 6> names{"context_overflow", "rate_limited", "server_error",
-                                                    "timeout",          "transport",    "other"};
+    constexpr std::array<std::string_view, 7> names{"context_overflow", "rate_limited", "server_error", "timeout",
+                                                    "transport",        "cancelled",    "other"};
     return names[static_cast<std::size_t>(k)];
 }
 
@@ -31,7 +31,8 @@ namespace detail {
 inline bool mentions_context_overflow(std::string_view message) {
     return contains_ignoring_case(message, "maximum context length") ||
            contains_ignoring_case(message, "context_length_exceeded") ||
-           contains_ignoring_case(message, "context length");
+           contains_ignoring_case(message, "context length") ||
+           (contains_ignoring_case(message, "max_tokens") && contains_ignoring_case(message, "too large"));
 }
 
 } // namespace detail
@@ -39,6 +40,7 @@ inline bool mentions_context_overflow(std::string_view message) {
 inline error_kind classify_failure(request_status status, int http_status, std::string_view message) {
     if (status == request_status::timeout) return error_kind::timeout;
     if (status == request_status::transport) return error_kind::transport;
+    if (status == request_status::cancelled) return error_kind::cancelled;
     if (detail::mentions_context_overflow(message) && (http_status == 0 || http_status == 400 || http_status == 413))
         return error_kind::context_overflow;
     if (http_status == 429) return error_kind::rate_limited;

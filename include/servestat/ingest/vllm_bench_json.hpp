@@ -1,0 +1,476 @@
+// Reader for the result file of vLLM's serving benchmark (`vllm bench serve --save-result
+// [--save-detailed] [--append-result]`, and the legacy `benchmarks/benchmark_serving.py`): one JSON
+// object per run (--append-result puts several in one file, separated by newlines).
+//
+// A run object holds its settings (date, backend, model_id, num_prompts, request_rate, burstiness,
+// max_concurrency, --metadata pairs), vLLM's aggregates (completed, failed, duration, throughputs and
+// mean/median/std/p{P}_{ttft,tpot,itl,e2el,...}_ms) and, per request, parallel arrays: input_lens,
+// output_lens, ttfts (s), itls (lists of s), latencies (s), start_times (time.perf_counter(), s),
+// queue_times (s), errors. Without --save-detailed only latencies and queue_times are kept, and the
+// legacy script never wrote latencies, start_times or queue_times: whatever is there is read, and
+// what is missing stays absent (no clock without start_times).
+#pragma once
+
+#include <algorithm>   // std::sort, std::min, std::all_of, std::any_of
+#include <array>       // std::array
+#include <cctype>      // std::isdigit
+#include <cmath>       // std::abs, std::floor, std::isfinite
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::int32_t, std::int64_t
+#include <exception>   // std::exception
+#include <filesystem>  // std::filesystem::path
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::move, std::pair
+#include <vector>      // std::vector
+
+#include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/errors.hpp"          // input_error
+#include "servestat/core/request_record.hpp"  // request_record
+#include "servestat/core/request_status.hpp"  // request_status
+#include "servestat/core/run.hpp"             // run, run_metadata, reported_value, run_kind
+#include "servestat/core/text.hpp"            // trim_spaces, shortest_number
+#include "servestat/ingest/failure_text.hpp"  // classify_failure_text
+#include "servestat/ingest/json_document.hpp" // parse_json_documents, read_whole_file, json_* helpers
+#include "servestat/ingest/reader.hpp"        // log_format, read_options
+
+namespace servestat {
+namespace detail {
+
+inline constexpr std::string_view vllm_bench_json_name = "vllm-bench-json";
+
+// Python's json.dump writes NaN and ±Infinity as bare words, which are not JSON. Outside strings
+// NaN becomes null (not a value) and Infinity the string "inf", the spelling vLLM itself uses for
+// an unlimited request rate; a number field holding either is then reported as a wrong type.
+inline std::string vllm_json_python_words(std::string text) {
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            continue;
+        }
+        const std::string_view rest = std::string_view(text).substr(i);
+        for (const auto& [word, replacement] : {std::pair{std::string_view("-Infinity"), std::string_view("\"-inf\"")},
+                                                std::pair{std::string_view("Infinity"), std::string_view("\"inf\"")},
+                                                std::pair{std::string_view("NaN"), std::string_view("null")}})
+            if (rest.starts_with(word)) {
+                text.replace(i, word.size(), replacement);
+                i += replacement.size() - 1;
+                break;
+            }
+    }
+    return text;
+}
+
+// ---- the per-request arrays -------------------------------------------------------------------
+
+// The parallel arrays of one run (nullptr when absent); element i of each is request i.
+struct vllm_arrays {
+    const nlohmann::json *input_lens = nullptr, *output_lens = nullptr, *ttfts = nullptr, *itls = nullptr,
+                         *latencies = nullptr, *start_times = nullptr, *queue_times = nullptr, *errors = nullptr;
+    std::size_t size = 0;
+    bool any() const { return latencies || ttfts || errors || input_lens || output_lens || itls || start_times; }
+};
+
+// Arrays of unequal length cannot be paired up: the whole run is rejected, naming the array.
+inline vllm_arrays read_vllm_arrays(const nlohmann::json& object, const json_place& place) {
+    vllm_arrays a;
+    std::string reference;
+    for (auto [key, slot] : {std::pair{"latencies", &a.latencies}, std::pair{"ttfts", &a.ttfts},
+                             std::pair{"itls", &a.itls}, std::pair{"start_times", &a.start_times},
+                             std::pair{"queue_times", &a.queue_times}, std::pair{"errors", &a.errors},
+                             std::pair{"input_lens", &a.input_lens}, std::pair{"output_lens", &a.output_lens}}) {
+        const auto* v = json_member(object, key);
+        if (!v || v->is_null()) continue;
+        json_array(*v, place, key);
+        if (reference.empty()) {
+            reference = key;
+            a.size = v->size();
+        } else if (v->size() != a.size) {
+            place.fail(key, "has " + std::to_string(v->size()) + " elements but " + reference + " has " +
+                                std::to_string(a.size) + " (the per-request arrays must be parallel)");
+        }
+        *slot = v;
+    }
+    return a;
+}
+
+// aiohttp's reason phrase is all vLLM keeps of an HTTP error ("Too Many Requests"): the standard
+// phrases give back the status code.
+inline std::optional<std::int32_t> vllm_reason_status(std::string_view error) {
+    static constexpr std::array<std::pair<std::string_view, std::int32_t>, 12> phrases{{
+        {"Bad Request", 400},           {"Unauthorized", 401},         {"Forbidden", 403},
+        {"Not Found", 404},             {"Request Timeout", 408},      {"Payload Too Large", 413},
+        {"Request Entity Too Large", 413}, {"Too Many Requests", 429}, {"Internal Server Error", 500},
+        {"Bad Gateway", 502},           {"Service Unavailable", 503},  {"Gateway Timeout", 504},
+    }};
+    error = trim_spaces(error);
+    for (const auto& [phrase, code] : phrases)
+        if (error == phrase) return code;
+    return std::nullopt;
+}
+
+inline constexpr std::string_view vllm_no_error_text = "request failed (no error text)";
+
+// One request, its times still on vLLM's perf_counter clock.
+struct vllm_request {
+    std::optional<double> start, queue, ttft, latency;
+    std::optional<std::int32_t> prompt_tokens, output_tokens;
+    std::vector<double> itl;
+    bool ok = true;
+    std::string error;
+};
+
+inline vllm_request read_vllm_request(const vllm_arrays& a, std::size_t i, const json_place& place) {
+    vllm_request r;
+    auto element = [i](const char* key) { return json_path(key, i); };
+    if (a.errors) {
+        const auto& e = (*a.errors)[i];
+        if (!e.is_null()) r.error = json_string(e, place, element("errors"));
+    }
+    if (a.latencies) r.latency = json_duration((*a.latencies)[i], place, element("latencies"));
+    // vLLM's success flag is not saved: an empty error text and a positive latency stand for it
+    // (a failed request has latency 0.0 and sometimes an empty error text).
+    r.ok = r.error.empty() && (!r.latency || *r.latency > 0);
+    if (a.start_times) r.start = json_number((*a.start_times)[i], place, element("start_times"));
+    if (a.queue_times && !(*a.queue_times)[i].is_null())
+        r.queue = json_duration((*a.queue_times)[i], place, element("queue_times"));
+    if (a.input_lens) r.prompt_tokens = json_optional_count(&(*a.input_lens)[i], place, element("input_lens"));
+    if (a.output_lens) r.output_tokens = json_optional_count(&(*a.output_lens)[i], place, element("output_lens"));
+    if (!r.ok) {
+        if (r.error.empty()) r.error = vllm_no_error_text;
+        return r;
+    }
+    if (a.ttfts) {
+        r.ttft = json_duration((*a.ttfts)[i], place, element("ttfts"));
+        if (r.latency && *r.ttft > *r.latency)
+            place.fail(element("ttfts"), "ttft (" + shortest_number(*r.ttft) + " s) is larger than latency (" +
+                                             shortest_number(*r.latency) + " s)");
+    }
+    if (a.itls) {
+        const std::string path = element("itls");
+        const auto& gaps = json_array((*a.itls)[i], place, path);
+        r.itl.reserve(gaps.size());
+        for (std::size_t k = 0; k < gaps.size(); ++k) r.itl.push_back(json_duration(gaps[k], place, json_path(path, k)));
+    }
+    return r;
+}
+
+// perf_counter readings are seconds since an arbitrary point: only differences mean anything.
+inline void vllm_to_record(const vllm_request& v, std::optional<double> origin, request_record& r) {
+    const double sent = origin && v.start ? *v.start - *origin : 0.0;
+    r.t_sent = sent;
+    if (v.queue) r.t_sched = sent - *v.queue;
+    r.prompt_tokens = v.prompt_tokens;
+    r.output_tokens = v.output_tokens;
+    if (!v.ok) {
+        r.error = v.error;
+        const failure_class failure = classify_failure_text(r.error, vllm_reason_status(r.error));
+        r.status = failure.status;
+        r.http_status = failure.http_status;
+        return;
+    }
+    r.status = request_status::ok;
+    if (v.ttft) r.t_first = sent + *v.ttft;
+    if (v.latency) r.t_end = sent + *v.latency;
+    r.itl = v.itl;
+}
+
+// ---- vLLM's aggregates ------------------------------------------------------------------------
+
+// The per-request quantities vLLM summarises (`<stat>_<key>_ms`) and servestat's metric for each:
+// the definitions agree (vLLM's TTFT and ITL are what its per-request arrays hold).
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 6> vllm_metrics{{
+    {"ttft", "ttft"},
+    {"tpot", "tpot"},
+    {"itl", "itl"},
+    {"e2el", "e2e"},
+    {"client_queue_time", "client_queue"},
+    {"e2el_including_client_queue", "e2e_sched"},
+}};
+
+struct vllm_run_value {
+    std::string_view key;
+    std::string_view reported;
+    std::string_view unit;
+};
+
+// In the order vLLM writes them.
+inline constexpr std::array<vllm_run_value, 12> vllm_run_values{{
+    {"duration", "duration", "s"},
+    {"completed", "ok", "requests"},
+    {"failed", "failed", "requests"},
+    {"total_input_tokens", "vllm.total_input_tokens", "tokens"},
+    {"total_output_tokens", "vllm.total_output_tokens", "tokens"},
+    {"request_throughput", "rps", "req/s"},
+    {"request_goodput", "vllm.request_goodput", "req/s"},
+    {"request_goodput:", "vllm.request_goodput", "req/s"}, // legacy benchmark_serving.py's key
+    {"output_throughput", "output_tps", "tok/s"},
+    {"total_token_throughput", "total_tps", "tok/s"},
+    {"max_output_tokens_per_s", "vllm.max_output_tokens_per_s", "tok/s"},
+    {"max_concurrent_requests", "vllm.max_concurrent_requests", "requests"},
+}};
+
+// "p99.9_ttft_ms" → 99.9 when the key is `p<number>_<metric>_ms`.
+inline std::optional<double> vllm_percentile_of(std::string_view key, std::string_view metric) {
+    std::string suffix = "_";
+    suffix.append(metric).append("_ms");
+    if (key.size() <= suffix.size() + 1 || key[0] != 'p' || !key.ends_with(suffix)) return std::nullopt;
+    const std::string_view number = key.substr(1, key.size() - 1 - suffix.size());
+    if (number.empty() || number.find_first_not_of("0123456789.") != std::string_view::npos ||
+        !std::isdigit(static_cast<unsigned char>(number.front())) ||
+        number.find('.') != number.rfind('.'))
+        return std::nullopt;
+    return std::stod(std::string(number));
+}
+
+// Keys holding vLLM's aggregates (never run parameters).
+inline bool is_vllm_summary_key(std::string_view key) {
+    for (const auto& v : vllm_run_values)
+        if (key == v.key) return true;
+    for (const std::string_view other : {"rtfx", "total_input_sequences", "input_sequence_throughput"})
+        if (key == other) return true;
+    for (const std::string_view prefix : {"probe_", "spec_decode_", "diffusion_"})
+        if (key.starts_with(prefix)) return true;
+    if (!key.ends_with("_ms")) return false;
+    for (const std::string_view prefix : {"mean_", "median_", "std_"})
+        if (key.starts_with(prefix)) return true;
+    return key.size() > 1 && key[0] == 'p' && std::isdigit(static_cast<unsigned char>(key[1]));
+}
+
+inline void add_vllm_value(run_metadata& meta, const nlohmann::json& object, std::string_view key, std::string name,
+                           std::string_view unit, double scale, const json_place& place) {
+    const auto* v = json_member(object, key);
+    if (!v || v->is_null()) return;
+    meta.reported.push_back({std::move(name), json_number(*v, place, std::string(key)) * scale, std::string(unit)});
+}
+
+inline void read_vllm_summary(const nlohmann::json& object, const json_place& place, run_metadata& meta) {
+    for (const auto& v : vllm_run_values) add_vllm_value(meta, object, v.key, std::string(v.reported), v.unit, 1.0, place);
+    // With no completed request vLLM's statistics are np.mean(0) and the like: placeholders.
+    if (const auto* completed = json_member(object, "completed");
+        completed && completed->is_number() && completed->get<double>() == 0) {
+        meta.notes.push_back("no request completed: vLLM's latency statistics are placeholder zeros and are not "
+                             "reported");
+        return;
+    }
+    for (const auto& [key, name] : vllm_metrics) {
+        const std::string middle = std::string("_").append(key).append("_ms");
+        const std::string prefix = std::string(name).append(".");
+        std::vector<std::pair<double, std::string>> percentiles;
+        for (const auto& [k, value] : object.items())
+            if (const auto p = vllm_percentile_of(k, key)) percentiles.emplace_back(*p, k);
+        std::sort(percentiles.begin(), percentiles.end());
+        add_vllm_value(meta, object, "mean" + middle, prefix + "mean", "s", 1e-3, place);
+        const bool has_p50 = std::any_of(percentiles.begin(), percentiles.end(), [](const auto& p) { return p.first == 50; });
+        if (!has_p50) add_vllm_value(meta, object, "median" + middle, prefix + "p50", "s", 1e-3, place);
+        add_vllm_value(meta, object, "std" + middle, prefix + "std", "s", 1e-3, place);
+        for (const auto& [p, k] : percentiles)
+            add_vllm_value(meta, object, k, prefix + k.substr(0, k.size() - middle.size()), "s", 1e-3, place);
+    }
+}
+
+// ---- run settings -----------------------------------------------------------------------------
+
+// "20250127-140322" (datetime.now().strftime("%Y%m%d-%H%M%S"), local time) → "2025-01-27T14:03:22".
+inline std::string vllm_date(const nlohmann::json& v, const json_place& place) {
+    const std::string& s = json_string(v, place, "date");
+    const bool digits = s.size() == 15 && s[8] == '-' &&
+                        std::all_of(s.begin(), s.begin() + 8, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+                        std::all_of(s.begin() + 9, s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (!digits) place.fail("date", "expected YYYYmmdd-HHMMSS, got \"" + s + "\"");
+    return s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + "T" + s.substr(9, 2) + ":" +
+           s.substr(11, 2) + ":" + s.substr(13, 2);
+}
+
+// A parameter value: numbers stay numbers (whole ones as integers), --metadata strings that are
+// numbers become numbers, "inf" stays a string.
+inline nlohmann::json vllm_param_value(const nlohmann::json& v) {
+    auto number = [](double x) -> nlohmann::json {
+        if (x == std::floor(x) && std::abs(x) < 1e15) return static_cast<std::int64_t>(x);
+        return x;
+    };
+    if (v.is_number()) return number(v.get<double>());
+    if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        const bool numeric = !s.empty() && s.find_first_not_of("0123456789.-+eE") == std::string::npos &&
+                             s.find_first_of("0123456789") != std::string::npos;
+        if (numeric) {
+            std::size_t used = 0;
+            try {
+                const double x = std::stod(s, &used);
+                if (used == s.size() && std::isfinite(x)) return number(x);
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    return v;
+}
+
+// A rate or burstiness: a number, or "inf" (vLLM's own spelling for no limit).
+inline nlohmann::json vllm_rate(const nlohmann::json& v, const json_place& place, const std::string& key) {
+    if (v.is_string() && v.get_ref<const std::string&>() == "inf") return v;
+    const double x = json_number(v, place, key);
+    if (x <= 0) place.fail(key, "must be greater than 0");
+    return vllm_param_value(v);
+}
+
+inline void read_vllm_settings(const nlohmann::json& object, const json_place& place, run_metadata& meta) {
+    if (const auto* date = json_member(object, "date"); date && !date->is_null()) meta.started_at = vllm_date(*date, place);
+    if (const auto* label = json_member(object, "label"); label && !label->is_null())
+        meta.label = json_string(*label, place, "label");
+    if (const auto* model = json_member(object, "model_id"); model && !model->is_null())
+        meta.model = json_string(*model, place, "model_id");
+    for (const auto& [key, value] : object.items()) {
+        if (value.is_null() || value.is_array() || value.is_object()) continue;
+        if (key == "date" || key == "label" || key == "model_id" || is_vllm_summary_key(key)) continue;
+        if (key == "request_rate" || key == "burstiness") meta.params[key] = vllm_rate(value, place, key);
+        else if (key == "max_concurrency" || key == "num_prompts")
+            meta.params[key] = json_count(value, place, key);
+        else meta.params[key] = vllm_param_value(value);
+    }
+}
+
+// ---- notes ------------------------------------------------------------------------------------
+
+inline void add_vllm_notes(const vllm_arrays& a, const std::vector<vllm_request>& requests, run_metadata& meta) {
+    if (a.start_times)
+        meta.notes.push_back("start_times are time.perf_counter() readings (a monotonic clock, not the wall clock): "
+                             "t_sent = start_time - the earliest start_time, t_first = t_sent + ttft, t_end = t_sent + "
+                             "latency");
+    else
+        meta.notes.push_back("no start_times (saved without --save-detailed, or by the legacy benchmark_serving.py): "
+                             "every request is placed at t_sent = 0 with no shared clock; the run's duration and "
+                             "rates come from vLLM's reported duration");
+    if (!a.latencies)
+        meta.notes.push_back("no latencies (legacy benchmark_serving.py): e2e, decode and tpot are unavailable; vLLM's "
+                             "own e2el and tpot statistics are kept as reported");
+    if (a.queue_times)
+        meta.notes.push_back("queue_times run from a request's arrival to its send (the wait for a --max-concurrency "
+                             "slot, when one is set): t_sched = t_sent - queue_time");
+    if (a.ttfts)
+        meta.notes.push_back("vLLM's TTFT ends at the first SSE event with non-empty choices, which counts a "
+                             "role-only first chunk (chat endpoints): when the server sends one, ttft is shorter than "
+                             "servestat's definition (first chunk carrying content) and the first itl gap longer");
+    if (a.itls)
+        meta.notes.push_back("itl holds vLLM's gaps between streamed chunks (not tokens), pooled over requests as "
+                             "servestat's itl; tpot is (e2e - ttft) / (output_tokens - 1) in both");
+    else if (a.any())
+        meta.notes.push_back("no itls (saved without --save-detailed): per-chunk gaps are unavailable");
+    std::size_t silent = 0;
+    for (const auto& r : requests) silent += !r.ok && r.error == vllm_no_error_text;
+    if (silent > 0 && !a.errors)
+        meta.notes.push_back("no errors (saved without --save-detailed): a request with latency 0 is counted as "
+                             "failed, with no error text");
+    else if (silent > 0)
+        meta.notes.push_back(std::to_string(silent) + " failed request(s) have no error text (vLLM keeps only the "
+                             "HTTP reason, which can be empty): a request failed when its error text is non-empty or "
+                             "its latency is 0");
+}
+
+inline void add_vllm_count_note(const nlohmann::json& object, const std::vector<vllm_request>& requests,
+                                std::size_t skipped, run_metadata& meta) {
+    const auto* completed = json_member(object, "completed");
+    if (!completed || !completed->is_number()) return;
+    std::size_t ok = 0;
+    for (const auto& r : requests) ok += r.ok;
+    if (skipped == 0 && completed->get<double>() != static_cast<double>(ok))
+        meta.notes.push_back("vLLM counted " + completed->dump() + " completed requests, but " + std::to_string(ok) +
+                             " have an empty error text and a positive latency");
+}
+
+// ---- one JSON object → one run ----------------------------------------------------------------
+
+inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json& object, const json_place& place,
+                         const read_options& options) {
+    json_object(object, place, "");
+    if (!json_member(object, "completed") && !json_member(object, "request_throughput"))
+        place.fail("completed", "missing required field (not a vLLM benchmark result)");
+    run out;
+    auto& meta = out.meta;
+    meta.source = {file.string(), std::string(vllm_bench_json_name)};
+    meta.tool = "vllm-bench-serve";
+    meta.label = file.stem().string();
+    read_vllm_settings(object, place, meta);
+    if (json_member(object, "request_goodput:"))
+        meta.notes.push_back("written by the legacy benchmarks/benchmark_serving.py (its \"request_goodput:\" key)");
+    if (meta.params.contains("request_rate") && meta.params["request_rate"] == "inf")
+        meta.notes.push_back("request_rate \"inf\": every request was sent at once, with no arrival process");
+    if (!meta.started_at.empty()) meta.notes.push_back("the date is vLLM's local time, with no time zone");
+    read_vllm_summary(object, place, meta);
+
+    const vllm_arrays a = read_vllm_arrays(object, place);
+    std::vector<vllm_request> requests;
+    if (a.any() && (a.latencies || a.errors)) {
+        requests.reserve(a.size);
+        for (std::size_t i = 0; i < a.size; ++i) {
+            try {
+                requests.push_back(read_vllm_request(a, i, place));
+            } catch (const input_error& e) {
+                if (!options.skip_bad) throw;
+                out.skipped.add(e.what());
+            }
+        }
+    } else {
+        meta.kind = run_kind::summary;
+        meta.notes.push_back("no per-request arrays (saved without --save-detailed by an older vLLM): only vLLM's "
+                             "own aggregates are available");
+    }
+    std::optional<double> origin;
+    for (const auto& r : requests)
+        if (r.start) origin = origin ? std::min(*origin, *r.start) : *r.start;
+    meta.shared_clock = a.start_times != nullptr;
+    out.requests.reserve(requests.size());
+    request_record record;
+    for (const auto& r : requests) {
+        record.clear();
+        vllm_to_record(r, origin, record);
+        out.requests.push_back(record);
+    }
+    if (meta.kind == run_kind::requests) {
+        add_vllm_notes(a, requests, meta);
+        add_vllm_count_note(object, requests, out.skipped.count, meta);
+    }
+    return out;
+}
+
+inline std::vector<run> read_vllm_bench_json(const std::filesystem::path& file, const read_options& options) {
+    const std::string text = vllm_json_python_words(read_whole_file(file));
+    const auto documents = parse_json_documents(file, text);
+    std::vector<run> runs;
+    runs.reserve(documents.size());
+    for (const auto& [object, place] : documents) runs.push_back(read_vllm_run(file, object, place, options));
+    // Appended runs often share a label: number them so each stays distinguishable.
+    if (runs.size() > 1)
+        for (std::size_t i = 0; i < runs.size(); ++i) runs[i].meta.label.append(" #").append(std::to_string(i + 1));
+    return runs;
+}
+
+// vLLM writes date, backend, model_id, ... first and its aggregates before the arrays, so the
+// head holds model_id, completed and request_throughput. SGLang's look-alike uses other keys
+// (mean_e2e_latency_ms) and is not this format.
+inline int sniff_vllm_bench_json(std::string_view head) {
+    if (first_json_char(head) != '{') return 0;
+    auto has = [head](std::string_view key) { return head.find(key) != std::string_view::npos; };
+    if (!has("\"model_id\"") || !has("\"completed\"") || !has("\"request_throughput\"")) return 0;
+    if (has("\"mean_e2e_latency_ms\"") || has("\"benchmarks\"")) return 0;
+    return has("\"date\"") && has("\"num_prompts\"") ? 100 : 80;
+}
+
+} // namespace detail
+
+inline constexpr log_format vllm_bench_json_format{
+    detail::vllm_bench_json_name,
+    "vLLM serving benchmark result JSON (vllm bench serve --save-result [--save-detailed] [--append-result])",
+    &detail::sniff_vllm_bench_json, &detail::read_vllm_bench_json};
+
+} // namespace servestat

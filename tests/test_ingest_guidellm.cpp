@@ -1,0 +1,578 @@
+// Tests for servestat/ingest/guidellm.hpp against the five real GuideLLM 0.5.0.dev0 benchmarks.json
+// files in the shared data (guidellm-danielkorat, see its SOURCE.md) and small hand-written documents.
+// Expected values come from those files (GuideLLM's own per-request fields and metrics), from
+// SOURCE.md's table, or from Python's datetime for the start times.
+#include "servestat/ingest/guidellm.hpp"
+
+#include <algorithm>   // std::sort
+#include <array>       // std::array
+#include <cmath>       // std::abs, std::round
+#include <cstddef>     // std::size_t
+#include <filesystem>  // std::filesystem
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::pair
+#include <vector>      // std::vector
+
+#include "servestat/ingest/detect.hpp"        // builtin_formats
+#include "servestat/ingest/json_document.hpp" // read_json_documents
+#include "servestat/ingest/vllm_bench_json.hpp" // vllm_bench_json_format (sniffers must not overlap)
+#include "servestat/stats/quantile.hpp"       // percentile_sorted, quantile_method
+#include "servestat/stats/run_stats.hpp"      // analyze, find_summary
+#include "servestat/stats/summary.hpp"        // summarize
+
+#include "temp_file.hpp"
+
+#include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
+#include <nlohmann/json.hpp> // nlohmann::json
+
+namespace {
+
+namespace fs = std::filesystem;
+using servestat::guidellm_format;
+using servestat::input_error;
+using servestat::metric;
+using servestat::quantile_method;
+using servestat::read_options;
+using servestat::request_record;
+using servestat::request_status;
+using servestat::run;
+
+const fs::path shared = fs::path(SERVESTAT_SHARED_DATA_DIR) / "guidellm-danielkorat";
+
+// SOURCE.md's table: the file, its strategy and its listed successful / errored / incomplete requests.
+struct source_file {
+    std::string_view path;
+    std::string_view strategy;
+    std::size_t successful, errored, incomplete;
+    std::string_view started_at; // scheduler_metrics.start_time, datetime.fromtimestamp(t, timezone.utc)
+    std::string_view model;
+};
+
+constexpr std::array<source_file, 5> files{{
+    {"guidellm_results/20260302_1917/Qwen_Qwen3-30B-A3B_tp4_quant-fp8_benchmarks.json", "synchronous", 23, 0, 1,
+     "2026-03-02T17:42:38Z", "Qwen/Qwen3-30B-A3B"},
+    {"guidellm_results/20260302_1917/Qwen_Qwen3-4B-Thinking-2507_tp2_quant-fp8_benchmarks.json", "synchronous", 30,
+     0, 0, "2026-03-02T17:59:52Z", "Qwen/Qwen3-4B-Thinking-2507"},
+    {"guidellm_results/20260302_1917/Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json", "synchronous", 30,
+     0, 0, "2026-03-02T18:12:09Z", "Qwen/Qwen3-4B-Thinking-2507"},
+    {"guidellm_results/20260302_1917/openai_gpt-oss-20b_tp4_quant-none_benchmarks.json", "synchronous", 30, 0, 0,
+     "2026-03-02T17:19:52Z", "openai/gpt-oss-20b"},
+    {"guidellm_sanity_results/20260302_1856/Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json",
+     "concurrent", 4, 0, 0, "2026-03-02T16:58:16Z", "Qwen/Qwen3-4B-Thinking-2507"},
+}};
+
+const source_file& qwen30b = files[0];
+const source_file& sanity = files[4];
+
+fs::path path_of(const source_file& f) { return shared / f.path; }
+
+run read_one(const fs::path& file, read_options options = {}) {
+    auto runs = guidellm_format.read(file, options);
+    REQUIRE(runs.size() == 1);
+    return std::move(runs.front());
+}
+
+run read_one(const source_file& f) { return read_one(path_of(f)); }
+
+nlohmann::json benchmark_of(const source_file& f) {
+    return servestat::detail::read_json_documents(path_of(f)).front().value["benchmarks"][0];
+}
+
+std::optional<double> reported(const run& r, std::string_view name) {
+    for (const auto& v : r.meta.reported)
+        if (v.name == name) return v.value;
+    return std::nullopt;
+}
+
+bool has_note(const run& r, std::string_view part) {
+    for (const auto& note : r.meta.notes)
+        if (note.find(part) != std::string::npos) return true;
+    return false;
+}
+
+std::string read_text(const fs::path& file) { return servestat::detail::read_whole_file(file); }
+
+// What detection sees of a file: its first 64 KiB.
+std::string head_of(const fs::path& file) { return read_text(file).substr(0, 64 * 1024); }
+
+input_error error_of(std::string_view text, read_options options = {}) {
+    const servestat::test::temp_file file(text, "benchmarks.json");
+    try {
+        guidellm_format.read(file.path(), options);
+    } catch (const input_error& e) {
+        return e;
+    }
+    FAIL("no input_error was thrown");
+    throw; // unreachable: FAIL throws
+}
+
+// A small GuideLLM document in the 0.5 layout, with a constant-rate strategy, for the cases the real
+// files do not have. `requests` is the body of "requests".
+std::string document(std::string_view requests) {
+    return std::string(R"({"metadata": {"version": 1, "guidellm_version": "0.5.0"},
+ "args": {"model": "m-from-args", "data": ["prompt_tokens=256,output_tokens=128"]},
+ "benchmarks": [{"type_": "generative_benchmark",
+   "config": {"strategy": {"type_": "constant", "rate": 2.0, "max_concurrency": null, "worker_count": 8},
+              "constraints": {"max_requests": {"type_": "max_number", "max_num": 3}}},
+   "scheduler_metrics": {"start_time": 1000.0, "measure_start_time": 1000.0, "measure_end_time": 1100.0},
+   "requests": )")
+        .append(requests)
+        .append("}]}");
+}
+
+// request_start 1001.0, first token 1001.25, last token 1003.0, request_end 1003.5, planned 1000.5.
+std::string ok_record(std::string_view start = "1001.0", std::string_view first = "1001.25",
+                      std::string_view last = "1003.0") {
+    return std::string(R"({"request_args": "{\"body\": {\"max_tokens\": 128}}", "info": {"status": "completed",
+      "timings": {"targeted_start": 1000.5, "request_start": )")
+        .append(start)
+        .append(R"(, "first_token_iteration": )")
+        .append(first)
+        .append(R"(, "last_token_iteration": )")
+        .append(last)
+        .append(R"(, "request_end": 1003.5}, "error": null},
+      "request_start_time": )")
+        .append(start)
+        .append(R"(, "request_end_time": 1003.5, "prompt_tokens": 256, "output_tokens": 128})");
+}
+
+const std::string errored_record = R"({"info": {"status": "errored", "timings": {"targeted_start": 1001.0,
+    "request_start": 1001.5, "first_token_iteration": null, "last_token_iteration": null, "request_end": 1001.75},
+    "error": "Client error '429 Too Many Requests' for url 'http://localhost:8000/v1/completions'"},
+  "request_start_time": 1001.5, "request_end_time": 1001.75, "prompt_tokens": 256, "output_tokens": null})";
+
+// GuideLLM's percentile (schemas/statistics.py Percentiles.from_pdf): values sorted, probabilities
+// 1/n each, cdf = np.cumsum (a sequential float sum), value at np.searchsorted(cdf, p, "left").
+// Mathematically that is x_(ceil(n p)), numpy's inverted_cdf. Where n p is a whole number k the
+// float sum of k copies of 1/n may land just below p and GuideLLM takes x_(k+1) instead: there the
+// tolerance is one order statistic, and which one is decided by that same float sum.
+void check_guidellm_percentile(std::vector<double> values, double p, double reported_value, double scale,
+                               double relative) {
+    std::sort(values.begin(), values.end());
+    const auto n = values.size();
+    const double rank = static_cast<double>(n) * p;
+    const double k = std::round(rank);
+    auto order_statistic = [&](double j) { // x_(j), 1-based, through servestat's inverted_cdf
+        return servestat::percentile_sorted(values, 100.0 * (j - 0.5) / static_cast<double>(n),
+                                            quantile_method::inverted_cdf);
+    };
+    double expected = 0;
+    if (std::abs(rank - k) > 1e-9) {
+        expected = servestat::percentile_sorted(values, 100.0 * p, quantile_method::inverted_cdf);
+    } else {
+        double cdf = 0;
+        for (double j = 0; j < k; ++j) cdf += 1.0 / static_cast<double>(n);
+        expected = cdf < p && k < static_cast<double>(n) ? order_statistic(k + 1) : order_statistic(k);
+    }
+    CHECK(reported_value == Approx(expected * scale).epsilon(relative).margin(0));
+}
+
+constexpr std::array<std::pair<std::string_view, double>, 11> guidellm_ps{{
+    {"p0.1", 0.001}, {"p1", 0.01}, {"p5", 0.05}, {"p10", 0.1}, {"p25", 0.25}, {"p50", 0.5},
+    {"p75", 0.75}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999},
+}};
+
+// GuideLLM's window (accumulator get_within_range): request_end_time >= measure_start_time and
+// request_start_time <= measure_end_time.
+std::vector<bool> in_window(const nlohmann::json& benchmark) {
+    const double from = benchmark["scheduler_metrics"]["measure_start_time"].get<double>();
+    const double to = benchmark["scheduler_metrics"]["measure_end_time"].get<double>();
+    std::vector<bool> inside;
+    for (const auto& r : benchmark["requests"]["successful"])
+        inside.push_back(r["request_end_time"].get<double>() >= from && r["request_start_time"].get<double>() <= to);
+    return inside;
+}
+
+} // namespace
+
+TEST_CASE("the GuideLLM format is named guidellm") {
+    CHECK(guidellm_format.name == "guidellm");
+}
+
+TEST_CASE("the GuideLLM sniffer is sure of every real benchmarks.json") {
+    for (const auto& f : files) CHECK(guidellm_format.sniff(head_of(path_of(f))) == 100);
+}
+
+TEST_CASE("the GuideLLM sniffer recognises no other file of the shared data") {
+    for (const auto& entry : fs::recursive_directory_iterator(SERVESTAT_SHARED_DATA_DIR)) {
+        if (!entry.is_regular_file()) continue;
+        const std::string head = head_of(entry.path());
+        const bool guidellm = entry.path().string().find("guidellm-danielkorat") != std::string::npos &&
+                              entry.path().extension() == ".json";
+        INFO(entry.path().string());
+        CHECK((guidellm_format.sniff(head) > 0) == guidellm);
+    }
+}
+
+TEST_CASE("the GuideLLM sniffer leaves vLLM bench JSON to its reader, and the other way round") {
+    for (const auto& entry : fs::directory_iterator(fs::path(SERVESTAT_TEST_DATA_DIR) / "vllm_bench_json")) {
+        if (entry.path().extension() != ".json") continue;
+        INFO(entry.path().string());
+        CHECK(guidellm_format.sniff(head_of(entry.path())) == 0);
+    }
+    for (const auto& f : files) CHECK(servestat::vllm_bench_json_format.sniff(head_of(path_of(f))) == 0);
+}
+
+TEST_CASE("no other built-in format claims a GuideLLM file") {
+    for (const auto& f : files) {
+        const std::string head = head_of(path_of(f));
+        for (const auto* format : servestat::builtin_formats) {
+            if (format->name == guidellm_format.name) continue;
+            INFO(std::string(f.path) + " / " + std::string(format->name));
+            CHECK(format->sniff(head) == 0);
+        }
+    }
+}
+
+TEST_CASE("every GuideLLM file gives one run with SOURCE.md's request counts") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const run r = read_one(f);
+        std::size_t ok = 0, error = 0, cancelled = 0;
+        for (auto s : r.requests.status()) {
+            ok += s == request_status::ok;
+            error += s == request_status::error;
+            cancelled += s == request_status::cancelled;
+        }
+        CHECK(r.requests.size() == f.successful + f.errored + f.incomplete);
+        CHECK(ok == f.successful);
+        CHECK(error == f.errored);
+        CHECK(cancelled == f.incomplete);
+    }
+}
+
+TEST_CASE("a GuideLLM run is labelled by its file stem and strategy") {
+    CHECK(read_one(qwen30b).meta.label == "Qwen_Qwen3-30B-A3B_tp4_quant-fp8_benchmarks synchronous");
+    CHECK(read_one(sanity).meta.label == "Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks concurrent@4");
+}
+
+TEST_CASE("a GuideLLM run names its model, tool, start time, workload and source") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const run r = read_one(f);
+        CHECK(r.meta.model == f.model);
+        CHECK(r.meta.tool == "guidellm 0.5.0.dev0");
+        CHECK(r.meta.started_at == f.started_at);
+        CHECK(r.meta.workload == "/root/aime_2024_v2.jsonl");
+        CHECK(r.meta.source.format == "guidellm");
+        CHECK(r.meta.source.path == path_of(f).string());
+        CHECK(r.meta.shared_clock);
+        CHECK(r.meta.kind == servestat::run_kind::requests);
+    }
+}
+
+TEST_CASE("a synchronous GuideLLM run has its strategy and constraints as parameters") {
+    CHECK(read_one(qwen30b).meta.params == nlohmann::json{{"strategy", "synchronous"},
+                                                          {"profile", "synchronous"},
+                                                          {"max_concurrency", 1},
+                                                          {"worker_count", 1},
+                                                          {"max_requests", 30},
+                                                          {"max_seconds", 900},
+                                                          {"max_errors", 5}});
+}
+
+TEST_CASE("a concurrent GuideLLM run has its streams as a parameter") {
+    CHECK(read_one(sanity).meta.params == nlohmann::json{{"strategy", "concurrent"},
+                                                         {"profile", "concurrent"},
+                                                         {"streams", 4},
+                                                         {"max_concurrency", 4},
+                                                         {"worker_count", 4},
+                                                         {"max_requests", 4}});
+}
+
+TEST_CASE("the run's clock starts at its first request start") {
+    const run r = read_one(qwen30b);
+    CHECK(r.requests.row(0).t_sent == 0.0);
+    // The sanity run's third record started first (concurrent streams start in any order).
+    const run s = read_one(sanity);
+    CHECK(s.requests.row(2).t_sent == 0.0);
+    for (std::size_t i = 0; i < s.requests.size(); ++i) CHECK(*s.requests.row(i).t_sent >= 0.0);
+}
+
+TEST_CASE("GuideLLM's TTFT becomes t_first - t_sent in seconds") {
+    // requests.successful[0].time_to_first_token_ms of the Qwen3-30B file: 1243.5975074768066
+    const request_record r = read_one(qwen30b).requests.row(0);
+    CHECK(*r.t_first - *r.t_sent == Approx(1.2435975074768066).epsilon(1e-12));
+}
+
+TEST_CASE("t_end is the last token: e2e plus GuideLLM's tail to request_end is its request_latency") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const run r = read_one(f);
+        const nlohmann::json successful = benchmark_of(f)["requests"]["successful"];
+        for (std::size_t i = 0; i < successful.size(); ++i) {
+            const auto& timings = successful[i]["info"]["timings"];
+            const request_record row = r.requests.row(i);
+            const double tail = timings["request_end"].get<double>() - timings["last_token_iteration"].get<double>();
+            CHECK(tail > 0);
+            CHECK(*row.t_end - *row.t_sent + tail == Approx(successful[i]["request_latency"].get<double>()).margin(1e-9));
+        }
+    }
+}
+
+TEST_CASE("servestat's tpot of each request is GuideLLM's per-request inter_token_latency_ms") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const run r = read_one(f);
+        const nlohmann::json successful = benchmark_of(f)["requests"]["successful"];
+        for (std::size_t i = 0; i < successful.size(); ++i) {
+            const auto tpot = servestat::metric_value(r.requests, metric::tpot, i);
+            REQUIRE(tpot);
+            CHECK(*tpot * 1e3 == Approx(successful[i]["inter_token_latency_ms"].get<double>()).epsilon(1e-12));
+        }
+    }
+}
+
+TEST_CASE("GuideLLM's token counts and the request's max_tokens are read") {
+    // successful[0] of the Qwen3-30B file: prompt_tokens 133, output_tokens 1024, body max_tokens 1024
+    const request_record r = read_one(qwen30b).requests.row(0);
+    CHECK(r.prompt_tokens == 133);
+    CHECK(r.output_tokens == 1024);
+    CHECK(r.max_tokens == 1024);
+}
+
+TEST_CASE("GuideLLM keeps no chunk gaps, so a run has no itl") {
+    const run r = read_one(qwen30b);
+    CHECK_FALSE(r.requests.has_itl());
+    CHECK(has_note(r, "itl) are unavailable"));
+}
+
+TEST_CASE("the cancelled incomplete request has status cancelled and no latencies") {
+    const run r = read_one(qwen30b);
+    const request_record row = r.requests.row(23);
+    CHECK(row.status == request_status::cancelled);
+    CHECK(row.error == "Request was cancelled");
+    CHECK_FALSE(row.t_first);
+    CHECK_FALSE(row.t_end);
+    CHECK_FALSE(row.prompt_tokens);
+    CHECK_FALSE(row.output_tokens);
+    for (metric m : {metric::e2e, metric::ttft, metric::tpot})
+        CHECK_FALSE(servestat::metric_value(r.requests, m, 23).has_value());
+    const auto stats = servestat::analyze(r);
+    CHECK(stats.ok == 23);
+    CHECK(stats.failed == 1);
+    CHECK(servestat::find_summary(stats, "all", metric::e2e)->n == 23);
+}
+
+TEST_CASE("a closed-loop strategy has no t_sched: GuideLLM's targeted_start is not an arrival") {
+    const run r = read_one(qwen30b);
+    for (std::size_t i = 0; i < r.requests.size(); ++i) CHECK_FALSE(r.requests.row(i).t_sched);
+    CHECK(has_note(r, "closed-loop strategy (synchronous)"));
+}
+
+TEST_CASE("the measurement window is named in a note and every request is kept") {
+    const run r = read_one(qwen30b);
+    CHECK(r.requests.size() == 24);
+    // metrics.request_totals.successful = 19; window 90 s to 810 s after the first request start
+    CHECK(reported(r, "guidellm.request_totals.successful") == 19.0);
+    CHECK(has_note(r, "cover the 19 of 23 successful requests that overlap its measurement window, 90.0 s to "
+                      "810.0 s"));
+    // Without warmup and cooldown the window holds every request and no note is needed.
+    CHECK_FALSE(has_note(read_one(sanity), "measurement window"));
+}
+
+TEST_CASE("GuideLLM's window rule picks exactly the requests its metrics counted") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const nlohmann::json benchmark = benchmark_of(f);
+        const auto inside = in_window(benchmark);
+        CHECK(static_cast<double>(std::count(inside.begin(), inside.end(), true)) ==
+              benchmark["metrics"]["request_totals"]["successful"].get<double>());
+    }
+}
+
+TEST_CASE("the scheduler's counts are compared with the listed records") {
+    // requests_made: successful 23, errored 0, incomplete 2; requests.incomplete lists 1
+    CHECK(has_note(read_one(qwen30b), "counted 23 successful, 0 errored and 2 incomplete requests; the file lists 23 "
+                                      "successful, 0 errored and 1 incomplete"));
+}
+
+TEST_CASE("GuideLLM's own metrics are reported under servestat's names where definitions agree") {
+    const run r = read_one(qwen30b);
+    // metrics.time_to_first_token_ms.successful.percentiles.p50 = 58.10093879699707 (ms)
+    CHECK(reported(r, "ttft.p50") == Approx(0.05810093879699707).epsilon(1e-15));
+    // metrics.request_latency.successful.percentiles.p99 = 40.430073499679565 (s), ends at request_end
+    CHECK(reported(r, "guidellm.request_latency.p99") == 40.430073499679565);
+    CHECK_FALSE(reported(r, "e2e.p99"));
+    // metrics.inter_token_latency_ms.successful.mean = 38.65124784686373 (ms, token-weighted)
+    CHECK(reported(r, "guidellm.inter_token_latency_ms.mean") == 38.65124784686373);
+    CHECK_FALSE(reported(r, "tpot.mean"));
+    CHECK(reported(r, "guidellm.request_totals.total") == 19.0);
+    CHECK(reported(r, "guidellm.duration") == 720.0);
+    CHECK(reported(r, "prompt_tokens.p99.9"));
+    CHECK(reported(r, "guidellm.requests_per_second.mean"));
+    for (const auto& v : r.meta.reported) {
+        INFO(v.name);
+        CHECK(!v.unit.empty());
+    }
+}
+
+// Issue item 10: GuideLLM's successful request_latency and TTFT summaries, recomputed from the
+// per-request records of its measurement window with servestat's statistics.
+TEST_CASE("cross-check: GuideLLM's request_latency and TTFT statistics recomputed from its requests") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const nlohmann::json benchmark = benchmark_of(f);
+        const auto& metrics = benchmark["metrics"];
+        const auto inside = in_window(benchmark);
+        const run all = read_one(f);
+
+        // The window's requests as their own run, so servestat's pipeline sees what GuideLLM saw.
+        run window;
+        window.meta = all.meta;
+        std::vector<double> latencies;
+        for (std::size_t i = 0; i < inside.size(); ++i) {
+            if (!inside[i]) continue;
+            window.requests.push_back(all.requests.row(i));
+            latencies.push_back(benchmark["requests"]["successful"][i]["request_latency"].get<double>());
+        }
+        REQUIRE(window.requests.size() == metrics["request_latency"]["successful"]["count"].get<std::size_t>());
+
+        servestat::stats_options options;
+        options.summary.method = quantile_method::inverted_cdf;
+        options.summary.ddof = 0; // GuideLLM's variance divides by n
+        options.summary.percentiles = {0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9};
+        const auto stats = servestat::analyze(window, options);
+        const auto* ttft = servestat::find_summary(stats, "all", metric::ttft);
+        REQUIRE(ttft);
+        const auto latency = servestat::summarize(latencies, options.summary);
+
+        // Seconds from epoch differences are exact; GuideLLM's ms (x1000) and the reader's /1000
+        // round twice: 1e-12 relative. request_latency values are GuideLLM's own doubles: exact.
+        // Means and std: GuideLLM sums value x probability, servestat accumulates differences from
+        // the first value: agreement to 1e-12 (mean) and 1e-9 (std, a difference of squares).
+        const auto& t = metrics["time_to_first_token_ms"]["successful"];
+        CHECK(*ttft->mean * 1e3 == Approx(t["mean"].get<double>()).epsilon(1e-12));
+        CHECK(*ttft->std * 1e3 == Approx(t["std_dev"].get<double>()).epsilon(1e-9));
+        CHECK(*ttft->min * 1e3 == Approx(t["min"].get<double>()).epsilon(1e-12));
+        CHECK(*ttft->max * 1e3 == Approx(t["max"].get<double>()).epsilon(1e-12));
+        const auto& l = metrics["request_latency"]["successful"];
+        CHECK(*latency.mean == Approx(l["mean"].get<double>()).epsilon(1e-12));
+        CHECK(*latency.std == Approx(l["std_dev"].get<double>()).epsilon(1e-9));
+        CHECK(*latency.min == l["min"].get<double>());
+        CHECK(*latency.max == l["max"].get<double>());
+
+        std::vector<double> ttfts;
+        for (std::size_t i = 0; i < window.requests.size(); ++i)
+            ttfts.push_back(*servestat::metric_value(window.requests, metric::ttft, i));
+        const std::array<std::string_view, 11> keys{"p001", "p01", "p05", "p10", "p25", "p50",
+                                                    "p75",  "p90", "p95", "p99", "p999"};
+        for (std::size_t k = 0; k < keys.size(); ++k) {
+            INFO(keys[k]);
+            const double p = guidellm_ps[k].second;
+            check_guidellm_percentile(ttfts, p, t["percentiles"][std::string(keys[k])].get<double>(), 1e3, 1e-12);
+            check_guidellm_percentile(latencies, p, l["percentiles"][std::string(keys[k])].get<double>(), 1.0, 0);
+        }
+        // The median GuideLLM prints is its p50 lookup.
+        check_guidellm_percentile(latencies, 0.5, l["median"].get<double>(), 1.0, 0);
+        // Away from exact ranks servestat's own inverted_cdf summary is GuideLLM's percentile.
+        const double n = static_cast<double>(ttfts.size());
+        for (std::size_t k = 0; k < keys.size(); ++k) {
+            const double rank = n * guidellm_ps[k].second;
+            if (std::abs(rank - std::round(rank)) < 1e-9) continue;
+            INFO(keys[k]);
+            CHECK(*servestat::find_percentile(*ttft, 100 * guidellm_ps[k].second) * 1e3 ==
+                  Approx(t["percentiles"][std::string(keys[k])].get<double>()).epsilon(1e-12));
+        }
+    }
+}
+
+TEST_CASE("cross-check: GuideLLM's inter-token latency mean is servestat's tpot weighted by output_tokens - 1") {
+    for (const auto& f : files) {
+        INFO(f.path);
+        const nlohmann::json benchmark = benchmark_of(f);
+        const auto inside = in_window(benchmark);
+        const run r = read_one(f);
+        double weighted = 0, weights = 0;
+        for (std::size_t i = 0; i < inside.size(); ++i) {
+            if (!inside[i]) continue;
+            const double w = *r.requests.row(i).output_tokens - 1;
+            weighted += *servestat::metric_value(r.requests, metric::tpot, i) * w;
+            weights += w;
+        }
+        CHECK(weighted / weights * 1e3 ==
+              Approx(benchmark["metrics"]["inter_token_latency_ms"]["successful"]["mean"].get<double>()).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("a constant-rate strategy's targeted_start is the request's t_sched") {
+    const servestat::test::temp_file file(document(R"({"successful": [)" + ok_record() + R"(],
+        "errored": [)" + errored_record + R"(], "incomplete": []})"),
+                                          "synthetic_benchmarks.json");
+    const run r = read_one(file.path());
+    CHECK(r.meta.label == "synthetic_benchmarks constant@2.00");
+    CHECK(r.meta.params == nlohmann::json{{"strategy", "constant"}, {"rate", 2}, {"worker_count", 8},
+                                          {"max_requests", 3}});
+    CHECK(r.meta.model == "m-from-args");
+    CHECK(r.meta.workload == "prompt_tokens=256,output_tokens=128");
+    CHECK(r.meta.started_at == "1970-01-01T00:16:40Z");
+    const request_record row = r.requests.row(0);
+    CHECK(row.t_sched == -0.5);
+    CHECK(row.t_sent == 0.0);
+    CHECK(row.t_first == 0.25);
+    CHECK(row.t_end == 2.0);
+    CHECK(row.max_tokens == 128);
+    CHECK_FALSE(has_note(r, "closed-loop"));
+}
+
+TEST_CASE("an errored GuideLLM request keeps its error text and the HTTP status in it") {
+    const servestat::test::temp_file file(document(R"({"successful": [)" + ok_record() + R"(],
+        "errored": [)" + errored_record + R"(], "incomplete": []})"));
+    const request_record row = read_one(file.path()).requests.row(1);
+    CHECK(row.status == request_status::error);
+    CHECK(row.http_status == 429);
+    CHECK(row.error.starts_with("Client error '429 Too Many Requests'"));
+    CHECK(row.t_sent == 0.5);
+    CHECK_FALSE(row.t_first);
+    CHECK(row.t_end == 0.75);
+    CHECK_FALSE(row.output_tokens);
+}
+
+TEST_CASE("a truncated GuideLLM file is an input error") {
+    const std::string text = read_text(path_of(sanity));
+    const input_error e = error_of(text.substr(0, text.size() / 2));
+    CHECK(std::string(e.what()).find("truncated") != std::string::npos);
+}
+
+TEST_CASE("a GuideLLM document without benchmarks is an input error naming the field") {
+    const input_error e = error_of(R"({"metadata": {"version": 1, "guidellm_version": "0.5.0"}, "args": {}})");
+    CHECK(e.field() == "benchmarks");
+    CHECK(e.line() == 1);
+    CHECK(error_of(R"({"benchmarks": {}})").field() == "benchmarks");
+    CHECK(error_of(R"({"benchmarks": []})").reason() == "no benchmarks in the file");
+    CHECK(error_of(R"([{"benchmarks": []}])").reason() == "expected an object, got array");
+}
+
+TEST_CASE("a wrong type in a GuideLLM record is an input error naming its JSON path") {
+    const input_error e = error_of(document(R"({"successful": [)" + ok_record("\"soon\"") + "]}"));
+    CHECK(e.field() == "benchmarks[0].requests.successful[0].request_start_time");
+    CHECK(e.reason() == "expected a number, got string");
+    CHECK(error_of(document(R"({"successful": {}})")).field() == "benchmarks[0].requests.successful");
+    CHECK(error_of(document(R"({"successful": [)" + ok_record() + R"(], "errored": [{"info": {"error": 5}}]})"))
+              .field() == "benchmarks[0].requests.errored[0].info.error");
+}
+
+TEST_CASE("a successful GuideLLM record without a start or an end is an input error") {
+    CHECK(error_of(document(R"({"successful": [{"info": {"timings": {}}}]})")).field() ==
+          "benchmarks[0].requests.successful[0].request_start_time");
+    CHECK(error_of(document(R"({"successful": [{"request_start_time": 1.0, "info": {"timings": {}}}]})")).field() ==
+          "benchmarks[0].requests.successful[0].info.timings.last_token_iteration");
+}
+
+TEST_CASE("a first token after the last token is an input error, or skipped under skip_bad") {
+    const std::string text = document(R"({"successful": [)" + ok_record() + "," +
+                                      ok_record("1001.0", "1004.0", "1003.0") + "]}");
+    const input_error e = error_of(text);
+    CHECK(e.field() == "benchmarks[0].requests.successful[1].info.timings.last_token_iteration");
+    const servestat::test::temp_file file(text);
+    const run r = read_one(file.path(), {.skip_bad = true});
+    CHECK(r.requests.size() == 1);
+    CHECK(r.skipped.count == 1);
+}
+
+TEST_CASE("a GuideLLM document needs its requests") {
+    const std::string text = document("null");
+    CHECK(error_of(text).field() == "benchmarks[0].requests");
+}
