@@ -231,7 +231,24 @@ def test_input_format_is_detected_from_content():
         check(json.loads(res.stdout)["runs"][0]["source"]["format"] == "notebook-csv", "notebook format detected")
 
 
+def test_map_reads_an_unknown_layout():
+    csv = os.path.join(DATA, "mapped", "results.csv")
+    spec = "ttft=TTFT:ms,e2e=response_time:s,t_sent=start:epoch_s,prompt_tokens=input_tokens,error=error_message"
+    res = servestat("stats", "--json", csv, "--map", spec, "--ok-if", "error_code==")
+    check(res.returncode == 0, f"--map: {res.stderr}")
+    if res.returncode == 0:
+        run = json.loads(res.stdout)["runs"][0]
+        check(run["source"]["format"] == "mapped" and run["ok"] == 3 and run["failed"] == 2, f"--map counts: {run}")
+        # r0..r3 by hand: e2e 1.25, 0.875, 2.5 s; numpy linear p50 of three values is the middle one.
+        close(run["subsets"]["all"]["metrics"]["e2e"]["p50"], 1.25, "--map e2e p50")
+    expect_error(["stats", csv, "--map", "ttft=TTFT:parsecs"], 2, "unknown unit 'parsecs'")
+    expect_error(["stats", csv, "--ok-if", "error_code=="], 2, "--ok-if needs --map")
+    expect_error(["stats", csv, "--map", spec, "--input-format", "servestat"], 2, "exclude each other")
+    expect_error(["stats", csv, "--map", spec + ",http_status=error_code"], 3,
+                 "results.csv:6: field 'error_code (http_status)'")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic,
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
-                              test_input_format_is_detected_from_content]))
+                              test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout]))
