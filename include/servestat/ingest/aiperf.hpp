@@ -17,7 +17,6 @@
 
 #include <algorithm>   // std::min_element, std::sort
 #include <charconv>    // std::from_chars
-#include <chrono>      // std::chrono::sys_time, year_month_day
 #include <cmath>       // std::llround
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t, std::uint64_t
@@ -34,6 +33,7 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
 
+#include "servestat/core/iso_time.hpp"         // iso_utc
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status
@@ -78,18 +78,6 @@ inline std::int64_t nvidia_epoch_ns(const nlohmann::json& v, const json_place& p
 // Seconds between two epoch-ns instants, subtracted as integers so no digit is lost.
 inline double nvidia_seconds_between(std::int64_t later_ns, std::int64_t earlier_ns) {
     return static_cast<double>(later_ns - earlier_ns) / 1e9;
-}
-
-// "2025-10-03T20:13:39.154Z": UTC, milliseconds (truncated).
-inline std::string nvidia_iso8601_utc(std::int64_t epoch_ns) {
-    using namespace std::chrono;
-    const sys_time<nanoseconds> t{nanoseconds{epoch_ns}};
-    const sys_days day = floor<days>(t);
-    const year_month_day date{day};
-    const auto ms = duration_cast<milliseconds>(t - day).count();
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(date.year()),
-                       static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), ms / 3600000,
-                       ms / 60000 % 60, ms / 1000 % 60, ms % 1000);
 }
 
 // AIPerf and GenAI-Perf give every export the same file name and tell runs apart by their artifact
@@ -737,7 +725,7 @@ inline std::vector<run> read_aiperf(const std::filesystem::path& file, const rea
         const std::int64_t t0 = std::min_element(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
                                     return a.start_ns < b.start_ns;
                                 })->start_ns;
-        out.meta.started_at = nvidia_iso8601_utc(t0);
+        out.meta.started_at = iso_utc(t0, 3);
         out.requests.reserve(requests.size());
         for (auto& r : requests) {
             r.record.t_sent = nvidia_seconds_between(r.start_ns, t0);
@@ -763,7 +751,7 @@ inline run aiperf_summary_run(const std::filesystem::path& file, std::string_vie
     out.meta.params = std::move(info.params);
     out.meta.reported = std::move(info.reported);
     if (info.first_request_ns) {
-        out.meta.started_at = nvidia_iso8601_utc(*info.first_request_ns);
+        out.meta.started_at = iso_utc(*info.first_request_ns, 3);
     } else if (!info.start_time.empty()) {
         out.meta.started_at = info.start_time;
         out.meta.notes.emplace_back("started_at is AIPerf's start_time, the benchmark machine's local time "

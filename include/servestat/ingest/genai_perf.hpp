@@ -34,7 +34,8 @@
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status
 #include "servestat/core/run.hpp"             // run
-#include "servestat/ingest/aiperf.hpp"        // nvidia_epoch_ns, nvidia_iso8601_utc, nvidia_run_label, nvidia_member
+#include "servestat/core/iso_time.hpp"      // iso_utc
+#include "servestat/ingest/aiperf.hpp"        // nvidia_epoch_ns, nvidia_run_label, nvidia_member
 #include "servestat/ingest/csv.hpp"           // quote_cell
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
 #include "servestat/ingest/json_document.hpp" // read_json_documents, json_place, json_require, ...
@@ -431,7 +432,7 @@ inline run read_genai_experiment(const nlohmann::json& experiment, const json_pl
         const std::int64_t t0 = std::min_element(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
                                     return a.start_ns < b.start_ns;
                                 })->start_ns;
-        out.meta.started_at = nvidia_iso8601_utc(t0);
+        out.meta.started_at = iso_utc(t0, 3);
         out.requests.reserve(pending.size());
         for (auto& p : pending) {
             p.record.t_sent = nvidia_seconds_between(p.start_ns, t0);

@@ -13,7 +13,6 @@
 
 #include <algorithm>   // std::min, std::max
 #include <array>       // std::array
-#include <chrono>      // std::chrono calendar types
 #include <cmath>       // std::abs, std::floor
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
@@ -28,6 +27,7 @@
 
 #include <nlohmann/json.hpp> // nlohmann::json
 
+#include "servestat/core/iso_time.hpp"         // iso_utc
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status
@@ -40,21 +40,6 @@ namespace servestat {
 namespace detail {
 
 inline constexpr std::string_view guidellm_name = "guidellm";
-
-// "2026-03-02T17:42:38Z" for 1772473358.5 (whole seconds, truncated).
-inline std::string guidellm_iso_utc(double unix_seconds) {
-    using namespace std::chrono;
-    const sys_seconds at{seconds{static_cast<std::int64_t>(std::floor(unix_seconds))}};
-    const auto day = floor<days>(at);
-    const year_month_day date{day};
-    const hh_mm_ss time{at - day};
-    char text[40];
-    std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
-                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
-                  static_cast<int>(time.seconds().count()));
-    return text;
-}
 
 inline std::string guidellm_fixed(double x, int digits) {
     char text[64];
@@ -553,7 +538,7 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
     auto started = guidellm_time(scheduler && scheduler->is_object() ? scheduler : nullptr, "start_time", place,
                                  scheduler_path);
     if (!started) started = guidellm_time(&benchmark, "start_time", place, path);
-    if (started && *started > 0 && *started < 1e11) meta.started_at = guidellm_iso_utc(*started);
+    if (started && *started > 0 && *started < 1e11) meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(*started)) * 1000000000);
 
     read_guidellm_metrics(benchmark, place, path, meta);
     if (const auto* duration = json_member(benchmark, "duration"); duration && !duration->is_null())

@@ -12,6 +12,7 @@
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
@@ -117,6 +118,40 @@ inline std::vector<json_document> parse_json_documents(const std::filesystem::pa
 inline std::vector<json_document> read_json_documents(const std::filesystem::path& file) {
     const std::string text = read_whole_file(file);
     return parse_json_documents(file, text);
+}
+
+// Python's json.dump writes NaN and ±Infinity as bare words, which are not JSON (pandas gives NaN
+// statistics when no request completed; vLLM writes an unlimited request rate as Infinity).
+// Outside strings NaN becomes null (not reported) and Infinity `infinity` (e.g. "null" or
+// "\"inf\"", with a sign for -Infinity when it is a string); a number field holding either is then
+// reported as a wrong type rather than read as a number.
+inline std::string python_words_to_json(std::string text, std::string_view infinity) {
+    const std::string negative_infinity =
+        infinity.starts_with('"') ? std::string("\"-").append(infinity.substr(1)) : std::string(infinity);
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            continue;
+        }
+        const std::string_view rest = std::string_view(text).substr(i);
+        for (const auto& [word, replacement] : {std::pair{std::string_view("-Infinity"), std::string_view(negative_infinity)},
+                                                std::pair{std::string_view("Infinity"), infinity},
+                                                std::pair{std::string_view("NaN"), std::string_view("null")}})
+            if (rest.starts_with(word)) {
+                text.replace(i, word.size(), replacement);
+                i += replacement.size() - 1;
+                break;
+            }
+    }
+    return text;
 }
 
 inline std::string json_path(const std::string& parent, std::string_view key) {

@@ -18,11 +18,9 @@
 
 #include <array>       // std::array
 #include <charconv>    // std::to_chars, std::from_chars
-#include <chrono>      // std::chrono calendar types
 #include <cmath>       // std::abs, std::floor
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
-#include <cstdio>      // std::snprintf
 #include <filesystem>  // std::filesystem::path, std::filesystem::is_regular_file
 #include <optional>    // std::optional
 #include <string>      // std::string
@@ -33,6 +31,7 @@
 
 #include <nlohmann/json.hpp> // nlohmann::json
 
+#include "servestat/core/iso_time.hpp"         // iso_utc
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status
@@ -139,45 +138,6 @@ inline void add_llmperf_duration(run_metadata& meta) {
     }
 }
 
-// "2023-12-27T00:56:14Z" for 1703638574.
-inline std::string iso_utc(std::int64_t unix_seconds) {
-    using namespace std::chrono;
-    const sys_seconds at{seconds{unix_seconds}};
-    const auto day = floor<days>(at);
-    const year_month_day date{day};
-    const hh_mm_ss time{at - day};
-    char text[40];
-    std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
-                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
-                  static_cast<int>(time.seconds().count()));
-    return text;
-}
-
-// Python's json.dump writes NaN and Infinity as bare words (pandas gives NaN statistics when no
-// request completed); they are not JSON, so they become null (= not reported) outside strings.
-inline std::string python_json_to_json(std::string text) {
-    bool in_string = false, escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        for (const std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity"),
-                                            std::string_view("NaN")})
-            if (std::string_view(text).substr(i, word.size()) == word) {
-                text.replace(i, word.size(), "null");
-                i += 3;
-                break;
-            }
-    }
-    return text;
-}
-
 // The line a key first appears on, for errors about a flat object's members.
 inline json_place key_place(const json_place& document, std::string_view text, std::string_view key) {
     std::string quoted = "\"";
@@ -224,7 +184,7 @@ inline void read_llmperf_summary_object(const nlohmann::json& summary, const jso
     if (const auto* ts = json_member(summary, "timestamp"); ts && !ts->is_null()) {
         const double t = json_number(*ts, key_place(document, text, "timestamp"), "timestamp", true);
         if (t < 0 || t > 1e11) key_place(document, text, "timestamp").fail("timestamp", "not a Unix time in seconds");
-        meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(t)));
+        meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(t)) * 1000000000);
     }
     for (const std::string_view key : {"num_concurrent_requests", "mean_input_tokens", "stddev_input_tokens",
                                        "mean_output_tokens", "stddev_output_tokens"})
@@ -257,7 +217,7 @@ struct llmperf_document {
 inline llmperf_document read_llmperf_document(const std::filesystem::path& file, bool python_words) {
     llmperf_document out;
     out.text = read_whole_file(file);
-    if (python_words) out.text = python_json_to_json(std::move(out.text));
+    if (python_words) out.text = python_words_to_json(std::move(out.text), "null");
     auto documents = parse_json_documents(file, out.text);
     if (documents.size() > 1)
         throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");

@@ -17,7 +17,6 @@
 #include <cmath>        // std::isfinite, std::isnan, std::floor
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t, std::int64_t, std::uint64_t, std::uint8_t
-#include <cstdio>       // std::snprintf
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
 #include <initializer_list> // std::initializer_list
@@ -35,6 +34,7 @@
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status, parse_request_status
 #include "servestat/core/run.hpp"             // run
+#include "servestat/core/iso_time.hpp"        // iso_utc
 #include "servestat/core/text.hpp"            // trim_spaces, equals_ignoring_case, shortest_number
 #include "servestat/core/units.hpp"           // time_unit, to_seconds
 #include "servestat/ingest/csv.hpp"           // csv_reader, csv_row, for_each_csv_row, quote_cell
@@ -425,43 +425,9 @@ inline double seconds_between(const raw_number& a, time_unit ua, const raw_numbe
 
 inline std::string seconds_text(double s) { return shortest_number(s).append(" s"); }
 
-// Seconds since 1970 as ISO 8601 UTC, to the microsecond with trailing zeros dropped
-// (days → civil date after H. Hinnant's days_from_civil inverse).
-inline std::string iso_utc(long double epoch_seconds) {
-    const long double whole = std::floor(epoch_seconds);
-    auto seconds = static_cast<std::int64_t>(whole);
-    auto micros = static_cast<std::int64_t>(std::floor((epoch_seconds - whole) * 1e6L + 0.5L));
-    if (micros >= 1000000) {
-        ++seconds;
-        micros -= 1000000;
-    }
-    std::int64_t days = seconds / 86400, in_day = seconds % 86400;
-    if (in_day < 0) {
-        in_day += 86400;
-        --days;
-    }
-    days += 719468;
-    const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-    const std::int64_t doe = days - era * 146097;
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const std::int64_t mp = (5 * doy + 2) / 153;
-    const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
-    const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
-    const std::int64_t year = yoe + era * 400 + (month <= 2);
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", static_cast<long long>(year),
-                  static_cast<long long>(month), static_cast<long long>(day),
-                  static_cast<long long>(in_day / 3600), static_cast<long long>(in_day / 60 % 60),
-                  static_cast<long long>(in_day % 60));
-    std::string out(buffer);
-    if (micros > 0) {
-        std::snprintf(buffer, sizeof buffer, ".%06lld", static_cast<long long>(micros));
-        std::string fraction(buffer);
-        while (fraction.back() == '0') fraction.pop_back();
-        out += fraction;
-    }
-    return out + "Z";
+// Seconds since 1970 as ISO 8601 UTC, rounded to the microsecond (a double holds no more).
+inline std::string iso_utc_micros(long double epoch_seconds) {
+    return iso_utc(static_cast<std::int64_t>(std::llround(epoch_seconds * 1e6L)) * 1000, 6);
 }
 
 // Wall-clock stamps must fall in 1990..2200: a stamp outside is almost surely read in the wrong
@@ -604,7 +570,7 @@ private:
         const long double s = wide_seconds(n, f_.unit);
         if (s >= earliest_wall_clock && s < latest_wall_clock) return;
         std::string why = v_.shown() + " read as epoch_" + std::string(to_string(f_.unit)) + " is ";
-        if (s > -1e11L && s < 1e11L) why += iso_utc(s) + ", ";
+        if (s > -1e11L && s < 1e11L) why += iso_utc_micros(s) + ", ";
         fail(why + "not a plausible wall-clock time (1990 to 2200): is the unit right?");
     }
 
@@ -890,7 +856,7 @@ private:
         const std::string zero =
             origin_target_ == mapped_target::t_sent ? "the earliest t_sent" : "the earliest t_sched";
         if (first_stamp->epoch && clock_.base_seconds()) {
-            meta.started_at = iso_utc(*clock_.base_seconds() + shift);
+            meta.started_at = iso_utc_micros(*clock_.base_seconds() + shift);
             return "timestamps are wall-clock (epoch) times; 0 is " + zero + ", " + meta.started_at;
         }
         return "timestamps are on the file's own clock; 0 is " + zero;

@@ -41,36 +41,6 @@ namespace detail {
 
 inline constexpr std::string_view vllm_bench_json_name = "vllm-bench-json";
 
-// Python's json.dump writes NaN and ±Infinity as bare words, which are not JSON. Outside strings
-// NaN becomes null (not a value) and Infinity the string "inf", the spelling vLLM itself uses for
-// an unlimited request rate; a number field holding either is then reported as a wrong type.
-inline std::string vllm_json_python_words(std::string text) {
-    bool in_string = false, escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-            continue;
-        }
-        const std::string_view rest = std::string_view(text).substr(i);
-        for (const auto& [word, replacement] : {std::pair{std::string_view("-Infinity"), std::string_view("\"-inf\"")},
-                                                std::pair{std::string_view("Infinity"), std::string_view("\"inf\"")},
-                                                std::pair{std::string_view("NaN"), std::string_view("null")}})
-            if (rest.starts_with(word)) {
-                text.replace(i, word.size(), replacement);
-                i += replacement.size() - 1;
-                break;
-            }
-    }
-    return text;
-}
-
 // ---- the per-request arrays -------------------------------------------------------------------
 
 // The parallel arrays of one run (nullptr when absent); element i of each is request i.
@@ -444,7 +414,7 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
 }
 
 inline std::vector<run> read_vllm_bench_json(const std::filesystem::path& file, const read_options& options) {
-    const std::string text = vllm_json_python_words(read_whole_file(file));
+    const std::string text = python_words_to_json(read_whole_file(file), "\"inf\"");
     const auto documents = parse_json_documents(file, text);
     std::vector<run> runs;
     runs.reserve(documents.size());

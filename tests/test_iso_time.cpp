@@ -1,0 +1,24 @@
+// Tests for servestat/core/iso_time.hpp. Expected texts from Python:
+// datetime.fromtimestamp(s, timezone.utc).isoformat().
+#include "servestat/core/iso_time.hpp"
+
+#include <catch2/catch.hpp> // TEST_CASE, CHECK
+
+using servestat::detail::iso_utc;
+
+TEST_CASE("Unix nanoseconds become ISO 8601 UTC, whole seconds by default") {
+    CHECK(iso_utc(1703638574LL * 1000000000) == "2023-12-27T00:56:14Z");
+    CHECK(iso_utc(0) == "1970-01-01T00:00:00Z");
+    CHECK(iso_utc(951782400LL * 1000000000) == "2000-02-29T00:00:00Z"); // a leap day
+}
+
+TEST_CASE("the fraction is truncated to the digits asked for, trailing zeros dropped") {
+    CHECK(iso_utc(1759522419154568925LL, 3) == "2025-10-03T20:13:39.154Z");
+    CHECK(iso_utc(1759522419154568925LL, 9) == "2025-10-03T20:13:39.154568925Z");
+    CHECK(iso_utc(1718031600250000000LL, 6) == "2024-06-10T15:00:00.25Z");
+    CHECK(iso_utc(1718031600000000999LL, 6) == "2024-06-10T15:00:00Z");
+}
+
+TEST_CASE("times before 1970 count back from the epoch") {
+    CHECK(iso_utc(-1LL * 1000000000) == "1969-12-31T23:59:59Z");
+}
