@@ -81,7 +81,7 @@ Prompt tokens {{prompt_tokens}}; output tokens {{output_tokens}}. Nothing was me
 {{/is_arrivals}}
 {{#has_requests}}
 {{#headline}}
-<p class="headline"><strong>{{requests}} requests, {{success_rate}} succeeded</strong>{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.<br>
+<p class="headline"><strong>{{requests}} requests, {{success_rate}} succeeded</strong>{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total{{#has_peak_concurrency}}, peak concurrency {{peak_concurrency}}{{/has_peak_concurrency}}{{/has_rates}}.<br>
 End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
 {{^has_rates}}<br>(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.){{/has_rates}}</p>
 {{/headline}}
@@ -227,7 +227,7 @@ workload to replay.
 {{/is_arrivals}}
 {{#has_requests}}
 {{#headline}}
-**{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total, peak concurrency {{peak_concurrency}}{{/has_rates}}.
+**{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total{{#has_peak_concurrency}}, peak concurrency {{peak_concurrency}}{{/has_peak_concurrency}}{{/has_rates}}.
 End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
 {{^has_rates}}
 (This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.)

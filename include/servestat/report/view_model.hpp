@@ -102,6 +102,7 @@ inline json headline(const run_stats& r) {
             {"rps", format_rate(r.rps, "req/s")},
             {"output_tps", format_rate(r.output_tps, "tok/s")},
             {"total_tps", format_rate(r.total_tps, "tok/s")},
+            {"has_peak_concurrency", r.peak_concurrency.has_value()},
             {"peak_concurrency", r.peak_concurrency ? std::to_string(*r.peak_concurrency) : missing_value},
             {"e2e_p50", at(e2e, 50)},
             {"e2e_p90", at(e2e, 90)},
@@ -202,6 +203,8 @@ inline json arrivals_view(const run_stats& r) {
             {"output_tokens", format_count_percentiles(r.output_tokens)}};
 }
 
+inline bool has_measured_requests(const run_stats& r) { return r.requests > 0 && r.meta.kind != run_kind::arrivals; }
+
 inline json run_view(const analysed_run& a, const stats_options& o, const report_options& ro) {
     const run_stats& r = a.stats;
     json findings = json::array();
@@ -219,7 +222,7 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"params", params_rows(r.meta)},
               {"has_params", !r.meta.params.empty()},
               {"shared_clock", r.meta.shared_clock},
-              {"has_requests", r.requests > 0 && r.meta.kind != run_kind::arrivals},
+              {"has_requests", has_measured_requests(r)},
               {"is_summary", r.meta.kind == run_kind::summary && r.requests == 0},
               {"is_arrivals", r.meta.kind == run_kind::arrivals},
               {"arrivals", arrivals_view(r)},
@@ -244,10 +247,12 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
     return view;
 }
 
-// One row per run: the notebook's short_only / mix_90_10 / mix_70_30 comparison.
+// One row per run with measured requests: the notebook's short_only / mix_90_10 / mix_70_30
+// comparison. Traces and summary-only files have nothing to set side by side here.
 inline json comparison_rows(const std::vector<analysed_run>& runs) {
     json rows = json::array();
     for (const auto& a : runs) {
+        if (!has_measured_requests(a.stats)) continue;
         json h = headline(a.stats);
         h["label"] = a.stats.meta.label;
         rows.push_back(std::move(h));
@@ -264,6 +269,7 @@ inline analysed_run analyse(const run& r, const stats_options& o) {
 // The stats export under "stats", and everything the templates show next to it.
 inline json build_view_model(const std::vector<analysed_run>& runs, const stats_options& o, const report_options& ro) {
     std::vector<run_stats> stats;
+    const json comparison = detail::comparison_rows(runs);
     json run_views = json::array();
     for (const auto& a : runs) {
         stats.push_back(a.stats);
@@ -271,9 +277,9 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     }
     return {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
-            {"many_runs", runs.size() > 1},
+            {"many_runs", comparison.size() > 1},
             {"run_count", std::to_string(runs.size())},
-            {"comparison", detail::comparison_rows(runs)},
+            {"comparison", comparison},
             {"runs", run_views},
             {"stats", stats_document(stats, o)}};
 }
