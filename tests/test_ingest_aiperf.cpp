@@ -1,5 +1,5 @@
-// Tests for servestat/ingest/aiperf.hpp (AIPerf's profile_export.jsonl and its aggregate JSON and
-// CSV) and servestat/ingest/genai_perf.hpp (GenAI-Perf's profile_export.json).
+// Tests for servestat/ingest/aiperf.hpp and aiperf_summary.hpp (AIPerf's profile_export.jsonl and
+// its aggregate JSON and CSV) and servestat/ingest/genai_perf.hpp (GenAI-Perf's profile_export.json).
 //
 // AIPerf: the real run in SERVESTAT_SHARED_DATA_DIR/aiperf-example/run1 (see its SOURCE.md). Its
 // own aggregates (profile_export_aiperf.json, computed by AIPerf with np.percentile and np.std)
@@ -8,6 +8,7 @@
 // in perf_analyzer's documented layout (see the README there); their expected values are the
 // fixtures' own timestamps, subtracted by hand.
 #include "servestat/ingest/aiperf.hpp"
+#include "servestat/ingest/aiperf_summary.hpp"
 #include "servestat/ingest/genai_perf.hpp"
 
 #include <algorithm>   // std::max, std::any_of

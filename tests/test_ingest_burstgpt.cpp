@@ -368,7 +368,7 @@ TEST_CASE("a vLLM stats timeline reports its means and maxima in order, with uni
     // pandas: DataFrame.mean() and .max() of the fixture; KV-cache percentages divided by 100.
     const auto run = stats_fixtures.read(stats_fixture);
     const std::vector<std::string> names{"vllm.samples",
-                                         "duration",
+                                         "vllm.timeline_span",
                                          "vllm.prompt_throughput.mean",
                                          "vllm.prompt_throughput.max",
                                          "vllm.generation_throughput.mean",
@@ -413,7 +413,7 @@ TEST_CASE("vLLM stats of the shared replay match pandas") {
     for (const auto& c : cases) {
         CAPTURE(c.scale);
         const auto run = read_one(vllm_server_stats_format, vllm_log(c.scale));
-        CHECK(reported(run, "duration")->value == c.duration);
+        CHECK(reported(run, "vllm.timeline_span")->value == c.duration);
         CHECK(reported(run, "vllm.num_pending.mean")->value == Approx(c.pending_mean).epsilon(1e-12));
         CHECK(reported(run, "vllm.num_pending.max")->value == c.pending_max);
         CHECK(reported(run, "vllm.generation_throughput.mean")->value == Approx(c.generation_mean).epsilon(1e-12));
@@ -483,7 +483,7 @@ TEST_CASE("a reader under --skip-bad skips a bad vLLM stats row without counting
     const auto run = read_one(vllm_server_stats_format, file.path(), {.skip_bad = true});
     CHECK(run.skipped.count == 1);
     CHECK(reported(run, "vllm.generation_throughput.max")->value == 250.0);
-    CHECK(reported(run, "duration")->value == 1.5);
+    CHECK(reported(run, "vllm.timeline_span")->value == 1.5);
 }
 
 // ---------------------------------------------------------------- sniffing

@@ -1,9 +1,10 @@
-// Tests for servestat/ingest/mapped.hpp: the --map / --ok-if grammar, every unit and clock
+// Tests for servestat/ingest/mapping_spec.hpp and mapped.hpp: the --map / --ok-if grammar, every unit and clock
 // conversion against hand-computed values, the three input kinds, and bad input. Fixtures in
 // tests/data/mapped/: output-004.json is shaped exactly as llm-load-test's utils.write_output
 // writes it (results/config/summary; the summary computed from the results as the tool does),
 // results.csv is the example of the --map documentation, the others are small hand-made logs.
 #include "servestat/ingest/mapped.hpp"
+#include "servestat/ingest/mapping_spec.hpp"
 
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem::path

@@ -78,3 +78,19 @@ TEST_CASE("typed field access names the JSON path") {
     CHECK_THROWS_WITH(servestat::detail::json_require(v, "missing", place, "runs[0]"),
                       Catch::Contains("'runs[0].missing'"));
 }
+
+TEST_CASE("nesting deeper than any tool writes is refused before parsing") {
+    const std::string deep = "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    const auto e = error_reading(deep);
+    CHECK(e.line() == 1);
+    CHECK_THAT(e.what(), Catch::Contains("nested deeper than 256 levels"));
+    const std::string fine = "{\"a\": " + std::string(200, '[') + std::string(200, ']') + "}";
+    const temp_file file(fine, "result.json");
+    CHECK(read_json_documents(file.path()).size() == 1);
+}
+
+TEST_CASE("a number beyond a double is an input error with the file and line") {
+    const auto e = error_reading("{\"a\": 1}\n{\"ttft_s\": 1e400}");
+    CHECK(e.line() == 2);
+    CHECK_THAT(e.what(), Catch::Contains("result.json:2") && Catch::Contains("1e400"));
+}

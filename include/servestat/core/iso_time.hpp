@@ -9,6 +9,9 @@
 
 namespace servestat::detail {
 
+// Unix times from here on do not fit in int64 nanoseconds (year 2262); a source claiming one is wrong.
+inline constexpr double max_unix_seconds = 9.2e9;
+
 // "2023-12-27T00:56:14Z" for 1703638574e9 ns; with `digits` > 0 the fraction of a second to that
 // many digits ("…:39.154Z" with 3), truncated, trailing zeros dropped.
 inline std::string iso_utc(std::int64_t unix_ns, int digits = 0) {

@@ -82,8 +82,6 @@ struct burstgpt_entry {
     std::optional<std::int32_t> max_tokens;
 };
 
-// Shortest round-trip text of a time, for error messages.
-
 // The JSON path of a request's field: "17".first_chunk_time (keys are numbers in quotes).
 inline std::string burstgpt_path(const std::string& key, std::string_view field = {}) {
     std::string path = "\"" + key + "\"";

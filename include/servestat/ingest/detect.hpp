@@ -15,7 +15,8 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
-#include "servestat/ingest/aiperf.hpp"            // aiperf_format, aiperf_summary_format, aiperf_summary_csv_format
+#include "servestat/ingest/aiperf.hpp"            // aiperf_format
+#include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
 #include "servestat/ingest/arrival_trace.hpp"     // azure_trace_format, mooncake_trace_format
 #include "servestat/ingest/burstgpt_detail.hpp"   // burstgpt_detail_format
 #include "servestat/ingest/canonical_jsonl.hpp"   // canonical_log_format
@@ -24,7 +25,8 @@
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
-#include "servestat/ingest/mapped.hpp"            // mapping_spec, read_mapped
+#include "servestat/ingest/mapped.hpp"            // read_mapped
+#include "servestat/ingest/mapping_spec.hpp"      // mapping_spec
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
 #include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format

@@ -35,10 +35,10 @@
 #include "servestat/core/request_status.hpp"  // request_status
 #include "servestat/core/run.hpp"             // run
 #include "servestat/core/iso_time.hpp"      // iso_utc
-#include "servestat/ingest/aiperf.hpp"        // nvidia_epoch_ns, nvidia_run_label, nvidia_member
 #include "servestat/ingest/csv.hpp"           // quote_cell
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
 #include "servestat/ingest/json_document.hpp" // read_json_documents, json_place, json_require, ...
+#include "servestat/ingest/nvidia_export.hpp" // nvidia_epoch_ns, nvidia_run_label, nvidia_member
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
 
 namespace servestat {

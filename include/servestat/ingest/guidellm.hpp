@@ -20,6 +20,7 @@
 #include <filesystem>  // std::filesystem::path
 #include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
+#include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <utility>     // std::move
@@ -327,6 +328,9 @@ inline guidellm_request read_guidellm_request(const nlohmann::json& record, requ
     const std::string last_path = json_path(timings_path, "last_token_iteration");
     require_order(place, first_path, r.first, r.start, "first_token_iteration is before request_start (negative TTFT)");
     require_order(place, last_path, r.last_token, r.first, "last_token_iteration is before first_token_iteration");
+    if (!r.last_token)
+        require_order(place, json_path(timings_path, "request_end"), r.end, r.first,
+                      "request_end is before first_token_iteration (and there is no last_token_iteration)");
     require_order(place, last_path, r.last_token, r.start, "last_token_iteration is before request_start");
     require_order(place, json_path(timings_path, "request_end"), r.end, r.start,
                   "request_end is before request_start (negative latency)");
@@ -425,6 +429,13 @@ inline std::optional<double> guidellm_origin(const std::vector<guidellm_request>
 }
 
 // ---- notes ------------------------------------------------------------------------------------
+
+// Requests whose end had to be request_end (no last_token_iteration), so the clock note stays true.
+inline std::size_t ends_at_request_end(std::span<const guidellm_request> requests) {
+    std::size_t n = 0;
+    for (const auto& r : requests) n += !r.last_token && r.end;
+    return n;
+}
 
 inline const std::string guidellm_clock_note =
     "times are GuideLLM's Unix timestamps made relative to the run's first request_start_time; t_first is "
@@ -538,7 +549,7 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
     auto started = guidellm_time(scheduler && scheduler->is_object() ? scheduler : nullptr, "start_time", place,
                                  scheduler_path);
     if (!started) started = guidellm_time(&benchmark, "start_time", place, path);
-    if (started && *started > 0 && *started < 1e11) meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(*started)) * 1000000000);
+    if (started && *started > 0 && *started < max_unix_seconds) meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(*started)) * 1000000000);
 
     read_guidellm_metrics(benchmark, place, path, meta);
     if (const auto* duration = json_member(benchmark, "duration"); duration && !duration->is_null())
@@ -556,6 +567,9 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
     }
 
     meta.notes.push_back(guidellm_clock_note);
+    if (const auto n = ends_at_request_end(listed.requests); n > 0)
+        meta.notes.push_back(std::to_string(n) + " request(s) lack last_token_iteration: their t_end is request_end, "
+                             "which comes after the last token, so their e2e and decode are slightly long");
     meta.notes.push_back(guidellm_latency_note(listed.requests));
     meta.notes.push_back(guidellm_itl_note);
     meta.notes.push_back(guidellm_tpot_note);

@@ -80,13 +80,58 @@ inline std::size_t end_of_container(std::string_view text) {
     return std::string_view::npos;
 }
 
-[[noreturn]] inline void throw_parse_error(const std::filesystem::path& file, std::string_view text, std::size_t offset,
-                                           std::string reason) {
+// Nothing a load-test tool writes nests this deep; a value nested deeper would make printing or
+// copying it recurse once per level, so it is refused before parsing.
+inline constexpr int max_json_depth = 256;
+
+// Where the nesting first goes deeper than max_json_depth, outside strings; npos when it never does.
+inline std::size_t too_deep_at(std::string_view text) {
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > max_json_depth) return i;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    return std::string_view::npos;
+}
+
+[[noreturn]] inline void throw_parse_error(const std::string& file, std::string_view text, std::size_t offset,
+                                           std::size_t first_line, std::string reason) {
     if (const auto colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
     const auto line_start = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
     const std::size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
-    throw input_error(file.string(), line_at(text, offset), "",
+    throw input_error(file, first_line + line_at(text, offset) - 1, "",
                       "malformed JSON at column " + std::to_string(column) + ": " + reason);
+}
+
+// Parses one JSON text that starts on line `place.line` of `place.file`. Syntax errors (named by
+// line and column), numbers beyond a double and nesting deeper than max_json_depth become
+// input_errors; `truncated` adds the likely cause to a syntax error.
+inline nlohmann::json parse_json_text(std::string_view text, const json_place& place, bool truncated = false) {
+    if (const auto at = too_deep_at(text); at != std::string_view::npos)
+        throw_parse_error(place.file, text, at, place.line,
+                          "nested deeper than " + std::to_string(max_json_depth) + " levels");
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw_parse_error(place.file, text, e.byte > 0 ? e.byte - 1 : 0, place.line,
+                          std::string(e.what()) + (truncated ? " (truncated file?)" : ""));
+    } catch (const nlohmann::json::exception& e) {
+        // nlohmann's out_of_range.406: a number literal beyond the range of a double, e.g. 1e400.
+        std::string reason = e.what();
+        if (const auto close = reason.find("] "); close != std::string::npos) reason = reason.substr(close + 2);
+        throw input_error(place.file, place.line, "", reason);
+    }
 }
 
 // One or more JSON objects or arrays separated by whitespace (vLLM's --append-result writes one
@@ -96,19 +141,13 @@ inline std::vector<json_document> parse_json_documents(const std::filesystem::pa
     std::vector<json_document> documents;
     for (std::size_t at = text.find_first_not_of(" \t\r\n"); at != std::string_view::npos;
          at = text.find_first_not_of(" \t\r\n", at)) {
+        const json_place place{file.string(), line_at(text, at)};
         if (text[at] != '{' && text[at] != '[')
-            throw_parse_error(file, text, at, "expected a JSON object or array");
+            throw_parse_error(place.file, text, at, 1, "expected a JSON object or array");
         const std::size_t closed_at = end_of_container(text.substr(at));
         const bool truncated = closed_at == std::string_view::npos;
         const std::size_t length = truncated ? text.size() - at : closed_at;
-        nlohmann::json value;
-        try {
-            value = nlohmann::json::parse(text.substr(at, length));
-        } catch (const nlohmann::json::parse_error& e) {
-            throw_parse_error(file, text, at + (e.byte > 0 ? e.byte - 1 : 0),
-                              std::string(e.what()) + (truncated ? " (truncated file?)" : ""));
-        }
-        documents.push_back({std::move(value), {file.string(), line_at(text, at)}});
+        documents.push_back({parse_json_text(text.substr(at, length), place, truncated), place});
         at += length;
     }
     if (documents.empty()) throw input_error(file.string(), 0, "", "empty file");

@@ -17,7 +17,7 @@
 #pragma once
 
 #include <array>       // std::array
-#include <charconv>    // std::to_chars, std::from_chars
+#include <charconv>    // std::from_chars
 #include <cmath>       // std::abs, std::floor
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
@@ -31,7 +31,8 @@
 
 #include <nlohmann/json.hpp> // nlohmann::json
 
-#include "servestat/core/iso_time.hpp"         // iso_utc
+#include "servestat/core/iso_time.hpp"         // iso_utc, max_unix_seconds
+#include "servestat/core/text.hpp"             // shortest_number
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status
@@ -183,7 +184,7 @@ inline void read_llmperf_summary_object(const nlohmann::json& summary, const jso
     if (auto model = summary_string(summary, "model", document, text)) meta.model = std::move(*model);
     if (const auto* ts = json_member(summary, "timestamp"); ts && !ts->is_null()) {
         const double t = json_number(*ts, key_place(document, text, "timestamp"), "timestamp", true);
-        if (t < 0 || t > 1e11) key_place(document, text, "timestamp").fail("timestamp", "not a Unix time in seconds");
+        if (t < 0 || t > max_unix_seconds) key_place(document, text, "timestamp").fail("timestamp", "not a Unix time in seconds");
         meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(t)) * 1000000000);
     }
     for (const std::string_view key : {"num_concurrent_requests", "mean_input_tokens", "stddev_input_tokens",
@@ -305,13 +306,6 @@ inline std::vector<std::size_t> array_element_lines(std::string_view text, std::
     return lines;
 }
 
-// The shortest text that reads back as x, for error messages.
-inline std::string shortest(double x) {
-    char text[32];
-    const auto result = std::to_chars(text, text + sizeof text, x);
-    return std::string(text, result.ptr);
-}
-
 // error_code: null for success; a whole number (HTTP status or LLMPerf's negative codes), or a
 // string when an API put one in its error body.
 struct llmperf_error_code {
@@ -354,8 +348,8 @@ inline void read_llmperf_row(const nlohmann::json& row, const json_place& place,
         const double e2e = json_duration(json_require(row, "end_to_end_latency_s", place, path), place,
                                          json_path(path, "end_to_end_latency_s"));
         if (ttft > e2e)
-            place.fail(json_path(path, "ttft_s"), "ttft_s (" + shortest(ttft) +
-                                                      ") is larger than end_to_end_latency_s (" + shortest(e2e) + ")");
+            place.fail(json_path(path, "ttft_s"), "ttft_s (" + shortest_number(ttft) +
+                                                      ") is larger than end_to_end_latency_s (" + shortest_number(e2e) + ")");
         r.t_first = ttft;
         r.t_end = e2e;
         r.output_tokens = json_optional_count(json_member(row, "number_output_tokens"), place,

@@ -173,6 +173,7 @@ private:
         const std::string field = std::string(block_name).append(".").append(name);
         for (std::size_t k = 0; k < llmperf_stats.size(); ++k) {
             if (llmperf_stats[k].console != name) continue;
+            if (s.stat_seen[m][k]) throw input_error(file_, line_, field, "given twice in this block");
             s.stat_seen[m][k] = true;
             if (const auto x = console_number(line.substr(eq + 3), file_, line_, field))
                 s.reported.push_back({reported_name(llmperf_metrics[m], llmperf_stats[k]), *x,

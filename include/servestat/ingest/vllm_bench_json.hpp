@@ -278,7 +278,10 @@ inline nlohmann::json vllm_param_value(const nlohmann::json& v) {
             std::size_t used = 0;
             try {
                 const double x = std::stod(s, &used);
-                if (used == s.size() && std::isfinite(x)) return number(x);
+                // Only when the number writes back as the same text: "0.10", "1.0" or a hash
+                // like "7e10" stay strings rather than losing what the user wrote.
+                if (used == s.size() && std::isfinite(x))
+                    if (nlohmann::json n = number(x); n.dump() == s) return n;
             } catch (const std::exception&) {
             }
         }

@@ -113,7 +113,7 @@ inline void read_vllm_stats_row(const csv_row& row, vllm_stats_timeline& t) {
 
 inline std::vector<reported_value> vllm_stats_reported(const vllm_stats_timeline& t) {
     const double n = static_cast<double>(t.samples);
-    std::vector<reported_value> out{{"vllm.samples", n, "samples"}, {"duration", t.last_time - t.first_time, "s"}};
+    std::vector<reported_value> out{{"vllm.samples", n, "samples"}, {"vllm.timeline_span", t.last_time - t.first_time, "s"}};
     auto add = [&](const timeline_column& c, std::string_view name, const char* unit, bool mean) {
         if (!c.column) return;
         const std::string base = "vllm." + std::string(name);
@@ -149,7 +149,7 @@ inline std::vector<run> read_vllm_server_stats(const std::filesystem::path& file
         "vLLM server statistics sampled about every 0.5 s, not request records: it pairs with the "
         "detail_log file of the same scale, which holds the latencies",
         "means and maxima are servestat's, over the samples (unweighted); the throughputs are vLLM's own "
-        "averages over each logging interval in tokens/s; duration is the span of the timeline",
+        "averages over each logging interval in tokens/s; vllm.timeline_span is the span of the timeline",
         "gpu_kvcache_usage and cpu_kvcache_usage are percentages in the file (vLLM's log value); servestat "
         "reports them divided by 100, as fractions"};
     out.meta.reported = vllm_stats_reported(timeline);
