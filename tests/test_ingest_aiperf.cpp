@@ -819,3 +819,20 @@ TEST_CASE("the AIPerf sniffers claim none of the test fixtures, and GenAI-Perf o
         }
     }
 }
+
+TEST_CASE("a plain-text GenAI-Perf response fails its request instead of the whole read") {
+    std::string text = genai.text("non_streaming.json");
+    const std::string body_start = R"("response":"{\"id\":\"n1\")";
+    const auto at = text.find(body_start);
+    REQUIRE(at != std::string::npos);
+    const auto end = text.find("}\"}", at);
+    REQUIRE(end != std::string::npos);
+    text.replace(at, end + 2 - at, R"("response":"Internal Server Error")");
+    temp_file file(text, "profile_export.json");
+    const auto runs = genai_perf_format.read(file.path(), {});
+    REQUIRE(runs.size() == 1);
+    const request_record r = runs[0].requests.row(0);
+    CHECK(r.status == request_status::error);
+    CHECK(r.error == "Internal Server Error");
+    CHECK_FALSE(r.t_end.has_value());
+}

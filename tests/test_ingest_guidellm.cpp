@@ -576,3 +576,23 @@ TEST_CASE("a GuideLLM document needs its requests") {
     const std::string text = document("null");
     CHECK(error_of(text).field() == "benchmarks[0].requests");
 }
+
+TEST_CASE("without a last token, a first token after request_end is an input error") {
+    std::string record = ok_record("1001.0", "1004.0");
+    record.replace(record.find(R"(, "last_token_iteration": 1003.0)"), std::string_view(R"(, "last_token_iteration": 1003.0)").size(), "");
+    const input_error e = error_of(document(R"({"successful": [)" + record + "]}"));
+    CHECK(e.field() == "benchmarks[0].requests.successful[0].info.timings.request_end");
+    CHECK_THAT(e.what(), Catch::Contains("before first_token_iteration"));
+}
+
+TEST_CASE("a request whose end falls back to request_end says so in a note") {
+    std::string record = ok_record();
+    record.replace(record.find(R"(, "last_token_iteration": 1003.0)"), std::string_view(R"(, "last_token_iteration": 1003.0)").size(), "");
+    const servestat::test::temp_file file(document(R"({"successful": [)" + record + "]}"));
+    const run r = read_one(file.path());
+    REQUIRE(r.requests.size() == 1);
+    CHECK(*r.requests.row(0).t_end - *r.requests.row(0).t_sent == Approx(2.5)); // request_end 1003.5 - start 1001.0
+    bool noted = false;
+    for (const auto& note : r.meta.notes) noted = noted || note.find("lack last_token_iteration") != std::string::npos;
+    CHECK(noted);
+}

@@ -818,3 +818,16 @@ TEST_CASE("a console value that is not a number names its block, statistic and l
     CHECK(e.field() == "ttft_s.p50");
     CHECK(e.line() == 16); // header, blank, 11 ITL lines, ttft_s, p25, p50
 }
+
+TEST_CASE("a statistic given twice in a console block is an input error") {
+    std::string text = console_section(0);
+    const std::string p25 = "ttft_s\n    p25 = 1.5\n";
+    const auto at = text.find(p25);
+    REQUIRE(at != std::string::npos);
+    text.insert(at + p25.size(), "    p25 = 99\n");
+    const temp_file f(text, "x.txt");
+    const input_error e = read_error(llmperf_console_format, f.path());
+    CHECK(e.field() == "ttft_s.p25");
+    CHECK(e.line() == 16); // header, blank, 11 ITL lines, ttft_s, p25, the repeated p25
+    CHECK_THAT(e.what(), Catch::Contains("given twice"));
+}

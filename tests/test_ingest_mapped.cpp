@@ -862,3 +862,14 @@ TEST_CASE("mapping llm-load-test's response_time and ttft in ms gives the same e
     CHECK(stats.ok == 10);
     CHECK(*find_percentile(stats, "all", servestat::metric::e2e, 50.0) == Approx(1.85289466381073).epsilon(1e-12));
 }
+
+TEST_CASE("with error and http_status mapped, a non-2xx status fails a request whose error text is empty") {
+    const servestat::test::temp_file file("start,e2e,code,err\n1718031600.0,1.0,200,\n1718031600.5,0.5,500,\n",
+                                          "results.csv");
+    const servestat::run run = read(file.path(), "t_sent=start:epoch_s,e2e=e2e,http_status=code,error=err");
+    CHECK(run.requests.row(0).status == request_status::ok);
+    CHECK(run.requests.row(1).status == request_status::error);
+    CHECK(run.requests.row(1).http_status == 500);
+    CHECK(run.meta.notes[1] == "a request failed when err is not empty or code is not a 2xx HTTP status; its text "
+                               "tells a timeout or transport failure from an error");
+}

@@ -17,6 +17,7 @@ from checks import check, run_tests
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
+SHARED_DATA = os.path.join(HERE, "..", "..", "..", "shared", "data")
 OVERFLOW = ("max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context "
             "length is 4096 tokens and your request has {} input tokens (128 > 4096 - {}). None")
 def close(actual, expected, what, rel=1e-9):
@@ -248,7 +249,34 @@ def test_map_reads_an_unknown_layout():
                  "results.csv:6: field 'error_code (http_status)'")
 
 
+def test_folder_lists_each_run_once():
+    """A summary merged into its request run is not listed again; another run's summary that merely
+    shares a label is."""
+    folder = os.path.join(WORK, "same_label")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(DATA, "vllm_bench_json", "single_detailed.json")) as f:
+        detailed = json.load(f)
+    aggregates_only = {k: v for k, v in detailed.items() if not isinstance(v, list)}
+    for name, doc in (("a.json", detailed), ("b.json", aggregates_only)):
+        with open(os.path.join(folder, name), "w") as f:
+            json.dump(doc, f)
+    res = servestat("stats", "--json", folder)
+    check(res.returncode == 0, f"same-label folder: {res.stderr}")
+    if res.returncode == 0:
+        kinds = sorted(r["kind"] for r in json.loads(res.stdout)["runs"])
+        check(kinds == ["requests", "summary"], f"both runs listed, got {kinds}")
+    pair = os.path.join(SHARED_DATA, "llmperf-sglang-sweep-hongxuanzhang", "result_outputs")
+    res = servestat("stats", "--json", pair)
+    if res.returncode == 0:
+        runs = json.loads(res.stdout)["runs"]
+        check(len(runs) == 5 and all(r["kind"] == "requests" for r in runs),
+              f"LLMPerf pairs: 5 request runs with their summaries merged, got {[(r['label'], r['kind']) for r in runs]}")
+    else:
+        check(False, f"LLMPerf pairs: {res.stderr}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic,
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
-                              test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout]))
+                              test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout,
+                              test_folder_lists_each_run_once]))

@@ -14,6 +14,9 @@ namespace servestat {
 struct run_source {
     std::string path;
     std::string format; // reader name, e.g. "servestat", "notebook-csv"
+    // Other files this run already includes (a tool's summary read beside its request file), so
+    // reading their folder does not list them again as runs of their own.
+    std::vector<std::string> merged;
 };
 
 // What a source holds: per-request measurements, only a tool's own aggregates, or a workload

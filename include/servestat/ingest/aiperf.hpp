@@ -259,6 +259,11 @@ inline std::optional<std::filesystem::path> aiperf_summary_beside(const std::fil
 inline void add_aiperf_summary_beside(const std::filesystem::path& file, run_metadata& meta) {
     const auto summary_path = aiperf_summary_beside(file);
     if (!summary_path) return;
+    // The CSV beside it is the same table of aggregates in another form.
+    auto csv = *summary_path;
+    csv.replace_extension(".csv");
+    for (const auto& merged : {*summary_path, csv})
+        if (std::error_code ec; std::filesystem::exists(merged, ec)) meta.source.merged.push_back(merged.string());
     try {
         aiperf_summary_info info = read_aiperf_summary_file(*summary_path);
         meta.model = info.model;

@@ -24,7 +24,7 @@
 #include "servestat/core/errors.hpp"            // input_error
 #include "servestat/core/iso_time.hpp"          // iso_utc
 #include "servestat/core/run.hpp"               // run, reported_value
-#include "servestat/core/text.hpp"              // trim_spaces
+#include "servestat/core/text.hpp"              // trim_spaces, shortest_number
 #include "servestat/ingest/csv.hpp"             // csv_reader, csv_record, quote_cell
 #include "servestat/ingest/json_document.hpp"   // json_place, parse_json_documents, first_json_char, ...
 #include "servestat/ingest/nvidia_export.hpp"   // nvidia_member, nvidia_epoch_ns, aiperf_time_unit, ...
@@ -157,6 +157,8 @@ void report_aiperf_metric(std::string_view tag, const std::string& unit, std::ve
     const std::string prefix = renamed_scalar || renamed_metric ? std::string(mapping->name)
                                                                 : std::string("aiperf.").append(tag);
     for (const auto& [stat, value] : named) {
+        // Every AIPerf metric is a duration, a count or a rate: none can be negative.
+        if (value < 0) fail_unit("negative " + stat.name + " (" + shortest_number(value) + ")");
         if (scalar && stat.name == "n") continue; // AIPerf's count of a single value is 1
         if (scalar) {
             out.push_back({prefix, value / divisor, out_unit});

@@ -173,14 +173,7 @@ struct mooncake_line {
 };
 
 inline mooncake_line parse_mooncake_line(std::string_view line, const json_place& place) {
-    nlohmann::json request;
-    try {
-        request = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-        std::string reason = e.what();
-        if (const auto colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
-        place.fail("", "malformed JSON: " + reason);
-    }
+    const nlohmann::json request = parse_json_text(line, place);
     json_object(request, place, "");
     mooncake_line out;
     out.timestamp_ms = json_number(json_require(request, "timestamp", place, ""), place, "timestamp");

@@ -17,6 +17,7 @@
 #include "servestat/core/errors.hpp"         // input_error
 #include "servestat/core/request_record.hpp" // request_record
 #include "servestat/core/run.hpp"            // run
+#include "servestat/ingest/json_document.hpp" // parse_json_text
 #include "servestat/ingest/line_source.hpp"  // detail::line_source
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
 
@@ -36,12 +37,7 @@ struct field_error {
 };
 
 inline run_metadata parse_canonical_header(std::string_view line, const std::string& file) {
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw input_error(file, 1, "", std::string("header is not valid JSON: ") + e.what());
-    }
+    const nlohmann::json header = parse_json_text(line, {file, 1});
     if (!header.is_object() || header.value("servestat", "") != "log")
         throw input_error(file, 1, "servestat", "first line is not a servestat log header "
                                                 "(expected {\"servestat\":\"log\",...})");

@@ -114,6 +114,13 @@ inline std::vector<run> read_runs(const std::filesystem::path& file, const load_
 
 namespace detail {
 
+// Two spellings of one path ("dir//a.json", "./dir/a.json") give the same key.
+inline std::string same_file_key(const std::filesystem::path& path) {
+    std::error_code ec;
+    const auto canonical = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path.lexically_normal().string() : canonical.string();
+}
+
 // A directory's regular files in name order, not recursively, hidden files left out.
 inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
     namespace fs = std::filesystem;
@@ -140,7 +147,7 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
             bool any = false;
             // A tool's summary file beside its request file (LLMPerf, AIPerf) was already merged
             // into the request run as its reported values; listing it again would double the run.
-            std::set<std::string> request_labels;
+            std::set<std::string> merged;
             std::vector<run> summaries;
             for (const auto& file : detail::files_in(input)) {
                 const bool forced = !o.input_format.empty() || o.mapping;
@@ -150,13 +157,13 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
                         summaries.push_back(std::move(r));
                         continue;
                     }
-                    request_labels.insert(r.meta.label);
+                    for (const auto& path : r.meta.source.merged) merged.insert(detail::same_file_key(path));
                     consume(std::move(r));
                 }
                 any = true;
             }
             for (auto& r : summaries)
-                if (!request_labels.contains(r.meta.label)) consume(std::move(r));
+                if (!merged.contains(detail::same_file_key(r.meta.source.path))) consume(std::move(r));
             if (!any) throw input_error(input, 0, "", "directory contains no recognised request logs");
         } else if (fs::exists(input, ec)) {
             for (auto& r : read_runs(input, o)) consume(std::move(r));

@@ -126,7 +126,7 @@ inline void dispatch_genai_event(std::string_view data, bool error_event, const 
                                  genai_response& out) {
     data = genai_trim(data);
     if ((data.empty() && !error_event) || data == "[DONE]") return;
-    const auto body = nlohmann::json::parse(data, nullptr, false);
+    const auto body = parse_embedded_json(data);
     if (body.is_discarded()) {
         if (error_event) {
             out.error = std::string(data);
@@ -137,6 +137,13 @@ inline void dispatch_genai_event(std::string_view data, bool error_event, const 
     read_genai_body(body, error_event, place, path, out);
 }
 
+inline bool genai_starts_sse_field(std::string_view text) {
+    text = genai_trim(text);
+    for (const std::string_view field : {"data:", "event:", "id:", "retry:", ":"})
+        if (text.starts_with(field)) return true;
+    return false;
+}
+
 // One response: a whole JSON body, or server-sent events ("data:" lines, "event: error", comments).
 inline genai_response parse_genai_response(std::string_view text, const json_place& place, const std::string& path) {
     genai_response out;
@@ -144,9 +151,14 @@ inline genai_response parse_genai_response(std::string_view text, const json_pla
     if (trimmed.empty()) return out;
     if (trimmed.front() == '{') {
         out.whole_body = true;
-        const auto body = nlohmann::json::parse(trimmed, nullptr, false);
+        const auto body = parse_embedded_json(trimmed);
         if (body.is_discarded()) place.fail(path, "malformed JSON response: " + quote_cell(trimmed));
         read_genai_body(body, false, place, path, out);
+        return out;
+    }
+    // Neither JSON nor events: a plain-text error page ("Internal Server Error") fails the request.
+    if (!genai_starts_sse_field(trimmed)) {
+        out.error = std::string(trimmed.substr(0, 500));
         return out;
     }
     std::string data;
@@ -180,20 +192,14 @@ inline genai_response parse_genai_response(std::string_view text, const json_pla
     return out;
 }
 
-inline bool genai_starts_sse_field(std::string_view text) {
-    text = genai_trim(text);
-    for (const std::string_view field : {"data:", "event:", "id:", "retry:", ":"})
-        if (text.starts_with(field)) return true;
-    return false;
-}
-
 // perf_analyzer passes on what curl delivered, which may cut one event across two responses:
 // like GenAI-Perf, the piece before the next "data:" is glued to the response before it (whose
 // timestamp the whole event then keeps).
 inline void genai_join_split_events(std::vector<std::string>& texts) {
     for (std::size_t i = texts.size(); i-- > 1;) {
         const std::string_view text = texts[i];
-        if (genai_trim(text).empty() || genai_starts_sse_field(text)) continue;
+        // A whole JSON body after a stream is the server's error, not the rest of an event.
+        if (genai_trim(text).empty() || genai_starts_sse_field(text) || genai_trim(text).starts_with('{')) continue;
         if (texts[i - 1].find("data:") == std::string::npos) continue; // not a stream: the parser will judge it
         const auto next_event = text.find("data:");
         if (next_event == std::string_view::npos) {
@@ -228,7 +234,7 @@ inline void read_genai_payload(const nlohmann::json& inputs, const json_place& p
     const auto* payload = nvidia_member(inputs, "payload");
     if (!payload) return;
     const std::string payload_path = json_path(path, "payload");
-    const auto body = nlohmann::json::parse(json_string(*payload, place, payload_path), nullptr, false);
+    const auto body = parse_embedded_json(json_string(*payload, place, payload_path));
     if (body.is_discarded() || !body.is_object()) return;
     if (const auto* model = json_member(body, "model"); facts.model.empty() && model && model->is_string())
         facts.model = model->get<std::string>();

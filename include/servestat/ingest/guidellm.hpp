@@ -271,7 +271,7 @@ inline std::optional<std::int32_t> guidellm_max_tokens(const nlohmann::json& rec
     const auto* args = json_member(record, "request_args");
     if (!args) return std::nullopt;
     nlohmann::json parsed;
-    if (args->is_string()) parsed = nlohmann::json::parse(args->get_ref<const std::string&>(), nullptr, false);
+    if (args->is_string()) parsed = parse_embedded_json(args->get_ref<const std::string&>());
     else if (args->is_object()) parsed = *args;
     const auto* body = json_member(parsed, "body");
     if (!body) return std::nullopt;

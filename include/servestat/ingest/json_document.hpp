@@ -125,13 +125,20 @@ inline nlohmann::json parse_json_text(std::string_view text, const json_place& p
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw_parse_error(place.file, text, e.byte > 0 ? e.byte - 1 : 0, place.line,
-                          std::string(e.what()) + (truncated ? " (truncated file?)" : ""));
+                          std::string(e.what()) + (truncated ? " (truncated?)" : ""));
     } catch (const nlohmann::json::exception& e) {
         // nlohmann's out_of_range.406: a number literal beyond the range of a double, e.g. 1e400.
         std::string reason = e.what();
         if (const auto close = reason.find("] "); close != std::string::npos) reason = reason.substr(close + 2);
         throw input_error(place.file, place.line, "", reason);
     }
+}
+
+// JSON held in a string field (an SSE payload, a request body): discarded when malformed or nested
+// deeper than max_json_depth, so the caller can fall back or report it in its own words.
+inline nlohmann::json parse_embedded_json(std::string_view text) {
+    if (too_deep_at(text) != std::string_view::npos) return nlohmann::json(nlohmann::json::value_t::discarded);
+    return nlohmann::json::parse(text, nullptr, false);
 }
 
 // One or more JSON objects or arrays separated by whitespace (vLLM's --append-result writes one

@@ -404,6 +404,7 @@ inline std::vector<run> read_llmperf(const std::filesystem::path& file, const re
                                  "excluded them); error_code -1 and -100 are LLMPerf's own codes, not HTTP statuses");
     if (const auto summary = llmperf_summary_beside(file)) {
         read_llmperf_summary_file(*summary, out.meta);
+        out.meta.source.merged.push_back(summary->string());
         out.meta.notes.push_back("parameters, model, start time and reported values come from " +
                                  (summary->parent_path().filename() / summary->filename()).string());
         const auto* started = find_reported(out.meta, "requests");

@@ -241,7 +241,7 @@ public:
         nlohmann::json parsed;
         const nlohmann::json* array = v_.json;
         if (v_.is_cell) {
-            parsed = nlohmann::json::parse(v_.cell, nullptr, false);
+            parsed = parse_embedded_json(v_.cell);
             array = &parsed;
         }
         if (!array->is_array())
@@ -262,7 +262,7 @@ private:
         const long double s = wide_seconds(n, f_.unit);
         if (s >= earliest_wall_clock && s < latest_wall_clock) return;
         std::string why = v_.shown() + " read as epoch_" + std::string(to_string(f_.unit)) + " is ";
-        if (s > -1e11L && s < 1e11L) why += iso_utc_micros(s) + ", ";
+        if (s > -max_unix_seconds && s < max_unix_seconds) why += iso_utc_micros(s) + ", ";
         fail(why + "not a plausible wall-clock time (1990 to 2200): is the unit right?");
     }
 
@@ -386,9 +386,10 @@ private:
             return ok;
         }
         if (stated) return *stated == request_status::ok;
-        if (index(mapped_target::error)) return trim_spaces(r.error).empty();
-        if (r.http_status) return *r.http_status >= 200 && *r.http_status < 300;
-        return true;
+        // An error text or a non-2xx status each mean failure: a 500 with an empty message failed too.
+        const bool error_free = !index(mapped_target::error) || trim_spaces(r.error).empty();
+        const bool status_ok = !r.http_status || (*r.http_status >= 200 && *r.http_status < 300);
+        return error_free && status_ok;
     }
 
     template <class Access>
@@ -532,8 +533,9 @@ private:
         if (index(status))
             return "status read from " + source(status) + " (ok, error, timeout, transport, cancelled)";
         if (index(error))
-            return "a request failed when " + source(error) +
-                   " is not empty; its text tells a timeout or transport failure from an error";
+            return "a request failed when " + source(error) + " is not empty" +
+                   (index(http_status) ? " or " + source(http_status) + " is not a 2xx HTTP status" : std::string()) +
+                   "; its text tells a timeout or transport failure from an error";
         if (index(http_status)) return "a request failed when " + source(http_status) + " is not a 2xx HTTP status";
         return "no status, error, http_status or --ok-if given: every request counts as successful";
     }
@@ -744,14 +746,10 @@ inline std::vector<run> read_mapped_jsonl(const std::filesystem::path& file, con
         try {
             nlohmann::json object;
             try {
-                object = nlohmann::json::parse(*line);
-            } catch (const nlohmann::json::parse_error& e) {
+                object = parse_json_text(*line, {place.file, place.line});
+            } catch (const input_error&) {
                 if (is_first) explain_document(file, spec);
-                std::string reason = e.what();
-                if (const auto colon = reason.find(": "); colon != std::string::npos)
-                    reason = reason.substr(colon + 2);
-                throw input_error(place.file, place.line, "",
-                                  "malformed JSON at column " + std::to_string(e.byte) + ": " + reason);
+                throw;
             }
             if (!object.is_object())
                 throw input_error(place.file, place.line, "",

@@ -95,18 +95,7 @@ inline std::optional<std::string> nvidia_optional_string(const nlohmann::json& o
 }
 
 inline nlohmann::json nvidia_parse_json_line(std::string_view line, const json_place& place) {
-    try {
-        return nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-        std::string reason = e.what();
-        if (const auto colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
-        const bool truncated = end_of_container(line) == std::string_view::npos;
-        place.fail("", std::string("malformed JSON at column ")
-                           .append(std::to_string(e.byte))
-                           .append(": ")
-                           .append(reason)
-                           .append(truncated ? " (truncated line?)" : ""));
-    }
+    return parse_json_text(line, place, end_of_container(line) == std::string_view::npos);
 }
 
 } // namespace detail
