@@ -37,6 +37,7 @@ inline const char* to_string(run_kind k) noexcept {
 // "duration", "rps", "output_tps", "total_tps"; "<metric>.<stat>" for servestat metrics and
 // token counts (e.g. "e2e.p99", "ttft.mean", "prompt_tokens.p50"); "<tool>.<name>" for what has
 // no servestat counterpart (e.g. "llmperf.inter_token_latency_s.p50", which includes TTFT).
+// A subset other than all is a prefix: "short.e2e.p99".
 struct reported_value {
     std::string name;
     double value = 0;

@@ -29,6 +29,7 @@
 #include "servestat/ingest/mapping_spec.hpp"      // mapping_spec
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
+#include "servestat/ingest/sweep_csv.hpp"         // sweep_csv_format
 #include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format
 #include "servestat/ingest/vllm_bench_json.hpp"   // vllm_bench_json_format
 #include "servestat/ingest/vllm_server_stats.hpp" // vllm_server_stats_format
@@ -39,7 +40,8 @@ inline constexpr std::array builtin_formats{
     &canonical_log_format,   &notebook_csv_format,      &vllm_bench_csv_format, &llmperf_format,
     &llmperf_summary_format, &llmperf_console_format,   &burstgpt_detail_format, &vllm_server_stats_format,
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
-    &aiperf_summary_csv_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format};
+    &aiperf_summary_csv_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
+    &sweep_csv_format};
 
 inline std::string format_names() {
     std::string names;
