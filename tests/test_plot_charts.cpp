@@ -3,10 +3,7 @@
 #include <catch2/catch.hpp> // Catch2 v2
 
 #include <cstdint>    // std::uint64_t
-#include <cstdlib>    // std::getenv
-#include <fstream>    // std::ifstream, std::ofstream
 #include <functional> // std::function
-#include <iterator>   // std::istreambuf_iterator
 #include <limits>     // std::numeric_limits
 #include <string>     // std::string
 #include <vector>     // std::vector
@@ -19,26 +16,12 @@
 #include "servestat/plot/stacked_bars.hpp"
 #include "servestat/plot/timeline.hpp"
 
+#include "plot_golden.hpp" // check_golden
+
 using namespace servestat::plot;
+using servestat::test::check_golden;
 
 namespace {
-
-std::string golden_path(const std::string& name) { return std::string(SERVESTAT_TEST_GOLDEN_DIR) + "/plot/" + name; }
-
-// SERVESTAT_UPDATE_GOLDEN=1 rewrites the file instead (see tests/golden/plot/README.md).
-void check_golden(const std::string& name, const std::string& svg) {
-    const std::string path = golden_path(name);
-    if (const char* update = std::getenv("SERVESTAT_UPDATE_GOLDEN"); update && std::string(update) == "1") {
-        std::ofstream(path, std::ios::binary) << svg;
-        WARN("rewrote " << path);
-        return;
-    }
-    std::ifstream in(path, std::ios::binary);
-    INFO("golden file " << path << " (SERVESTAT_UPDATE_GOLDEN=1 regenerates it)");
-    REQUIRE(in);
-    const std::string expected{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    CHECK(svg == expected);
-}
 
 const std::vector<named_values> latency_by_subset{
     {"short", {0.12, 0.25, 0.25, 0.4, 0.8, 1.1, 0.31, 0.22}},

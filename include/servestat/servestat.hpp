@@ -10,3 +10,5 @@
 #include "servestat/report/stats_json.hpp"   // stats_document, to_json
 #include "servestat/stats/run_stats.hpp"     // analyze, run_stats
 #include "servestat/stats/summary.hpp"       // summarize, summary
+#include "servestat/sweep/kneedle.hpp"        // find_knee
+#include "servestat/sweep/sweep_analysis.hpp" // find_sweeps, analyze_sweep

@@ -3,6 +3,7 @@
 
 #include <cstdint> // std::int32_t
 #include <cstdio>  // std::fputs
+#include <span>    // std::span
 #include <string>  // std::string
 #include <utility> // std::move
 #include <vector>  // std::vector
@@ -27,6 +28,7 @@ struct analysis_args {
     std::string slo;
     std::string input_format;
     std::string map, ok_if;
+    std::string sweep_by;
     bool skip_bad = false;
 };
 
@@ -49,6 +51,9 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a) {
                    "Read any CSV / JSON / JSONL log by naming its fields, e.g. "
                    "ttft=TTFT:ms,e2e=latency:s,t_sent=start:epoch_s (docs/formats.md)");
     cmd.add_option("--ok-if", a.ok_if, "With --map: which requests succeeded, e.g. 'error_code==' or 'status==200'");
+    cmd.add_option("--sweep-by", a.sweep_by,
+                   "Group runs into sweeps over this parameter (default: concurrency, request_rate, scale, ... "
+                   "whichever varies)");
     cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
 }
 
@@ -64,6 +69,15 @@ inline stats_options to_stats_options(const analysis_args& a) {
     validate(o.summary);
     validate(o.subsets);
     return o;
+}
+
+// The sweeps among analysed runs, each with its table, knees, SLO capacity and Little's law check.
+inline std::vector<sweep_analysis> analyze_sweeps(const analysis_args& a, std::span<const run_stats> runs,
+                                                  const stats_options& o, double slo_percentile) {
+    std::vector<sweep_analysis> out;
+    for (const auto& s : find_sweeps(runs, {.by = a.sweep_by}))
+        out.push_back(analyze_sweep(s, runs, o.slos, slo_percentile));
+    return out;
 }
 
 // Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`.

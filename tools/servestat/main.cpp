@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
 
+#include "knee_command.hpp"   // knee_args, run_knee_command
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
 #include "stats_command.hpp"  // stats_args, run_stats_command
 
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
     auto* report_cmd = app.add_subcommand("report", "Markdown and HTML report with plots and findings, plus JSON");
     servestat::cli::add_report_options(*report_cmd, report);
 
+    servestat::cli::knee_args knee;
+    auto* knee_cmd = app.add_subcommand("knee", "Kneedle knee/elbow of a curve in a CSV file (kneed 0.8.x semantics)");
+    servestat::cli::add_knee_options(*knee_cmd, knee);
+
     auto* templates_cmd = app.add_subcommand("templates", "The built-in report templates");
     templates_cmd->require_subcommand(1);
     auto* templates_list = templates_cmd->add_subcommand("list", "Names of the built-in templates");
@@ -51,6 +56,7 @@ int main(int argc, char** argv) {
     try {
         if (stats_cmd->parsed()) return servestat::cli::run_stats_command(stats);
         if (report_cmd->parsed()) return servestat::cli::run_report_command(report);
+        if (knee_cmd->parsed()) return servestat::cli::run_knee_command(knee);
         if (templates_list->parsed()) return servestat::cli::list_templates();
         if (templates_dump->parsed()) return servestat::cli::dump_template(template_name);
     } catch (const servestat::input_error& e) {

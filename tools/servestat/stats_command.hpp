@@ -116,6 +116,71 @@ inline std::string breakdown_table(const breakdown& b) {
 
 } // namespace detail
 
+namespace detail {
+
+inline std::string number_cell(const std::optional<double>& v, const char* format = "{:.3f}") {
+    return v ? fmt::format(fmt::runtime(format), *v) : "-";
+}
+
+inline std::string knee_lines(const sweep_analysis& a) {
+    std::string out;
+    for (const auto& k : a.knees) {
+        out += fmt::format("  knee of {} vs {}{}: ", k.y_name, k.x_name, k.shape.empty() ? "" : " (" + k.shape + ")");
+        if (!k.x) out += "no knee\n";
+        else
+            out += fmt::format("{}={:g}, {}={:.4g}{}\n", k.x_name, *k.x, k.y_name, k.y.value_or(0),
+                               k.load && k.x_name != a.curve.param ? fmt::format(" ({}={:g})", a.curve.param, *k.load)
+                                                                    : "");
+    }
+    return out;
+}
+
+inline std::string capacity_lines(const sweep_analysis& a) {
+    std::string out;
+    for (const auto& c : a.capacity) {
+        out += fmt::format("  largest {} meeting {} {} <= {} s: ", a.curve.param, to_string(c.objective.on),
+                           percentile_key(c.percentile), c.objective.max_seconds);
+        if (!c.known) out += fmt::format("unknown: no load level has a {} of {}\n", percentile_key(c.percentile), to_string(c.objective.on));
+        else if (!c.max_load) out += "none of the measured loads\n";
+        else if (!c.limited) out += fmt::format("{:g} (met at every measured load)\n", *c.max_load);
+        else out += fmt::format("{:.3g}{}\n", *c.max_load, c.interpolated ? " (interpolated)" : "");
+    }
+    return out;
+}
+
+} // namespace detail
+
+// The notebook's sweep table per sweep, then its knees, SLO capacity and findings.
+inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps) {
+    std::string out;
+    for (const auto& a : sweeps) {
+        out += fmt::format("\nsweep over {}{} ({} load levels)\n", a.curve.param,
+                           a.curve.group.empty() ? "" : " (" + a.curve.group + ")", a.rows.size());
+        out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", a.curve.param, "rps",
+                           "out tok/s", "ok", "e2e p50", "e2e p90", "e2e p99", "ttft p50", "ttft p90", "ttft p99",
+                           "short p99", "long p99");
+        const auto columns = sweep_table_columns();
+        auto at = [&](const sweep_row& row, std::string_view name) {
+            for (std::size_t i = 0; i < columns.size(); ++i)
+                if (columns[i] == name) return row.values[i];
+            return std::optional<double>();
+        };
+        for (const auto& row : a.rows) {
+            const auto success = at(row, "success_rate");
+            out += fmt::format("  {:>12g}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", row.load,
+                               detail::number_cell(at(row, "rps")), detail::number_cell(at(row, "output_tps"), "{:.1f}"),
+                               success ? fmt::format("{:.1f}%", 100 * *success) : "-",
+                               detail::number_cell(at(row, "e2e.p50")), detail::number_cell(at(row, "e2e.p90")),
+                               detail::number_cell(at(row, "e2e.p99")), detail::number_cell(at(row, "ttft.p50")),
+                               detail::number_cell(at(row, "ttft.p90")), detail::number_cell(at(row, "ttft.p99")),
+                               detail::number_cell(at(row, "short.e2e.p99")), detail::number_cell(at(row, "long.e2e.p99")));
+        }
+        out += detail::knee_lines(a) + detail::capacity_lines(a);
+        for (const auto& f : a.findings) out += "  finding: " + f + "\n";
+    }
+    return out;
+}
+
 inline std::string format_stats_table(const std::vector<run_stats>& runs) {
     std::string out;
     for (const auto& r : runs) {
@@ -136,7 +201,9 @@ inline int run_stats_command(const stats_args& a) {
     const stats_options options = to_stats_options(a);
     std::vector<run_stats> results;
     for_each_input_run(a, [&](run&& r) { results.push_back(analyze(r, options)); });
-    const std::string text = a.json ? stats_document(results, options).dump(2) + "\n" : format_stats_table(results);
+    const auto sweeps = analyze_sweeps(a, results, options, 95);
+    const std::string text = a.json ? stats_document(results, options, sweeps).dump(2) + "\n"
+                                    : format_stats_table(results) + format_sweep_tables(sweeps);
     std::fputs(text.c_str(), stdout);
     return 0;
 }

@@ -7,16 +7,19 @@
 #include <cstddef>   // std::size_t
 #include <span>      // std::span
 #include <string>    // std::string
+#include <string_view> // std::string_view
 #include <utility>   // std::move
 #include <vector>    // std::vector
 
+#include <fmt/format.h> // fmt::format
+
 #include "servestat/plot/data.hpp"  // chart_labels, axis_unit
-#include "servestat/plot/scale.hpp" // scale, resolve_unit
+#include "servestat/plot/scale.hpp" // scale, tick, resolve_unit
 #include "servestat/plot/svg.hpp"   // svg_document, series_colour
 
 namespace servestat::plot {
 
-enum class legend_mark { box, line, dashed_line };
+enum class legend_mark { box, line, dashed_line, diamond };
 
 struct legend_entry {
     std::string name;
@@ -45,6 +48,17 @@ struct range {
         any = true;
     }
 };
+
+// About how wide text of `size` px is: sans-serif digits and lower case average 0.6 em. Counts
+// bytes, so UTF-8 text comes out wider than it is, which errs on the side of room.
+inline double text_width(std::string_view text, int size = 12) { return 0.6 * size * static_cast<double>(text.size()); }
+
+// A closed diamond outline around (x, y), `r` from the centre to each corner: the marker of a
+// point singled out (a knee), unlike any series' round markers.
+inline std::string diamond_points(double x, double y, double r) {
+    return fmt::format("{},{} {},{} {},{} {},{} {},{}", px(x), px(y - r), px(x + r), px(y), px(x), px(y + r), px(x - r),
+                       px(y), px(x), px(y - r));
+}
 
 inline std::vector<double> finite_sorted(std::span<const double> values) {
     std::vector<double> out;
@@ -88,8 +102,11 @@ public:
         }
     }
 
-    void x_axis(const scale& x) {
-        for (const auto& t : x.ticks()) {
+    void x_axis(const scale& x) { x_axis(x, x.ticks()); }
+
+    // Ticks of the caller's choosing, e.g. at each level a sweep ran.
+    void x_axis(const scale& x, const std::vector<tick>& ticks) {
+        for (const auto& t : ticks) {
             const double pxv = x(t.value);
             svg.line(pxv, plot_top, pxv, plot_bottom, "#eeeeee");
             svg.text(pxv, plot_bottom + 18, t.label, {.anchor = "middle"});
@@ -120,6 +137,8 @@ public:
         double y = plot_top + 8;
         for (const auto& e : entries) {
             if (e.mark == legend_mark::box) svg.rect(legend_left, y, 14, 12, e.colour);
+            else if (e.mark == legend_mark::diamond)
+                svg.polyline(detail::diamond_points(legend_left + 8, y + 6, 6), e.colour, 2);
             else svg.line(legend_left, y + 6, legend_left + 16, y + 6, e.colour, 2.5,
                           e.mark == legend_mark::dashed_line ? "6 3" : "");
             svg.text(legend_left + 22, y + 11, detail::shortened(e.name, 20));

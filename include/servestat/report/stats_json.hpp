@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/stats/run_stats.hpp" // run_stats, stats_options
+#include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
 
 namespace servestat {
 
@@ -131,11 +132,39 @@ inline json options_to_json(const stats_options& o) {
             {"slo", detail::slos_to_json(o.slos)}};
 }
 
-inline json stats_document(std::span<const run_stats> runs, const stats_options& o) {
+inline json to_json(const sweep_analysis& a) {
+    const auto columns = sweep_table_columns();
+    json points = json::array();
+    for (const auto& row : a.rows) {
+        json p{{"load", row.load}, {"label", row.label}};
+        for (std::size_t i = 0; i < columns.size(); ++i) p[columns[i]] = detail::or_null(row.values[i]);
+        points.push_back(std::move(p));
+    }
+    json knees = json::array();
+    for (const auto& k : a.knees)
+        knees.push_back({{"curve", k.curve}, {"shape", k.shape}, {"x_name", k.x_name}, {"y_name", k.y_name}, {"x", detail::or_null(k.x)},
+                         {"y", detail::or_null(k.y)}, {"load", detail::or_null(k.load)}});
+    json capacity = json::array();
+    for (const auto& c : a.capacity)
+        capacity.push_back({{"metric", std::string(to_string(c.objective.on))}, {"max_seconds", c.objective.max_seconds},
+                            {"percentile", c.percentile}, {"max_load", detail::or_null(c.max_load)},
+                            {"interpolated", c.interpolated}, {"limited", c.limited},
+                            {"known", c.known}});
+    json little = json::array();
+    for (const auto& l : a.little) little.push_back({{"load", l.load}, {"in_flight", l.in_flight}, {"ratio", l.ratio}});
+    return {{"param", a.curve.param}, {"group", a.curve.group},  {"points", std::move(points)},
+            {"knees", std::move(knees)}, {"slo_capacity", std::move(capacity)}, {"littles_law", std::move(little)},
+            {"findings", a.findings}};
+}
+
+inline json stats_document(std::span<const run_stats> runs, const stats_options& o,
+                           std::span<const sweep_analysis> sweeps = {}) {
     json all_runs = json::array();
     for (const auto& r : runs) all_runs.push_back(to_json(r));
+    json all_sweeps = json::array();
+    for (const auto& s : sweeps) all_sweeps.push_back(to_json(s));
     return {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)},
-            {"runs", std::move(all_runs)}, {"sweeps", json::array()}, {"comparisons", json::array()}};
+            {"runs", std::move(all_runs)}, {"sweeps", std::move(all_sweeps)}, {"comparisons", json::array()}};
 }
 
 } // namespace servestat
