@@ -17,6 +17,7 @@
 #include <servestat/report/plot_file.hpp>         // plot_file
 #include <servestat/report/plots.hpp>             // run_plots, comparison_plots
 #include <servestat/report/render.hpp>            // render, markup
+#include <servestat/report/sweep_view.hpp>        // sweep_plots
 #include <servestat/report/view_model.hpp>        // build_view_model
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
@@ -68,15 +69,16 @@ inline std::pair<std::string, std::string> template_for(const std::string& forma
 }
 
 // Adds the plot list to each run's view (Markdown links the file, HTML inlines the SVG).
+inline json plot_entries(const std::vector<report::plot_file>& plots) {
+    json list = json::array();
+    for (const auto& p : plots) list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
+    return list;
+}
+
 inline void attach_plots(json& view, const std::vector<std::vector<report::plot_file>>& per_run,
                          const std::vector<report::plot_file>& comparison) {
-    auto entries = [](const std::vector<report::plot_file>& plots) {
-        json list = json::array();
-        for (const auto& p : plots) list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
-        return list;
-    };
-    for (std::size_t i = 0; i < per_run.size(); ++i) view["runs"][i]["plots"] = entries(per_run[i]);
-    view["comparison_plots"] = entries(comparison);
+    for (std::size_t i = 0; i < per_run.size(); ++i) view["runs"][i]["plots"] = plot_entries(per_run[i]);
+    view["comparison_plots"] = plot_entries(comparison);
 }
 
 } // namespace detail
@@ -102,7 +104,8 @@ inline int run_report_command(const report_args& a) {
         analysed.push_back(report::analyse(r, options));
         stats.push_back(analysed.back().stats);
     }
-    json view = report::build_view_model(analysed, options, ro);
+    const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
+    json view = report::build_view_model(analysed, options, ro, sweeps);
 
     const auto prefixes = report::plot_prefixes(stats);
     std::vector<std::vector<report::plot_file>> plots;
@@ -114,6 +117,12 @@ inline int run_report_command(const report_args& a) {
     const auto comparison =
         runs.size() > 1 ? report::comparison_plots(run_pointers, stats) : std::vector<report::plot_file>{};
     detail::attach_plots(view, plots, comparison);
+    std::vector<report::plot_file> sweep_plot_files;
+    for (std::size_t i = 0; i < sweeps.size(); ++i) {
+        auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1));
+        view["sweeps"][i]["plots"] = detail::plot_entries(files);
+        sweep_plot_files.insert(sweep_plot_files.end(), files.begin(), files.end());
+    }
 
     namespace fs = std::filesystem;
     const fs::path dir(a.out_dir);
@@ -125,6 +134,7 @@ inline int run_report_command(const report_args& a) {
     for (const auto& list : plots)
         for (const auto& p : list) write_plot(p);
     for (const auto& p : comparison) write_plot(p);
+    for (const auto& p : sweep_plot_files) write_plot(p);
     for (const auto& format : a.formats) {
         if (format == "json") {
             detail::write_text_file(dir / "report.json", view["stats"].dump(2) + "\n");

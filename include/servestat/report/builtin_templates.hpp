@@ -57,6 +57,42 @@ figcaption { font-size: .85rem; color: #555; }
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/comparison_plots}}
 {{/many_runs}}
+{{#sweeps}}
+<h2>{{title}}</h2>
+<table>
+<thead><tr><th>{{param}}</th><th>req/s</th><th>output tok/s</th><th>success</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th><th>short p99</th><th>long p99</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><td>{{load}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{success}}</td><td>{{e2e_p50}}</td><td>{{e2e_p90}}</td><td>{{e2e_p99}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{short_p99}}</td><td>{{long_p99}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+<p>Knees (Kneedle, S = 1):</p>
+<ul>
+{{#knees}}
+<li>{{text}}</li>
+{{/knees}}
+</ul>
+{{#has_capacity}}
+<p>Largest load meeting each SLO:</p>
+<ul>
+{{#capacity}}
+<li>{{text}}</li>
+{{/capacity}}
+</ul>
+{{/has_capacity}}
+{{#has_findings}}
+<h3>Findings</h3>
+<ul>
+{{#findings}}
+<li>{{text}}</li>
+{{/findings}}
+</ul>
+{{/has_findings}}
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/sweeps}}
 {{#runs}}
 <h2>Run {{label}}</h2>
 <table class="meta">
@@ -199,6 +235,39 @@ inline constexpr char builtin_template_1[] =
 
 {{/comparison_plots}}
 {{/many_runs}}
+{{#sweeps}}
+## {{title}}
+
+| {{param}} | req/s | output tok/s | success | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 | short p99 | long p99 |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+{{#rows}}
+| {{load}} | {{rps}} | {{output_tps}} | {{success}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} | {{short_p99}} | {{long_p99}} |
+{{/rows}}
+
+Knees (Kneedle, S = 1):
+{{#knees}}
+- {{text}}
+{{/knees}}
+{{#has_capacity}}
+
+Largest load meeting each SLO:
+{{#capacity}}
+- {{text}}
+{{/capacity}}
+{{/has_capacity}}
+{{#has_findings}}
+
+Findings:
+{{#findings}}
+- {{text}}
+{{/findings}}
+{{/has_findings}}
+
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/sweeps}}
 {{#runs}}
 ## Run {{label}}
 

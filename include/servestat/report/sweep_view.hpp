@@ -1,0 +1,191 @@
+// A sweep as reports show it: the sweep table with formatted cells, knees, SLO capacity and
+// findings as sentences, and its plots (throughput and percentiles against load with the knees
+// marked, short against long p99, and p99 against throughput labelled by load).
+#pragma once
+
+#include <cmath>   // std::isfinite
+#include <cstddef> // std::size_t
+#include <optional> // std::optional
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/plot/line.hpp"           // line_chart, line_options
+#include "servestat/report/format.hpp"       // format_seconds, format_share
+#include "servestat/report/plot_file.hpp"    // plot_file
+#include "servestat/report/stats_json.hpp"   // json
+#include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis
+
+namespace servestat::report {
+namespace detail {
+
+inline std::optional<double> sweep_cell(const sweep_analysis& a, const sweep_row& row, std::string_view column) {
+    const auto columns = sweep_table_columns();
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        if (columns[i] == column) return row.values[i];
+    return std::nullopt;
+}
+
+inline std::string load_text(const std::string& param, double load) {
+    return param == "concurrency" ? fmt::format("c={:g}", load) : fmt::format("{}={:g}", param, load);
+}
+
+inline std::string sweep_title(const sweep_analysis& a) {
+    return "Sweep over " + a.curve.param + (a.curve.group.empty() ? "" : " (" + a.curve.group + ")");
+}
+
+inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
+    static constexpr std::pair<const char*, const char*> names[] = {
+        {"throughput", "Saturation (throughput against load)"},
+        {"p99", "Tail blow-up (p99 latency against load)"},
+        {"ttft", "Time to first token (p99 against load)"},
+        {"tradeoff", "Latency–throughput tradeoff (p99 against rps)"}};
+    std::string what = k.curve;
+    for (const auto& [key, text] : names)
+        if (k.curve == key) what = text;
+    if (!k.x) return what + ": no knee" + (k.shape.empty() ? std::string(" (too few points)") : " (" + k.shape + ")") + ".";
+    const std::string y = k.y_name == "rps" ? fmt::format("{:.3g} req/s", k.y.value_or(0)) : format_seconds(k.y);
+    std::string at = k.x_name == a.curve.param ? load_text(a.curve.param, *k.x)
+                                               : fmt::format("{:.3g} req/s", *k.x) +
+                                                     (k.load ? " (" + load_text(a.curve.param, *k.load) + ")" : "");
+    return fmt::format("{}: knee at {}, where it is {} ({}).", what, at, y, k.shape);
+}
+
+inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity& c) {
+    const std::string objective = fmt::format("{} {} ≤ {}", to_string(c.objective.on), percentile_key(c.percentile),
+                                              format_seconds(c.objective.max_seconds));
+    if (!c.known) return fmt::format("{}: unknown, no load level has that percentile.", objective);
+    if (!c.max_load) return fmt::format("{}: not met at any measured load.", objective);
+    if (!c.limited)
+        return fmt::format("{}: met at every measured load, up to {}.", objective, load_text(a.curve.param, *c.max_load));
+    return fmt::format("{}: met up to {} {}{}.", objective, a.curve.param, fmt::format("{:.3g}", *c.max_load),
+                       c.interpolated ? " (interpolated between measured loads)" : "");
+}
+
+inline json sweep_rows(const sweep_analysis& a) {
+    json rows = json::array();
+    for (const auto& row : a.rows) {
+        auto seconds = [&](std::string_view c) { return format_seconds(sweep_cell(a, row, c)); };
+        const auto rps = sweep_cell(a, row, "rps"), tps = sweep_cell(a, row, "output_tps");
+        rows.push_back({{"load", fmt::format("{:g}", row.load)},
+                        {"rps", rps ? fmt::format("{:.2f}", *rps) : std::string(missing_value)},
+                        {"output_tps", tps ? fmt::format("{:.1f}", *tps) : std::string(missing_value)},
+                        {"success", format_share(sweep_cell(a, row, "success_rate"))},
+                        {"e2e_p50", seconds("e2e.p50")},
+                        {"e2e_p90", seconds("e2e.p90")},
+                        {"e2e_p99", seconds("e2e.p99")},
+                        {"ttft_p50", seconds("ttft.p50")},
+                        {"ttft_p99", seconds("ttft.p99")},
+                        {"short_p99", seconds("short.e2e.p99")},
+                        {"long_p99", seconds("long.e2e.p99")}});
+    }
+    return rows;
+}
+
+inline json sentences(const std::vector<std::string>& texts) {
+    json out = json::array();
+    for (const auto& t : texts) out.push_back({{"text", t}});
+    return out;
+}
+
+// Points (load, column) where the column is known, as one plot series.
+inline plot::named_points series_over_load(const sweep_analysis& a, std::string_view column, std::string name) {
+    plot::named_points s{std::move(name), {}, {}};
+    for (const auto& row : a.rows)
+        if (const auto v = sweep_cell(a, row, column)) {
+            s.x.push_back(row.load);
+            s.y.push_back(*v);
+        }
+    return s;
+}
+
+inline const sweep_knee* find_knee_of(const sweep_analysis& a, std::string_view curve) {
+    for (const auto& k : a.knees)
+        if (k.curve == curve && k.x && k.y) return &k;
+    return nullptr;
+}
+
+} // namespace detail
+
+inline json sweep_view(const sweep_analysis& a) {
+    std::vector<std::string> knees, capacity;
+    for (const auto& k : a.knees) knees.push_back(detail::knee_sentence(a, k));
+    for (const auto& c : a.capacity) capacity.push_back(detail::capacity_sentence(a, c));
+    return {{"title", detail::sweep_title(a)},
+            {"param", a.curve.param},
+            {"rows", detail::sweep_rows(a)},
+            {"knees", detail::sentences(knees)},
+            {"has_capacity", !capacity.empty()},
+            {"capacity", detail::sentences(capacity)},
+            {"has_findings", !a.findings.empty()},
+            {"findings", detail::sentences(a.findings)}};
+}
+
+// The notebook's sweep charts, with Kneedle's knees marked. `prefix` keeps file names apart.
+inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::string& prefix) {
+    std::vector<plot_file> out;
+    const std::string name = detail::sweep_title(a), param = a.curve.param;
+    plot::line_options base;
+    if (!a.rows.empty() && a.rows.front().load > 0 && a.rows.back().load / a.rows.front().load >= 8) base.log_x = true;
+    auto add = [&](const std::string& kind, const std::string& title, std::string svg) {
+        out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
+    };
+    auto mark = [&](plot::line_options& o, std::string_view curve) {
+        if (const auto* k = detail::find_knee_of(a, curve))
+            o.marks.push_back({*k->x, *k->y, "knee " + (k->x_name == param ? detail::load_text(param, *k->x)
+                                                        : k->load ? detail::load_text(param, *k->load)
+                                                                  : fmt::format("{:.3g} req/s", *k->x))});
+    };
+
+    if (const auto rps = detail::series_over_load(a, "rps", "throughput"); rps.x.size() > 1) {
+        plot::line_options o = base;
+        mark(o, "throughput");
+        const std::vector<plot::named_points> series{rps};
+        add("throughput", "Throughput against " + param + " — " + name,
+            plot::line_chart(series, {"Throughput against " + param + " — " + name, param, "throughput (req/s)"}, o));
+    }
+    std::vector<plot::named_points> percentiles;
+    for (const char* p : {"p50", "p90", "p99"})
+        if (auto s = detail::series_over_load(a, std::string("e2e.") + p, std::string("e2e ") + p); s.x.size() > 1)
+            percentiles.push_back(std::move(s));
+    if (!percentiles.empty()) {
+        plot::line_options o = base;
+        mark(o, "p99");
+        add("percentiles", "Latency percentiles against " + param + " — " + name,
+            plot::line_chart(percentiles, {"End-to-end p50 / p90 / p99 against " + param + " — " + name, param,
+                                           "end-to-end latency (s)"}, o));
+    }
+    std::vector<plot::named_points> short_long;
+    for (const char* subset : {"short", "long"})
+        if (auto s = detail::series_over_load(a, std::string(subset) + ".e2e.p99", std::string(subset) + " p99");
+            s.x.size() > 1)
+            short_long.push_back(std::move(s));
+    if (!short_long.empty())
+        add("short-long-p99", "Short and long requests' p99 against " + param + " — " + name,
+            plot::line_chart(short_long, {"Short vs long prompts: p99 against " + param + " — " + name, param,
+                                          "p99 end-to-end latency (s)"}, base));
+
+    // The notebook's "knee visualization": p99 against throughput, each point labelled by its load.
+    plot::named_points tradeoff{"load levels", {}, {}};
+    std::vector<std::string> labels;
+    for (const auto& row : a.rows) {
+        const auto rps = detail::sweep_cell(a, row, "rps"), p99 = detail::sweep_cell(a, row, "e2e.p99");
+        if (!rps || !p99) continue;
+        tradeoff.x.push_back(*rps);
+        tradeoff.y.push_back(*p99);
+        labels.push_back(detail::load_text(param, row.load));
+    }
+    if (tradeoff.x.size() > 1) {
+        plot::line_options o;
+        o.point_labels.push_back(labels);
+        mark(o, "tradeoff");
+        const std::vector<plot::named_points> series{tradeoff};
+        add("p99-vs-rps", "p99 against throughput — " + name,
+            plot::line_chart(series, {"p99 latency against throughput (labels: " + param + ") — " + name,
+                                      "throughput (req/s)", "p99 end-to-end latency (s)"}, o));
+    }
+    return out;
+}
+
+} // namespace servestat::report
