@@ -140,6 +140,27 @@ def test_templates_command():
           f"a template tag the model lacks is an error naming it: {res.returncode} {res.stderr}")
 
 
+def test_sweep_section():
+    """The notebook's Experiment 3 table as input: a sweep section with its table, knees and charts."""
+    table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sweep", "bad_unfair_exp3.csv")
+    out = os.path.join(WORK, "sweep")
+    report(out, table, extra=("--slo", "e2e=5"))
+    md = read(os.path.join(out, "report.md"))
+    check("## Sweep over concurrency" in md, "sweep section heading")
+    check("| 64 | 5.82 | – | 100.0% | 9.91 s | 16.76 s | 21.67 s |" in md, "sweep table row for c=64")
+    check("Saturation (throughput against load): knee at c=16" in md, "saturation knee in the report")
+    check("Throughput saturates at ~5.9 req/s from c=16" in md, "saturation finding")
+    plots = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "plots", "sweep-1-*.svg")))
+    check(plots == ["sweep-1-p99-vs-rps.svg", "sweep-1-percentiles.svg", "sweep-1-short-long-p99.svg",
+                    "sweep-1-throughput.svg"], f"sweep charts: {plots}")
+    for p in plots:
+        res = subprocess.run(["xmllint", "--noout", os.path.join(out, "plots", p)], capture_output=True, text=True)
+        check(res.returncode == 0, f"{p} is not well-formed XML: {res.stderr}")
+    html = read(os.path.join(out, "report.html"))
+    check("knee c=16" in html and "<script" not in html, "sweep charts inline in the HTML, no script")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_report_files_and_formats, test_report_paints_in_chromium,
-                              test_input_cannot_inject_markup, test_report_is_deterministic, test_templates_command]))
+                              test_input_cannot_inject_markup, test_report_is_deterministic, test_templates_command,
+                              test_sweep_section]))
