@@ -282,7 +282,7 @@ TEST_CASE("a record exactly at the limit is accepted") {
 
 TEST_CASE("a huge line in a file is rejected once it passes the limit") {
     // 4 MiB on one line against a 64 KiB limit: the reader must stop at the limit.
-    const temp_file file("id,blob\n1," + std::string(std::size_t{4} << 20, 'x') + "\n");
+    const temp_file file(std::string("id,blob\n1,").append(std::size_t{4} << 20, 'x').append("\n"));
     csv_reader csv(file.path, std::size_t{64} << 10, 4096);
     csv.read_header();
     csv_record record;
@@ -298,7 +298,7 @@ TEST_CASE("a huge line in a file is rejected once it passes the limit") {
 }
 
 TEST_CASE("the size limit reads as MiB when it is whole MiB") {
-    const temp_file file("x" + std::string(std::size_t{1} << 20, 'y'));
+    const temp_file file(std::string("x").append(std::size_t{1} << 20, 'y'));
     csv_reader csv(file.path, std::size_t{1} << 20);
     try {
         csv.read_header();

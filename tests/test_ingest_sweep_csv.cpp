@@ -63,7 +63,7 @@ TEST_CASE("millisecond columns, metric names and the notebook's grid names are r
     CHECK(reported(runs[0], "e2e.p99") == 9.5);
     CHECK(reported(runs[0], "long.e2e.p99") == 12.25);
     CHECK(runs[1].meta.reported.empty());
-    CHECK(runs[1].meta.notes.front() == "this load level did not complete: status server failed");
+    CHECK(runs[1].meta.notes.back() == "this load level did not complete: status server failed");
 }
 
 TEST_CASE("a bad cell in a sweep table names its line and column") {

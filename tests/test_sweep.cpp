@@ -156,3 +156,20 @@ TEST_CASE("LLMPerf console sweeps: one curve per prompt length, saturating at c=
     CHECK(a.knees[0].x == 4);
     CHECK(a.findings.front().starts_with("Throughput saturates at ~0.839 req/s from c=4"));
 }
+
+TEST_CASE("a sweep reads a percentile with a decimal point from a run's own requests") {
+    servestat::run r;
+    r.meta.params = {{"concurrency", 1}};
+    servestat::request_record q;
+    for (int i = 1; i <= 1000; ++i) {
+        q.t_sent = 0.0;
+        q.t_end = i / 1000.0;
+        r.requests.push_back(q);
+    }
+    servestat::stats_options o;
+    o.summary.percentiles = {50, 99.9};
+    const run_stats s = servestat::analyze(r, o);
+    // numpy.percentile(np.arange(1, 1001) / 1000, 99.9) = 0.999001 (rank 998.001 between 0.999 and 1.0)
+    CHECK(*servestat::sweep_value(s, "e2e.p99.9") == Approx(0.999001).epsilon(1e-12));
+    CHECK(*servestat::sweep_value(s, "e2e.p50") == Approx(0.5005).epsilon(1e-12));
+}

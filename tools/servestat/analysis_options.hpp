@@ -13,6 +13,8 @@
 
 #include <servestat/servestat.hpp>
 
+#include <servestat/sweep/grid.hpp> // find_grids, analyze_grid, parse_constraints
+
 #include "globs.hpp" // expand_globs
 
 namespace servestat::cli {
@@ -29,6 +31,7 @@ struct analysis_args {
     std::string input_format;
     std::string map, ok_if;
     std::string sweep_by;
+    std::string sweet_spot; // grid constraints, e.g. "short.e2e.p99<=2,success_rate>=0.99"
     bool skip_bad = false;
 };
 
@@ -54,6 +57,9 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a) {
     cmd.add_option("--sweep-by", a.sweep_by,
                    "Group runs into sweeps over this parameter (default: concurrency, request_rate, scale, ... "
                    "whichever varies)");
+    cmd.add_option("--sweet-spot", a.sweet_spot,
+                   "Pick each grid's highest-throughput cell meeting these limits, e.g. "
+                   "'short.e2e.p99<=2,success_rate>=0.99' (docs/sweeps.md)");
     cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
 }
 
@@ -77,6 +83,19 @@ inline std::vector<sweep_analysis> analyze_sweeps(const analysis_args& a, std::s
     std::vector<sweep_analysis> out;
     for (const auto& s : find_sweeps(runs, {.by = a.sweep_by}))
         out.push_back(analyze_sweep(s, runs, o.slos, slo_percentile));
+    return out;
+}
+
+// The --sweet-spot constraints; none when it was not given (or given empty).
+inline std::vector<grid_constraint> sweet_spot_constraints(const analysis_args& a) {
+    return a.sweet_spot.empty() ? std::vector<grid_constraint>{} : parse_constraints(a.sweet_spot);
+}
+
+// The two-parameter grids among analysed runs, each with its sweet spot when --sweet-spot was given.
+inline std::vector<grid_analysis> analyze_grids(const analysis_args& a, std::span<const run_stats> runs) {
+    const auto constraints = sweet_spot_constraints(a);
+    std::vector<grid_analysis> out;
+    for (const auto& g : find_grids(runs, {.by = a.sweep_by})) out.push_back(analyze_grid(g, runs, constraints));
     return out;
 }
 

@@ -1,10 +1,12 @@
 // `servestat stats`: summaries of every metric per run and subset, as an aligned table or as JSON.
 #pragma once
 
-#include <cstdio>   // std::FILE, std::fputs
-#include <optional> // std::optional
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <algorithm> // std::max
+#include <cstdio>    // std::FILE, std::fputs
+#include <optional>  // std::optional
+#include <span>      // std::span
+#include <string>    // std::string
+#include <vector>    // std::vector
 
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
@@ -181,6 +183,70 @@ inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps
     return out;
 }
 
+namespace detail {
+
+// One heat table of a grid: rows by the row parameter, columns by the load; '-' where the cell was
+// not measured or lacks the value; '*' marks the sweet spot.
+inline std::string grid_heat_table(const grid_analysis& a, std::span<const run_stats> runs, const char* value,
+                                   const char* title) {
+    const grid& g = a.table;
+    std::vector<std::vector<std::string>> text(g.rows.size());
+    bool known = false;
+    for (std::size_t r = 0; r < g.rows.size(); ++r)
+        for (std::size_t c = 0; c < g.columns.size(); ++c) {
+            const auto& cell = g.cells[r][c];
+            const auto v = cell ? sweep_value(runs[*cell], value) : std::nullopt;
+            known = known || v.has_value();
+            const bool best = a.spot && a.spot->best == grid_cell{r, c};
+            text[r].push_back(v ? fmt::format("{:.2f}{}", *v, best ? "*" : " ") : "- ");
+        }
+    if (!known) return fmt::format("  {}: unknown in every cell\n", title);
+    const std::string corner = g.row_param + " \\ " + g.column_param;
+    const std::size_t first = corner.size();
+    std::size_t width = 8;
+    for (double x : g.columns) width = std::max(width, fmt::format("{:g}", x).size() + 2);
+    for (const auto& row : text)
+        for (const auto& cell : row) width = std::max(width, cell.size() + 1);
+    std::string out = fmt::format("  {}\n    {}", title, corner);
+    auto end_line = [&] { // the mark column leaves a space at the end of each line
+        while (out.back() == ' ') out.pop_back();
+        out += "\n";
+    };
+    for (double x : g.columns) out += fmt::format("{:>{}}", fmt::format("{:g} ", x), width);
+    end_line();
+    for (std::size_t r = 0; r < g.rows.size(); ++r) {
+        out += fmt::format("    {:>{}}", fmt::format("{:g}", g.rows[r]), first);
+        for (const auto& cell : text[r]) out += fmt::format("{:>{}}", cell, width);
+        end_line();
+    }
+    return out;
+}
+
+} // namespace detail
+
+// Per grid: heat tables of rps and the p99s (the notebook's Experiment 4 heatmaps), then the sweet spot.
+inline std::string format_grid_tables(const std::vector<grid_analysis>& grids, std::span<const run_stats> runs) {
+    std::string out;
+    for (const auto& a : grids) {
+        const grid& g = a.table;
+        std::size_t measured = 0;
+        for (const auto& row : g.cells)
+            for (const auto& cell : row) measured += cell.has_value();
+        out += fmt::format("\ngrid {} × {}{} ({} of {} cells measured)\n", g.row_param, g.column_param,
+                           g.group.empty() ? "" : " (" + g.group + ")", measured, g.rows.size() * g.columns.size());
+        out += detail::grid_heat_table(a, runs, "rps", "rps (req/s)");
+        out += detail::grid_heat_table(a, runs, "e2e.p99", "p99 (s)");
+        out += detail::grid_heat_table(a, runs, "short.e2e.p99", "short p99 (s)");
+        out += detail::grid_heat_table(a, runs, "long.e2e.p99", "long p99 (s)");
+        if (!a.spot) continue;
+        std::string limits;
+        for (const auto& c : a.constraints) limits.append(limits.empty() ? "" : ",").append(to_string(c));
+        out += fmt::format("  sweet spot under {}{}: {}\n", limits, a.spot->best ? " (* in the tables)" : "", a.finding);
+        for (const auto& note : a.spot->notes) out += "  note: " + note + "\n";
+    }
+    return out;
+}
+
 inline std::string format_stats_table(const std::vector<run_stats>& runs) {
     std::string out;
     for (const auto& r : runs) {
@@ -199,11 +265,14 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs) {
 
 inline int run_stats_command(const stats_args& a) {
     const stats_options options = to_stats_options(a);
+    sweet_spot_constraints(a); // a malformed --sweet-spot fails before the inputs are read
     std::vector<run_stats> results;
     for_each_input_run(a, [&](run&& r) { results.push_back(analyze(r, options)); });
     const auto sweeps = analyze_sweeps(a, results, options, 95);
-    const std::string text = a.json ? stats_document(results, options, sweeps).dump(2) + "\n"
-                                    : format_stats_table(results) + format_sweep_tables(sweeps);
+    const auto grids = analyze_grids(a, results);
+    const std::string text = a.json ? stats_document(results, options, sweeps, grids).dump(2) + "\n"
+                                    : format_stats_table(results) + format_sweep_tables(sweeps) +
+                                          format_grid_tables(grids, results);
     std::fputs(text.c_str(), stdout);
     return 0;
 }

@@ -131,11 +131,15 @@ inline std::string sweep_row_label(const csv_row& row, const sweep_columns& c, c
     return label;
 }
 
+inline constexpr std::string_view sweep_row_note =
+    "one load level of an aggregate sweep table: the numbers are the table's, as written";
+
 inline run read_sweep_row(const csv_row& row, const sweep_columns& c, const std::filesystem::path& file) {
     run out;
     out.meta.kind = run_kind::summary;
     out.meta.source = {file.string(), std::string(sweep_csv_name), {}};
     out.meta.shared_clock = false;
+    out.meta.notes.emplace_back(sweep_row_note);
     for (const auto& [name, column] : c.params) {
         const auto v = row.number(column);
         if (!v || std::isnan(*v)) continue;
@@ -180,8 +184,6 @@ inline std::vector<run> read_sweep_csv(const std::filesystem::path& file, const 
         runs.push_back(read_sweep_row(row, columns, file));
     });
     if (rows == 0) throw input_error(csv.name(), csv.header_line(), "", "no load levels after the header");
-    for (auto& r : runs)
-        r.meta.notes.push_back("one load level of an aggregate sweep table: the numbers are the table's, as written");
     if (!runs.empty()) runs.front().skipped = skipped;
     return runs;
 }

@@ -2,7 +2,7 @@
 // templates depend on. Keys keep the order they are written in; times are seconds; absent is null.
 #pragma once
 
-#include <cmath>    // std::floor
+#include <cmath>    // std::floor, std::abs
 #include <cstdint>  // std::int64_t
 #include <optional> // std::optional
 #include <span>     // std::span
@@ -10,7 +10,8 @@
 
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
-#include "servestat/stats/run_stats.hpp" // run_stats, stats_options
+#include "servestat/stats/run_stats.hpp"      // run_stats, stats_options
+#include "servestat/sweep/grid.hpp"           // grid_analysis, sweep_value
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
 
 namespace servestat {
@@ -157,14 +158,71 @@ inline json to_json(const sweep_analysis& a) {
             {"findings", a.findings}};
 }
 
+namespace detail {
+
+// 16 rather than 16.0: grid axes are parameter values, written as the runs' params are.
+inline json axis_value(double v) {
+    return v == std::floor(v) && std::abs(v) < 1e15 ? json(static_cast<std::int64_t>(v)) : json(v);
+}
+
+inline json grid_cell_to_json(const grid& g, std::span<const run_stats> runs, const std::optional<grid_cell>& c) {
+    if (!c) return nullptr;
+    return {{"row", axis_value(g.rows[c->row])},
+            {"column", axis_value(g.columns[c->column])},
+            {"label", runs[*g.cells[c->row][c->column]].meta.label}};
+}
+
+inline json to_json(const grid_analysis& a, std::span<const run_stats> runs) {
+    const grid& g = a.table;
+    json cells = json::array();
+    for (const auto& row : g.cells) {
+        json out_row = json::array();
+        for (const auto& cell : row) {
+            if (!cell) {
+                out_row.push_back(nullptr);
+                continue;
+            }
+            json c{{"label", runs[*cell].meta.label}};
+            for (const char* name : {"rps", "e2e.p99", "short.e2e.p99", "long.e2e.p99"})
+                c[name] = or_null(sweep_value(runs[*cell], name));
+            out_row.push_back(std::move(c));
+        }
+        cells.push_back(std::move(out_row));
+    }
+    json rows = json::array(), columns = json::array();
+    for (double v : g.rows) rows.push_back(axis_value(v));
+    for (double v : g.columns) columns.push_back(axis_value(v));
+    json spot = nullptr;
+    if (a.spot) {
+        json constraints = json::array();
+        for (const auto& c : a.constraints)
+            constraints.push_back({{"value", c.value}, {"op", c.at_least ? ">=" : "<="}, {"limit", c.max}});
+        spot = {{"constraints", std::move(constraints)},
+                {"best", grid_cell_to_json(g, runs, a.spot->best)},
+                {"runner_up", grid_cell_to_json(g, runs, a.spot->runner_up)},
+                {"binding", or_null(a.spot->binding)},
+                {"blocked", grid_cell_to_json(g, runs, a.spot->blocked)},
+                {"notes", a.spot->notes},
+                {"finding", a.finding}};
+    }
+    return {{"row_param", g.row_param}, {"column_param", g.column_param}, {"group", g.group},
+            {"rows", std::move(rows)},     {"columns", std::move(columns)},       {"cells", std::move(cells)},
+            {"sweet_spot", std::move(spot)}};
+}
+
+} // namespace detail
+
 inline json stats_document(std::span<const run_stats> runs, const stats_options& o,
-                           std::span<const sweep_analysis> sweeps = {}) {
+                           std::span<const sweep_analysis> sweeps = {}, std::span<const grid_analysis> grids = {}) {
     json all_runs = json::array();
     for (const auto& r : runs) all_runs.push_back(to_json(r));
     json all_sweeps = json::array();
     for (const auto& s : sweeps) all_sweeps.push_back(to_json(s));
+    json all_grids = json::array();
+    for (const auto& g : grids) all_grids.push_back(detail::to_json(g, runs));
     return {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)},
-            {"runs", std::move(all_runs)}, {"sweeps", std::move(all_sweeps)}, {"comparisons", json::array()}};
+            {"runs", std::move(all_runs)}, {"sweeps", std::move(all_sweeps)}, {"grids", std::move(all_grids)},
+            {"comparisons", json::array()}};
 }
 
 } // namespace servestat

@@ -20,7 +20,7 @@
 namespace servestat::report {
 namespace detail {
 
-inline std::optional<double> sweep_cell(const sweep_analysis& a, const sweep_row& row, std::string_view column) {
+inline std::optional<double> sweep_cell(const sweep_row& row, std::string_view column) {
     const auto columns = sweep_table_columns();
     for (std::size_t i = 0; i < columns.size(); ++i)
         if (columns[i] == column) return row.values[i];
@@ -66,12 +66,12 @@ inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity
 inline json sweep_rows(const sweep_analysis& a) {
     json rows = json::array();
     for (const auto& row : a.rows) {
-        auto seconds = [&](std::string_view c) { return format_seconds(sweep_cell(a, row, c)); };
-        const auto rps = sweep_cell(a, row, "rps"), tps = sweep_cell(a, row, "output_tps");
+        auto seconds = [&](std::string_view c) { return format_seconds(sweep_cell(row, c)); };
+        const auto rps = sweep_cell(row, "rps"), tps = sweep_cell(row, "output_tps");
         rows.push_back({{"load", fmt::format("{:g}", row.load)},
                         {"rps", rps ? fmt::format("{:.2f}", *rps) : std::string(missing_value)},
                         {"output_tps", tps ? fmt::format("{:.1f}", *tps) : std::string(missing_value)},
-                        {"success", format_share(sweep_cell(a, row, "success_rate"))},
+                        {"success", format_share(sweep_cell(row, "success_rate"))},
                         {"e2e_p50", seconds("e2e.p50")},
                         {"e2e_p90", seconds("e2e.p90")},
                         {"e2e_p99", seconds("e2e.p99")},
@@ -93,7 +93,7 @@ inline json sentences(const std::vector<std::string>& texts) {
 inline plot::named_points series_over_load(const sweep_analysis& a, std::string_view column, std::string name) {
     plot::named_points s{std::move(name), {}, {}};
     for (const auto& row : a.rows)
-        if (const auto v = sweep_cell(a, row, column)) {
+        if (const auto v = sweep_cell(row, column)) {
             s.x.push_back(row.load);
             s.y.push_back(*v);
         }
@@ -170,7 +170,7 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
     plot::named_points tradeoff{"load levels", {}, {}};
     std::vector<std::string> labels;
     for (const auto& row : a.rows) {
-        const auto rps = detail::sweep_cell(a, row, "rps"), p99 = detail::sweep_cell(a, row, "e2e.p99");
+        const auto rps = detail::sweep_cell(row, "rps"), p99 = detail::sweep_cell(row, "e2e.p99");
         if (!rps || !p99) continue;
         tradeoff.x.push_back(*rps);
         tradeoff.y.push_back(*p99);

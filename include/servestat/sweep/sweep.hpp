@@ -137,13 +137,17 @@ inline std::optional<double> sweep_value(const run_stats& r, std::string_view na
         if (ok && requests && *requests > 0) return *ok / *requests;
         return std::nullopt;
     }
-    // [subset.]metric.stat
-    const auto last_dot = name.rfind('.');
-    if (last_dot == std::string_view::npos) return reported(name);
-    const std::string_view stat = name.substr(last_dot + 1), head = name.substr(0, last_dot);
-    const auto first_dot = head.find('.');
-    const std::string subset(first_dot == std::string_view::npos ? "all" : head.substr(0, first_dot));
-    const std::string_view metric_name = first_dot == std::string_view::npos ? head : head.substr(first_dot + 1);
+    // [subset.]metric.stat, where stat may hold a dot itself ("p99.9")
+    std::string subset = "all";
+    std::string_view rest = name;
+    for (const std::string_view s : {"short.", "medium.", "long."})
+        if (rest.starts_with(s)) {
+            subset = std::string(s.substr(0, s.size() - 1));
+            rest.remove_prefix(s.size());
+        }
+    const auto dot = rest.find('.');
+    if (dot == std::string_view::npos) return reported(name);
+    const std::string_view metric_name = rest.substr(0, dot), stat = rest.substr(dot + 1);
     if (measured)
         for (metric m : all_metrics)
             if (to_string(m) == metric_name)
