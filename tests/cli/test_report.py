@@ -160,7 +160,24 @@ def test_sweep_section():
     check("knee c=16" in html and "<script" not in html, "sweep charts inline in the HTML, no script")
 
 
+def test_grid_section():
+    """A synthetic Experiment-4-shaped grid: heatmaps and the sweet spot under --sweet-spot."""
+    table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sweep", "grid_exp4.csv")
+    out = os.path.join(WORK, "grid")
+    report(out, table, extra=("--sweet-spot", "short.e2e.p99<=2"))
+    md = read(os.path.join(out, "report.md"))
+    check("## Grid: max\\_num\\_seqs × concurrency" in md, "grid section heading")
+    check("**Sweet spot: max\\_num\\_seqs=32 at concurrency=32" in md, "sweet spot sentence")
+    plots = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "plots", "grid-1-*.svg")))
+    check(plots == ["grid-1-long-p99.svg", "grid-1-p99.svg", "grid-1-rps.svg", "grid-1-short-p99.svg"],
+          f"grid heatmaps: {plots}")
+    for p in plots:
+        res = subprocess.run(["xmllint", "--noout", os.path.join(out, "plots", p)], capture_output=True, text=True)
+        check(res.returncode == 0, f"{p} is not well-formed XML: {res.stderr}")
+    check(">1.93<" in read(os.path.join(out, "plots", "grid-1-short-p99.svg")), "cell values printed in the heatmap")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_report_files_and_formats, test_report_paints_in_chromium,
                               test_input_cannot_inject_markup, test_report_is_deterministic, test_templates_command,
-                              test_sweep_section]))
+                              test_sweep_section, test_grid_section]))

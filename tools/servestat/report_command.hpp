@@ -17,6 +17,7 @@
 #include <servestat/report/plot_file.hpp>         // plot_file
 #include <servestat/report/plots.hpp>             // run_plots, comparison_plots
 #include <servestat/report/render.hpp>            // render, markup
+#include <servestat/report/grid_view.hpp>         // grid_plots
 #include <servestat/report/sweep_view.hpp>        // sweep_plots
 #include <servestat/report/view_model.hpp>        // build_view_model
 
@@ -105,7 +106,8 @@ inline int run_report_command(const report_args& a) {
         stats.push_back(analysed.back().stats);
     }
     const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
-    json view = report::build_view_model(analysed, options, ro, sweeps);
+    const auto grids = analyze_grids(a, stats);
+    json view = report::build_view_model(analysed, options, ro, sweeps, grids);
 
     const auto prefixes = report::plot_prefixes(stats);
     std::vector<std::vector<report::plot_file>> plots;
@@ -121,6 +123,11 @@ inline int run_report_command(const report_args& a) {
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
         auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1));
         view["sweeps"][i]["plots"] = detail::plot_entries(files);
+        sweep_plot_files.insert(sweep_plot_files.end(), files.begin(), files.end());
+    }
+    for (std::size_t i = 0; i < grids.size(); ++i) {
+        auto files = report::grid_plots(grids[i], stats, fmt::format("grid-{}", i + 1));
+        view["grids"][i]["plots"] = detail::plot_entries(files);
         sweep_plot_files.insert(sweep_plot_files.end(), files.begin(), files.end());
     }
 

@@ -93,6 +93,16 @@ figcaption { font-size: .85rem; color: #555; }
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/plots}}
 {{/sweeps}}
+{{#grids}}
+<h2>{{title}}</h2>
+<p>{{rows}} values of {{row_param}} × {{columns}} values of {{column_param}}; each heatmap prints its values in the cells.</p>
+{{#has_sweet_spot}}
+<p class="headline"><strong>{{sweet_spot}}</strong></p>
+{{/has_sweet_spot}}
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/grids}}
 {{#runs}}
 <h2>Run {{label}}</h2>
 <table class="meta">
@@ -268,6 +278,20 @@ Findings:
 
 {{/plots}}
 {{/sweeps}}
+{{#grids}}
+## {{title}}
+
+{{rows}} values of {{row_param}} × {{columns}} values of {{column_param}}; each heatmap prints its values in the cells.
+{{#has_sweet_spot}}
+
+**{{sweet_spot}}**
+{{/has_sweet_spot}}
+
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/grids}}
 {{#runs}}
 ## Run {{label}}
 

@@ -14,6 +14,7 @@
 #include "servestat/report/findings.hpp"    // derive_findings
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
 #include "servestat/report/stats_json.hpp"  // json, stats_document
+#include "servestat/report/grid_view.hpp"   // grid_view
 #include "servestat/report/sweep_view.hpp"  // sweep_view
 #include "servestat/stats/linear_fit.hpp"   // least_squares
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats
@@ -270,11 +271,13 @@ inline analysed_run analyse(const run& r, const stats_options& o) {
 
 // The stats export under "stats", and everything the templates show next to it.
 inline json build_view_model(const std::vector<analysed_run>& runs, const stats_options& o, const report_options& ro,
-                             std::span<const sweep_analysis> sweeps = {}) {
+                             std::span<const sweep_analysis> sweeps = {}, std::span<const grid_analysis> grids = {}) {
     std::vector<run_stats> stats;
     const json comparison = detail::comparison_rows(runs);
     json sweep_views = json::array();
     for (const auto& s : sweeps) sweep_views.push_back(sweep_view(s));
+    json grid_views = json::array();
+    for (const auto& g : grids) grid_views.push_back(grid_view(g));
     json run_views = json::array();
     for (const auto& a : runs) {
         stats.push_back(a.stats);
@@ -288,7 +291,8 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"runs", run_views},
             {"has_sweeps", !sweeps.empty()},
             {"sweeps", sweep_views},
-            {"stats", stats_document(stats, o, sweeps)}};
+            {"grids", grid_views},
+            {"stats", stats_document(stats, o, sweeps, grids)}};
 }
 
 } // namespace servestat::report
