@@ -58,34 +58,20 @@ struct json_document {
     json_place place;
 };
 
-// Where the object or array starting at text[0] ends (one past its closing bracket), found by
-// bracket depth outside strings; npos when it never closes.
-inline std::size_t end_of_container(std::string_view text) {
-    int depth = 0;
-    bool in_string = false, escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            ++depth;
-        } else if ((c == '}' || c == ']') && --depth == 0) {
-            return i + 1;
-        }
-    }
-    return std::string_view::npos;
-}
-
 // Nothing a load-test tool writes nests this deep; a value nested deeper would make printing or
 // copying it recurse once per level, so it is refused before parsing.
 inline constexpr int max_json_depth = 256;
 
-// Where the nesting first goes deeper than max_json_depth, outside strings; npos when it never does.
-inline std::size_t too_deep_at(std::string_view text) {
+// Brackets outside strings, from text[0] to where the first container closes: `closed_at` is one
+// past its closing bracket, `too_deep_at` where the nesting first exceeds max_json_depth; npos
+// when that does not happen.
+struct bracket_scan {
+    std::size_t closed_at = std::string_view::npos;
+    std::size_t too_deep_at = std::string_view::npos;
+};
+
+inline bracket_scan scan_brackets(std::string_view text) {
+    bracket_scan out;
     int depth = 0;
     bool in_string = false, escaped = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -97,13 +83,17 @@ inline std::size_t too_deep_at(std::string_view text) {
         } else if (c == '"') {
             in_string = true;
         } else if (c == '{' || c == '[') {
-            if (++depth > max_json_depth) return i;
-        } else if (c == '}' || c == ']') {
-            --depth;
+            if (++depth > max_json_depth && out.too_deep_at == std::string_view::npos) out.too_deep_at = i;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            out.closed_at = i + 1;
+            return out;
         }
     }
-    return std::string_view::npos;
+    return out;
 }
+
+inline std::size_t end_of_container(std::string_view text) { return scan_brackets(text).closed_at; }
+inline std::size_t too_deep_at(std::string_view text) { return scan_brackets(text).too_deep_at; }
 
 [[noreturn]] inline void throw_parse_error(const std::string& file, std::string_view text, std::size_t offset,
                                            std::size_t first_line, std::string reason) {
