@@ -3,7 +3,6 @@
 // marked, short against long p99, and p99 against throughput labelled by load).
 #pragma once
 
-#include <cmath>   // std::isfinite
 #include <cstddef> // std::size_t
 #include <optional> // std::optional
 #include <string>  // std::string

@@ -2,7 +2,7 @@
 // on everything else, ordered by that parameter; and two-parameter grids.
 #pragma once
 
-#include <algorithm>   // std::sort, std::find
+#include <algorithm>   // std::sort, std::none_of
 #include <array>       // std::array
 #include <cstddef>     // std::size_t
 #include <map>         // std::map

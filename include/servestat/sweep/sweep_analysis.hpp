@@ -3,7 +3,6 @@
 // as many requests in flight as it claimed (Little's law).
 #pragma once
 
-#include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
 #include <span>        // std::span
