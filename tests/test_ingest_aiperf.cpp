@@ -27,11 +27,16 @@
 #include "servestat/stats/run_stats.hpp" // analyze, find_summary
 
 #include "format_fixtures.hpp"
+#include "format_reading.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK
 
 namespace {
+
+using servestat::test::file_head;
+using servestat::test::read_error;
+using servestat::test::read_one;
 
 namespace fs = std::filesystem;
 using servestat::aiperf_format;
@@ -67,28 +72,10 @@ std::vector<std::string> lines_of(const fs::path& p) {
     return lines;
 }
 
-servestat::run read_one(const servestat::log_format& format, const fs::path& p, read_options options = {}) {
-    auto runs = format.read(p, options);
-    REQUIRE(runs.size() == 1);
-    return std::move(runs.front());
-}
-
 servestat::run aiperf_run() { return read_one(aiperf_format, aiperf_records); }
 
-input_error error_of(const servestat::log_format& format, const fs::path& p, read_options options = {}) {
-    try {
-        format.read(p, options);
-    } catch (const input_error& e) {
-        return e;
-    }
-    FAIL("no input_error was thrown");
-    throw;
-}
-
 const servestat::reported_value* reported(const servestat::run& r, std::string_view name) {
-    for (const auto& v : r.meta.reported)
-        if (v.name == name) return &v;
-    return nullptr;
+    return servestat::find_reported(r.meta, name);
 }
 
 bool agrees(double a, double b, double rel = 1e-9) {
@@ -466,21 +453,21 @@ std::string completed_line() { return lines_of(aiperf_records).at(11) + "\n"; }
 TEST_CASE("a truncated AIPerf line names its line") {
     const std::string line = lines_of(aiperf_records).at(11);
     temp_file file(completed_line() + line.substr(0, line.size() / 2) + "\n");
-    const input_error e = error_of(aiperf_format, file.path());
+    const input_error e = read_error(aiperf_format, file.path());
     CHECK(e.line() == 2);
     CHECK(std::string(e.what()).find("truncated") != std::string::npos);
 }
 
 TEST_CASE("an AIPerf timestamp written as a string names its field") {
     temp_file file(completed_line_with(R"("timestamp_ns":1759522419159192408)", R"("timestamp_ns":"1759522419159192408")"));
-    const input_error e = error_of(aiperf_format, file.path());
+    const input_error e = read_error(aiperf_format, file.path());
     CHECK(e.line() == 1);
     CHECK(e.field() == "metadata.timestamp_ns");
 }
 
 TEST_CASE("an AIPerf metric in an unknown unit names its field") {
     temp_file file(completed_line_with(R"("ttft":{"value":1680.543782,"unit":"ms"})", R"("ttft":{"value":1680.543782,"unit":"min"})"));
-    const input_error e = error_of(aiperf_format, file.path());
+    const input_error e = read_error(aiperf_format, file.path());
     CHECK(e.field() == "metrics.ttft.unit");
     CHECK(std::string(e.what()).find("unknown unit 'min'") != std::string::npos);
 }
@@ -488,22 +475,22 @@ TEST_CASE("an AIPerf metric in an unknown unit names its field") {
 TEST_CASE("an AIPerf token count in an unknown unit names its field") {
     temp_file file(completed_line_with(R"("input_sequence_length":{"value":550,"unit":"tokens"})",
                                        R"("input_sequence_length":{"value":550,"unit":"characters"})"));
-    CHECK(error_of(aiperf_format, file.path()).field() == "metrics.input_sequence_length.unit");
+    CHECK(read_error(aiperf_format, file.path()).field() == "metrics.input_sequence_length.unit");
 }
 
 TEST_CASE("an AIPerf chunk gap that is not a number names its index") {
     temp_file file(completed_line_with("[134.440792,141.307763", R"([134.440792,"141.307763")"));
-    CHECK(error_of(aiperf_format, file.path()).field() == "metrics.inter_chunk_latency.value[1]");
+    CHECK(read_error(aiperf_format, file.path()).field() == "metrics.inter_chunk_latency.value[1]");
 }
 
 TEST_CASE("an AIPerf ttft longer than the request's latency is an error") {
     temp_file file(completed_line_with(R"("ttft":{"value":1680.543782,)", R"("ttft":{"value":9680.543782,)"));
-    CHECK(error_of(aiperf_format, file.path()).field() == "metrics.ttft");
+    CHECK(read_error(aiperf_format, file.path()).field() == "metrics.ttft");
 }
 
 TEST_CASE("a negative AIPerf latency is an error") {
     temp_file file(completed_line_with(R"("ttft":{"value":1680.543782,)", R"("ttft":{"value":-1680.543782,)"));
-    CHECK(error_of(aiperf_format, file.path()).field() == "metrics.ttft.value");
+    CHECK(read_error(aiperf_format, file.path()).field() == "metrics.ttft.value");
 }
 
 TEST_CASE("a completed AIPerf record without a start names the field it needs") {
@@ -512,7 +499,7 @@ TEST_CASE("a completed AIPerf record without a start names the field it needs") 
     REQUIRE(at != std::string::npos);
     line.erase(at, std::string_view(R"("min_request_timestamp":{"value":1759522419159192408,"unit":"ns"},)").size());
     temp_file file(line);
-    CHECK(error_of(aiperf_format, file.path()).field() == "metadata.timestamp_ns");
+    CHECK(read_error(aiperf_format, file.path()).field() == "metadata.timestamp_ns");
 }
 
 TEST_CASE("with skip_bad a bad AIPerf line is counted and the others are read") {
@@ -534,7 +521,7 @@ TEST_CASE("an aggregate metric in an unknown unit names its field") {
     const auto unit = text.rfind(R"("unit": "ms")", at);
     text.replace(unit, std::string_view(R"("unit": "ms")").size(), R"("unit": "min")");
     temp_file file(text, "profile_export_aiperf.json");
-    const input_error e = error_of(aiperf_summary_format, file.path());
+    const input_error e = read_error(aiperf_summary_format, file.path());
     CHECK(e.field() == "records.ttft.unit");
 }
 
@@ -544,7 +531,7 @@ TEST_CASE("a CSV aggregate in an unknown unit names its line") {
     REQUIRE(at != std::string::npos);
     text.replace(at, std::string_view("Time to First Token (ms)").size(), "Time to First Token (min)");
     temp_file file(text, "profile_export_aiperf.csv");
-    const input_error e = error_of(aiperf_summary_csv_format, file.path());
+    const input_error e = read_error(aiperf_summary_csv_format, file.path());
     CHECK(e.line() == 10);
     CHECK(std::string(e.what()).find("unknown unit 'min'") != std::string::npos);
 }
@@ -555,7 +542,7 @@ TEST_CASE("a CSV aggregate that is not a number names its column") {
     REQUIRE(at != std::string::npos);
     text.replace(at, 7, "n/a");
     temp_file file(text, "profile_export_aiperf.csv");
-    CHECK(error_of(aiperf_summary_csv_format, file.path()).field() == "avg");
+    CHECK(read_error(aiperf_summary_csv_format, file.path()).field() == "avg");
 }
 
 TEST_CASE("a broken aggregate file beside the records becomes a note, not a failure") {
@@ -739,7 +726,7 @@ TEST_CASE("GenAI-Perf responses and their timestamps must pair up") {
 TEST_CASE("a truncated GenAI-Perf file names the line and says so") {
     const std::string text = genai.text("chat_streaming.json");
     temp_file file(text.substr(0, text.size() / 2), "profile_export.json");
-    const input_error e = error_of(genai_perf_format, file.path());
+    const input_error e = read_error(genai_perf_format, file.path());
     CHECK(e.line() > 1);
     CHECK(std::string(e.what()).find("truncated") != std::string::npos);
 }
@@ -750,18 +737,12 @@ TEST_CASE("malformed JSON inside a GenAI-Perf event names the response") {
     REQUIRE(at != std::string::npos);
     text.replace(at, 1, "data: {{");
     temp_file file(text);
-    CHECK(error_of(genai_perf_format, file.path()).field() == "experiments[0].requests[0].response_outputs[0].response");
+    CHECK(read_error(genai_perf_format, file.path()).field() == "experiments[0].requests[0].response_outputs[0].response");
 }
 
 // ---------------------------------------------------------------- sniffing
 
 namespace {
-
-std::string head_of(const fs::path& p) {
-    std::string text = slurp(p);
-    if (text.size() > 64 * 1024) text.resize(64 * 1024);
-    return text;
-}
 
 // Every regular file under `dir`, recursively.
 std::vector<fs::path> files_under(const fs::path& dir) {
@@ -774,9 +755,9 @@ std::vector<fs::path> files_under(const fs::path& dir) {
 } // namespace
 
 TEST_CASE("each AIPerf file is recognised by its own sniffer with certainty") {
-    CHECK(aiperf_format.sniff(head_of(aiperf_records)) == 100);
-    CHECK(aiperf_summary_format.sniff(head_of(aiperf_json)) == 100);
-    CHECK(aiperf_summary_csv_format.sniff(head_of(aiperf_csv)) == 100);
+    CHECK(aiperf_format.sniff(file_head(aiperf_records)) == 100);
+    CHECK(aiperf_summary_format.sniff(file_head(aiperf_json)) == 100);
+    CHECK(aiperf_summary_csv_format.sniff(file_head(aiperf_csv)) == 100);
     CHECK(genai_perf_format.sniff(genai.text("chat_streaming.json")) == 100);
     CHECK(genai_perf_format.sniff(genai.text("non_streaming.json")) == 100);
 }
@@ -785,7 +766,7 @@ TEST_CASE("a GuideLLM result, which also starts with {\"metadata\": and holds me
     const fs::path guidellm = fs::path(SERVESTAT_SHARED_DATA_DIR) / "guidellm-danielkorat" / "guidellm_sanity_results" /
                               "20260302_1856" / "Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json";
     REQUIRE(fs::exists(guidellm));
-    CHECK(aiperf_format.sniff(head_of(guidellm)) == 0);
+    CHECK(aiperf_format.sniff(file_head(guidellm)) == 0);
 }
 
 TEST_CASE("the AIPerf and GenAI-Perf sniffers claim no other file of the shared data") {
@@ -793,7 +774,7 @@ TEST_CASE("the AIPerf and GenAI-Perf sniffers claim no other file of the shared 
                                               &genai_perf_format};
     std::size_t files = 0;
     for (const auto& file : files_under(SERVESTAT_SHARED_DATA_DIR)) {
-        const std::string head = head_of(file);
+        const std::string head = file_head(file);
         ++files;
         for (const auto* f : formats) {
             const bool own = (f == &aiperf_format && file == aiperf_records) ||
@@ -810,7 +791,7 @@ TEST_CASE("the AIPerf sniffers claim none of the test fixtures, and GenAI-Perf o
     const servestat::log_format* formats[] = {&aiperf_format, &aiperf_summary_format, &aiperf_summary_csv_format,
                                               &genai_perf_format};
     for (const auto& file : files_under(SERVESTAT_TEST_DATA_DIR)) {
-        const std::string head = head_of(file);
+        const std::string head = file_head(file);
         const bool genai_file = file.parent_path().filename() == "genai_perf" && file.extension() == ".json" &&
                                 file.filename() != "bad_empty_experiments.json";
         for (const auto* f : formats) {

@@ -4,14 +4,13 @@
 
 #include <algorithm>   // std::any_of
 #include <cstddef>     // std::size_t
-#include <cstdio>      // std::FILE, std::fopen, std::fread
 #include <filesystem>  // std::filesystem
-#include <memory>      // std::unique_ptr
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
 #include "format_fixtures.hpp"
+#include "format_reading.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, Approx
@@ -20,6 +19,10 @@
 #include "servestat/stats/run_stats.hpp"        // analyze, find_percentile, find_summary
 
 namespace {
+
+using servestat::test::file_head;
+using servestat::test::read_error;
+using servestat::test::read_one;
 
 namespace fs = std::filesystem;
 using servestat::azure_trace_format;
@@ -43,30 +46,6 @@ const fs::path azure_code = shared / "azure-llm-inference-2023" / "AzureLLMInfer
 const fs::path azure_conv = shared / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv";
 const fs::path mooncake_conversation = shared / "mooncake-fast25" / "conversation_trace.jsonl";
 const fs::path mooncake_synthetic = shared / "mooncake-fast25" / "synthetic_trace.jsonl";
-
-servestat::run read_one(const servestat::log_format& format, const fs::path& file, read_options options = {}) {
-    auto runs = format.read(file, options);
-    REQUIRE(runs.size() == 1);
-    return std::move(runs.front());
-}
-
-input_error read_error(const servestat::log_format& format, const fs::path& file, read_options options = {}) {
-    try {
-        format.read(file, options);
-    } catch (const input_error& e) {
-        return e;
-    }
-    FAIL("no input_error was thrown");
-    throw; // unreachable: FAIL throws
-}
-
-std::string file_head(const fs::path& file) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
-    REQUIRE(f);
-    std::string head(std::size_t{64} << 10, '\0');
-    head.resize(std::fread(head.data(), 1, head.size(), f.get()));
-    return head;
-}
 
 bool has_note_containing(const servestat::run& run, std::string_view text) {
     return std::any_of(run.meta.notes.begin(), run.meta.notes.end(),

@@ -5,16 +5,15 @@
 #include "servestat/ingest/vllm_server_stats.hpp"
 
 #include <algorithm>   // std::any_of, std::all_of, std::min_element
-#include <cstdio>      // std::FILE, std::fopen, std::fread
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem
-#include <memory>      // std::unique_ptr
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
 #include "format_fixtures.hpp"
+#include "format_reading.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
@@ -23,6 +22,10 @@
 #include "servestat/stats/run_stats.hpp" // analyze, find_percentile
 
 namespace {
+
+using servestat::test::file_head;
+using servestat::test::read_error;
+using servestat::test::read_one;
 
 namespace fs = std::filesystem;
 using servestat::burstgpt_detail_format;
@@ -50,37 +53,12 @@ fs::path vllm_log(int scale) {
     return replay_dir / "vllm_log" / ("vllm_log_scale" + std::to_string(scale) + "_prompt500.csv");
 }
 
-servestat::run read_one(const servestat::log_format& format, const fs::path& file, read_options options = {}) {
-    auto runs = format.read(file, options);
-    REQUIRE(runs.size() == 1);
-    return std::move(runs.front());
-}
-
-input_error read_error(const servestat::log_format& format, const fs::path& file, read_options options = {}) {
-    try {
-        format.read(file, options);
-    } catch (const input_error& e) {
-        return e;
-    }
-    FAIL("no input_error was thrown");
-    throw; // unreachable: FAIL throws
-}
-
 std::optional<servestat::reported_value> reported(const servestat::run& run, std::string_view name) {
-    for (const auto& v : run.meta.reported)
-        if (v.name == name) return v;
+    if (const auto* v = servestat::find_reported(run.meta, name)) return *v;
     return std::nullopt;
 }
 
 // What detection sees of a file: its first 64 KiB.
-std::string file_head(const fs::path& file) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
-    REQUIRE(f);
-    std::string head(std::size_t{64} << 10, '\0');
-    head.resize(std::fread(head.data(), 1, head.size(), f.get()));
-    return head;
-}
-
 bool has_note_containing(const servestat::run& run, std::string_view text) {
     return std::any_of(run.meta.notes.begin(), run.meta.notes.end(),
                        [&](const std::string& note) { return note.find(text) != std::string::npos; });

@@ -81,8 +81,7 @@ nlohmann::json benchmark_of(const source_file& f) {
 }
 
 std::optional<double> reported(const run& r, std::string_view name) {
-    for (const auto& v : r.meta.reported)
-        if (v.name == name) return v.value;
+    if (const auto* v = servestat::find_reported(r.meta, name)) return v->value;
     return std::nullopt;
 }
 

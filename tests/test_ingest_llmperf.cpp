@@ -29,11 +29,16 @@
 
 #include "servestat/stats/run_stats.hpp" // analyze, find_summary, stats_options
 #include "servestat/stats/summary.hpp"   // summarize, find_percentile
+#include "format_reading.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp> // TEST_CASE, SECTION, REQUIRE, CHECK
 
 namespace {
+
+using servestat::test::file_head;
+using servestat::test::read_error;
+using servestat::test::read_one;
 
 namespace fs = std::filesystem;
 using servestat::input_error;
@@ -52,31 +57,9 @@ const fs::path shared = SERVESTAT_SHARED_DATA_DIR;
 const fs::path leaderboard = shared / "llmperf-leaderboard" / "raw_data";
 const fs::path sweep = shared / "llmperf-sglang-sweep-hongxuanzhang" / "result_outputs";
 
-run read_one(const log_format& format, const fs::path& file, read_options options = {}) {
-    auto runs = format.read(file, options);
-    REQUIRE(runs.size() == 1);
-    return std::move(runs.front());
-}
-
-input_error read_error(const log_format& format, const fs::path& file, read_options options = {}) {
-    try {
-        format.read(file, options);
-    } catch (const input_error& e) {
-        return e;
-    }
-    FAIL("no input_error was thrown for " << file);
-    throw; // unreachable: FAIL throws
-}
-
 std::string file_text(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string file_head(const fs::path& file) {
-    std::string text = file_text(file);
-    if (text.size() > 64 * 1024) text.resize(64 * 1024);
-    return text;
 }
 
 nlohmann::json json_file(const fs::path& file) { return nlohmann::json::parse(file_text(file)); }
@@ -89,9 +72,7 @@ bool close(double a, double b, double relative = 1e-9) {
 }
 
 const servestat::reported_value* reported(const run& r, std::string_view name) {
-    for (const auto& v : r.meta.reported)
-        if (v.name == name) return &v;
-    return nullptr;
+    return servestat::find_reported(r.meta, name);
 }
 
 double reported_value(const run& r, std::string_view name) {

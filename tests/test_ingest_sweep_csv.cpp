@@ -18,8 +18,7 @@ using servestat::sweep_csv_format;
 using servestat::test::temp_file;
 
 std::optional<double> reported(const run& r, std::string_view name) {
-    for (const auto& v : r.meta.reported)
-        if (v.name == name) return v.value;
+    if (const auto* v = servestat::find_reported(r.meta, name)) return v->value;
     return std::nullopt;
 }
 

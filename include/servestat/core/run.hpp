@@ -3,6 +3,7 @@
 
 #include <cstddef> // std::size_t
 #include <string>  // std::string
+#include <string_view> // std::string_view
 #include <vector>  // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
@@ -61,6 +62,13 @@ struct run_metadata {
     std::vector<std::string> notes;
     std::vector<reported_value> reported; // the source tool's own summary, in its order
 };
+
+// The first reported value of that name, or nullptr.
+inline const reported_value* find_reported(const run_metadata& meta, std::string_view name) {
+    for (const auto& v : meta.reported)
+        if (v.name == name) return &v;
+    return nullptr;
+}
 
 // Lines a reader skipped under --skip-bad, with the first few reasons kept for the user.
 struct skipped_lines {

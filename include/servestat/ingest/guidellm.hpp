@@ -490,8 +490,7 @@ inline void add_guidellm_window_note(const nlohmann::json& benchmark, const json
         inside += r.listed_end && r.start && *r.listed_end >= *from && *r.start <= *to;
     }
     std::optional<double> counted;
-    for (const auto& v : meta.reported)
-        if (v.name == "guidellm.request_totals.successful") counted = v.value;
+    if (const auto* v = find_reported(meta, "guidellm.request_totals.successful")) counted = v->value;
     const std::string window = guidellm_fixed(*from - origin, 1) + " s to " + guidellm_fixed(*to - origin, 1) + " s";
     if (counted && *counted != static_cast<double>(inside)) {
         meta.notes.push_back("GuideLLM's metrics count " + guidellm_fixed(*counted, 0) +

@@ -107,12 +107,6 @@ inline constexpr std::array<llmperf_run_value, 5> llmperf_run_values{{
     {"results_num_completed_requests_per_min", "rps", "req/s", 60.0},
 }};
 
-inline const reported_value* find_reported(const run_metadata& meta, std::string_view name) {
-    for (const auto& v : meta.reported)
-        if (v.name == name) return &v;
-    return nullptr;
-}
-
 inline constexpr std::string_view llmperf_itl_note =
     "LLMPerf's inter_token_latency_s includes the TTFT (sum of TTFT and all chunk gaps / output "
     "tokens), so it is kept as llmperf.inter_token_latency_s and is neither servestat's itl nor its "

@@ -149,8 +149,7 @@ inline subset_stats summarize_subset(const request_table& t, const subset& s, co
 }
 
 inline std::optional<double> reported_duration(const run_metadata& meta) {
-    for (const auto& v : meta.reported)
-        if (v.name == "duration" && v.value > 0) return v.value;
+    if (const auto* v = find_reported(meta, "duration"); v && v->value > 0) return v->value;
     return std::nullopt;
 }
 

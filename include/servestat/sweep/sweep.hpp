@@ -122,8 +122,7 @@ inline std::vector<sweep> find_sweeps(std::span<const run_stats> runs, const swe
 // "[subset.]metric.stat" (e.g. "e2e.p99", "short.ttft.p50", "e2e.mean").
 inline std::optional<double> sweep_value(const run_stats& r, std::string_view name) {
     auto reported = [&](std::string_view n) -> std::optional<double> {
-        for (const auto& v : r.meta.reported)
-            if (v.name == n) return v.value;
+        if (const auto* v = find_reported(r.meta, n)) return v->value;
         return std::nullopt;
     };
     const bool measured = r.requests > 0 && r.meta.kind == run_kind::requests;
