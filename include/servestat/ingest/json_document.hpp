@@ -70,19 +70,33 @@ struct bracket_scan {
     std::size_t too_deep_at = std::string_view::npos;
 };
 
+// Whether a character of JSON text lies inside a string literal (its quotes included), fed one
+// character at a time.
+class json_string_tracker {
+public:
+    bool inside(char c) noexcept {
+        if (in_string_) {
+            if (escaped_) escaped_ = false;
+            else if (c == '\\') escaped_ = true;
+            else if (c == '"') in_string_ = false;
+            return true;
+        }
+        in_string_ = c == '"';
+        return in_string_;
+    }
+
+private:
+    bool in_string_ = false, escaped_ = false;
+};
+
 inline bracket_scan scan_brackets(std::string_view text) {
     bracket_scan out;
     int depth = 0;
-    bool in_string = false, escaped = false;
+    json_string_tracker strings;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
+        if (strings.inside(c)) continue;
+        if (c == '{' || c == '[') {
             if (++depth > max_json_depth && out.too_deep_at == std::string_view::npos) out.too_deep_at = i;
         } else if ((c == '}' || c == ']') && --depth == 0) {
             out.closed_at = i + 1;
@@ -164,19 +178,9 @@ inline std::vector<json_document> read_json_documents(const std::filesystem::pat
 inline std::string python_words_to_json(std::string text, std::string_view infinity) {
     const std::string negative_infinity =
         infinity.starts_with('"') ? std::string("\"-").append(infinity.substr(1)) : std::string(infinity);
-    bool in_string = false, escaped = false;
+    json_string_tracker strings;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-            continue;
-        }
+        if (strings.inside(text[i])) continue;
         const std::string_view rest = std::string_view(text).substr(i);
         for (const auto& [word, replacement] : {std::pair{std::string_view("-Infinity"), std::string_view(negative_infinity)},
                                                 std::pair{std::string_view("Infinity"), infinity},
