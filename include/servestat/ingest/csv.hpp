@@ -394,4 +394,17 @@ inline std::vector<std::string> sniff_csv_header(std::string_view head) {
     }
 }
 
+// A CSV sniffer's confidence: 0 unless the header has every required column, else `base` plus
+// `bonus` for each supporting column it has.
+inline int score_csv_header(std::string_view head, std::initializer_list<std::string_view> required,
+                            std::initializer_list<std::string_view> supporting, int base, int bonus) {
+    const std::vector<std::string> header = sniff_csv_header(head);
+    for (const std::string_view name : required)
+        if (!find_column(header, name)) return 0;
+    int score = base;
+    for (const std::string_view name : supporting)
+        if (find_column(header, name)) score += bonus;
+    return score;
+}
+
 } // namespace servestat::detail

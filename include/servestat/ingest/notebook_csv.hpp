@@ -23,7 +23,7 @@
 #include "servestat/core/request_status.hpp" // request_status
 #include "servestat/core/run.hpp"            // run
 #include "servestat/ingest/failure_text.hpp" // classify_failure_text
-#include "servestat/ingest/csv.hpp"          // csv_reader, csv_row, for_each_csv_row
+#include "servestat/ingest/csv.hpp"          // csv_reader, csv_row, for_each_csv_row, score_csv_header
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
 
 namespace servestat {
@@ -104,12 +104,7 @@ inline std::vector<run> read_notebook_csv(const std::filesystem::path& file, con
 
 // latency_s and ok make it this table; status_code and completion_tokens make it surer.
 inline int sniff_notebook_csv(std::string_view head) {
-    const std::vector<std::string> header = sniff_csv_header(head);
-    if (!find_column(header, "latency_s") || !find_column(header, "ok")) return 0;
-    int score = 60;
-    for (const std::string_view supporting : {"status_code", "completion_tokens"})
-        if (find_column(header, supporting)) score += 20;
-    return score;
+    return score_csv_header(head, {"latency_s", "ok"}, {"status_code", "completion_tokens"}, 60, 20);
 }
 
 } // namespace detail

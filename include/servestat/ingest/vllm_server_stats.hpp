@@ -24,7 +24,7 @@
 #include "servestat/core/errors.hpp"            // input_error
 #include "servestat/core/run.hpp"               // run, reported_value
 #include "servestat/ingest/burstgpt_detail.hpp" // detail::add_burstgpt_file_params
-#include "servestat/ingest/csv.hpp"             // csv_reader, csv_row, for_each_csv_row, find_column
+#include "servestat/ingest/csv.hpp"             // csv_reader, csv_row, for_each_csv_row, find_column, score_csv_header
 #include "servestat/ingest/reader.hpp"          // log_format, read_options
 
 namespace servestat {
@@ -161,13 +161,8 @@ inline std::vector<run> read_vllm_server_stats(const std::filesystem::path& file
 
 // The harness's header: vLLM's queue and KV-cache gauges next to a timestamp.
 inline int sniff_vllm_server_stats(std::string_view head) {
-    const std::vector<std::string> header = sniff_csv_header(head);
-    for (const std::string_view required : {"timestamp", "generation_throughput", "num_running", "num_pending"})
-        if (!find_column(header, required)) return 0;
-    int score = 80;
-    for (const std::string_view supporting : {"prompt_throughput", "gpu_kvcache_usage"})
-        if (find_column(header, supporting)) score += 10;
-    return score;
+    return score_csv_header(head, {"timestamp", "generation_throughput", "num_running", "num_pending"},
+                            {"prompt_throughput", "gpu_kvcache_usage"}, 80, 10);
 }
 
 } // namespace detail
