@@ -1,0 +1,192 @@
+// Comparing two sides that are each a run, a set of runs or a sweep: which run pairs with which
+// (the only run of each side, the same load level of two sweeps, or the same label), and for sweeps
+// how the knees and the largest load meeting each SLO moved.
+#pragma once
+
+#include <cstddef>  // std::size_t
+#include <map>      // std::map
+#include <optional> // std::optional
+#include <span>     // std::span
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/compare/compare.hpp"      // compare_runs, run_comparison, compare_options
+#include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/sweep/sweep_analysis.hpp" // analyze_sweep, sweep_analysis, find_sweeps
+
+namespace servestat {
+
+struct compared_pair {
+    std::optional<double> load; // the load level, when the sides are sweeps
+    run_comparison comparison;
+    std::size_t before_run = 0, after_run = 0; // indices into the runs given to compare()
+};
+
+// Where one knee of the sweep curves lies before and after, as a load level.
+struct knee_shift {
+    std::string curve; // "throughput", "p99", "ttft", "tradeoff" (see sweep_analysis.hpp)
+    std::optional<double> before, after;
+};
+
+struct capacity_shift {
+    slo objective;
+    double percentile = 95;
+    slo_capacity before, after;
+};
+
+struct sweep_shift {
+    std::string param;
+    sweep_analysis before, after;
+    std::vector<knee_shift> knees;
+    std::vector<capacity_shift> capacity;
+    std::vector<double> only_before, only_after; // load levels measured on one side only
+};
+
+struct comparison_options {
+    compare_options compare;
+    std::string sweep_by;        // the swept parameter; empty = whichever load parameter varies
+    double slo_percentile = 95;  // SLO capacity of sweeps: the largest load whose p95 meets each SLO
+};
+
+struct comparison {
+    std::string pairing; // "single", "load", "label"
+    std::vector<compared_pair> pairs;
+    std::optional<sweep_shift> sweep;
+    std::vector<std::string> unpaired; // labels of runs compared with nothing
+};
+
+namespace detail {
+
+// The runs of a side that have per-request data, as indices into it.
+inline std::vector<std::size_t> measured_runs(std::span<const run> runs, const char* side) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].meta.kind == run_kind::requests && !runs[i].requests.empty()) out.push_back(i);
+    if (out.empty())
+        throw usage_error(fmt::format("{} holds no per-request log: a comparison needs each request's measurements "
+                                      "(summary files and arrival traces cannot be bootstrapped)",
+                                      side));
+    return out;
+}
+
+inline std::vector<run_stats> analyze_all(std::span<const run> runs, const std::vector<std::size_t>& which,
+                                          const stats_options& o) {
+    std::vector<run_stats> out;
+    for (std::size_t i : which) out.push_back(analyze(runs[i], o));
+    return out;
+}
+
+inline compared_pair pair_up(std::span<const run> before, std::size_t b, std::span<const run> after, std::size_t a,
+                             std::optional<double> load, const compare_options& o) {
+    return {load, compare_runs(before[b], after[a], o), b, a};
+}
+
+inline sweep single_sweep(std::span<const run_stats> stats, const std::string& param, const char* side) {
+    const auto sweeps = find_sweeps(stats, {.by = param, .min_points = 1});
+    if (sweeps.size() != 1)
+        throw usage_error(fmt::format("{} holds {} curves over {}; compare one sweep per side (fewer files, or "
+                                      "--sweep-by another parameter)",
+                                      side, sweeps.size(), param));
+    return sweeps.front();
+}
+
+inline std::string swept_param(std::span<const run_stats> before, std::span<const run_stats> after,
+                               const std::string& by) {
+    if (!by.empty()) return by;
+    auto choice = choose_sweep_param(before, {});
+    return choice.empty() ? choose_sweep_param(after, {}) : choice;
+}
+
+inline void note_unswept(std::span<const run_stats> stats, const sweep& s, std::vector<std::string>& unpaired) {
+    std::vector<bool> in_sweep(stats.size(), false);
+    for (const auto& p : s.points) in_sweep[p.run] = true;
+    for (std::size_t i = 0; i < stats.size(); ++i)
+        if (!in_sweep[i]) unpaired.push_back(stats[i].meta.label);
+}
+
+inline sweep_shift shift_of(const sweep& b, const sweep& a, std::span<const run_stats> before_stats,
+                            std::span<const run_stats> after_stats, const comparison_options& o) {
+    sweep_shift out{b.param, analyze_sweep(b, before_stats, o.compare.stats.slos, o.slo_percentile),
+                    analyze_sweep(a, after_stats, o.compare.stats.slos, o.slo_percentile), {}, {}, {}, {}};
+    for (std::size_t k = 0; k < out.before.knees.size() && k < out.after.knees.size(); ++k)
+        out.knees.push_back({out.before.knees[k].curve, out.before.knees[k].load, out.after.knees[k].load});
+    for (std::size_t k = 0; k < out.before.capacity.size() && k < out.after.capacity.size(); ++k)
+        out.capacity.push_back({out.before.capacity[k].objective, o.slo_percentile, out.before.capacity[k],
+                                out.after.capacity[k]});
+    return out;
+}
+
+inline comparison compare_sweeps(std::span<const run> before, const std::vector<std::size_t>& b_runs,
+                                 std::span<const run> after, const std::vector<std::size_t>& a_runs,
+                                 std::span<const run_stats> before_stats, std::span<const run_stats> after_stats,
+                                 const std::string& param, const comparison_options& o) {
+    const sweep b = single_sweep(before_stats, param, "BEFORE"), a = single_sweep(after_stats, param, "AFTER");
+    comparison out{"load", {}, std::nullopt, {}};
+    std::map<double, std::size_t> after_at;
+    for (const auto& p : a.points) after_at[p.load] = p.run;
+    for (const auto& p : b.points) {
+        const auto it = after_at.find(p.load);
+        if (it == after_at.end()) continue;
+        out.pairs.push_back(pair_up(before, b_runs[p.run], after, a_runs[it->second], p.load, o.compare));
+    }
+    if (out.pairs.empty())
+        throw usage_error(fmt::format("BEFORE and AFTER share no {} level: nothing to compare", param));
+    out.sweep = shift_of(b, a, before_stats, after_stats, o);
+    std::map<double, bool> before_at;
+    for (const auto& p : b.points) before_at[p.load] = true;
+    for (const auto& p : b.points)
+        if (!after_at.contains(p.load)) out.sweep->only_before.push_back(p.load);
+    for (const auto& p : a.points)
+        if (!before_at.contains(p.load)) out.sweep->only_after.push_back(p.load);
+    note_unswept(before_stats, b, out.unpaired);
+    note_unswept(after_stats, a, out.unpaired);
+    return out;
+}
+
+inline comparison compare_by_label(std::span<const run> before, const std::vector<std::size_t>& b_runs,
+                                   std::span<const run> after, const std::vector<std::size_t>& a_runs,
+                                   const comparison_options& o) {
+    comparison out{"label", {}, std::nullopt, {}};
+    std::map<std::string, std::size_t> after_by_label;
+    for (std::size_t i : a_runs) after_by_label.emplace(after[i].meta.label, i);
+    std::map<std::string, bool> paired;
+    for (std::size_t i : b_runs) {
+        const std::string& label = before[i].meta.label;
+        const auto it = after_by_label.find(label);
+        if (it == after_by_label.end() || paired[label]) {
+            out.unpaired.push_back(label);
+            continue;
+        }
+        paired[label] = true;
+        out.pairs.push_back(pair_up(before, i, after, it->second, std::nullopt, o.compare));
+    }
+    for (std::size_t i : a_runs)
+        if (!paired[after[i].meta.label]) out.unpaired.push_back(after[i].meta.label);
+    if (out.pairs.empty())
+        throw usage_error(fmt::format("cannot pair {} run(s) of BEFORE with {} run(s) of AFTER: give one run per side, "
+                                      "two sweeps over one parameter, or runs with the same labels",
+                                      b_runs.size(), a_runs.size()));
+    return out;
+}
+
+} // namespace detail
+
+// Pairs the runs of two sides and compares each pair: one run each; else two sweeps over the same
+// load parameter, level by level, with their knees and SLO capacity; else runs of equal label.
+inline comparison compare(std::span<const run> before, std::span<const run> after, const comparison_options& o = {}) {
+    validate(o.compare);
+    const auto b = detail::measured_runs(before, "BEFORE");
+    const auto a = detail::measured_runs(after, "AFTER");
+    if (b.size() == 1 && a.size() == 1)
+        return {"single", {detail::pair_up(before, b.front(), after, a.front(), std::nullopt, o.compare)}, std::nullopt, {}};
+    const auto before_stats = detail::analyze_all(before, b, o.compare.stats);
+    const auto after_stats = detail::analyze_all(after, a, o.compare.stats);
+    const std::string param = detail::swept_param(before_stats, after_stats, o.sweep_by);
+    if (!param.empty() && b.size() > 1 && a.size() > 1)
+        return detail::compare_sweeps(before, b, after, a, before_stats, after_stats, param, o);
+    return detail::compare_by_label(before, b, after, a, o);
+}
+
+} // namespace servestat

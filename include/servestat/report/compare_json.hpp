@@ -1,0 +1,136 @@
+// JSON export of a before/after comparison (`servestat compare --json`, compare.json): every
+// statistic's values, interval, p-value and verdict, for CI systems and embedding tools.
+#pragma once
+
+#include <optional> // std::optional
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "servestat/compare/comparison.hpp" // comparison, comparison_options
+#include "servestat/compare/gate.hpp"       // gate_rule, gate_failure
+#include "servestat/report/stats_json.hpp"  // json, options_to_json, to_json(sweep_analysis)
+
+namespace servestat {
+
+inline constexpr int compare_json_version = 1;
+
+// What a gate was asked and what failed it; absent when no --fail-on was given.
+struct gate_outcome {
+    std::string spec; // as given, e.g. "regressed:e2e.p99"
+    gate_rule rule;
+    std::vector<gate_failure> failures;
+};
+
+namespace detail {
+
+inline json interval_json(const std::optional<interval>& i) {
+    return i ? json{{"low", i->low}, {"high", i->high}} : json(nullptr);
+}
+
+inline json to_json(const change& c) {
+    return {{"name", c.name},
+            {"subset", c.subset.empty() ? json(nullptr) : json(c.subset)},
+            {"metric", c.metric},
+            {"statistic", c.statistic.empty() ? json(nullptr) : json(c.statistic)},
+            {"better", c.lower_is_better ? "lower" : "higher"},
+            {"n_before", c.n_before},
+            {"n_after", c.n_after},
+            {"before", or_null(c.before)},
+            {"after", or_null(c.after)},
+            {"change", or_null(c.delta)},
+            {"relative_change", or_null(c.relative)},
+            {"ci", interval_json(c.delta_ci)},
+            {"relative_ci", interval_json(c.relative_ci)},
+            {"p_value", or_null(c.p_value)},
+            {"verdict", std::string(to_string(c.result))}};
+}
+
+inline json run_identity(const run_stats& r) {
+    return {{"label", r.meta.label},
+            {"source", {{"path", r.meta.source.path}, {"format", r.meta.source.format}}},
+            {"started_at", r.meta.started_at.empty() ? json(nullptr) : json(r.meta.started_at)},
+            {"params", r.meta.params},
+            {"requests", r.requests},
+            {"ok", r.ok}};
+}
+
+inline json to_json(const compared_pair& p) {
+    json changes = json::array();
+    for (const auto& c : p.comparison.changes) changes.push_back(to_json(c));
+    return {{"load", or_null(p.load)},
+            {"before", run_identity(p.comparison.before)},
+            {"after", run_identity(p.comparison.after)},
+            {"changes", std::move(changes)}};
+}
+
+inline json capacity_side(const slo_capacity& c) {
+    return {{"max_load", or_null(c.max_load)}, {"interpolated", c.interpolated}, {"limited", c.limited}, {"known", c.known}};
+}
+
+inline json to_json(const sweep_shift& s) {
+    json knees = json::array();
+    for (const auto& k : s.knees) knees.push_back({{"curve", k.curve}, {"before", or_null(k.before)}, {"after", or_null(k.after)}});
+    json capacity = json::array();
+    for (const auto& c : s.capacity)
+        capacity.push_back({{"metric", std::string(to_string(c.objective.on))}, {"max_seconds", c.objective.max_seconds},
+                            {"percentile", c.percentile}, {"before", capacity_side(c.before)}, {"after", capacity_side(c.after)}});
+    return {{"param", s.param},
+            {"knees", std::move(knees)},
+            {"slo_capacity", std::move(capacity)},
+            {"only_before", s.only_before},
+            {"only_after", s.only_after},
+            {"before", servestat::to_json(s.before)},
+            {"after", servestat::to_json(s.after)}};
+}
+
+inline json verdict_counts(const comparison& c) {
+    json counts = json::object();
+    for (verdict v : {verdict::improved, verdict::regressed, verdict::no_change, verdict::within_noise, verdict::too_few,
+                      verdict::single}) {
+        std::size_t n = 0;
+        for (const auto& p : c.pairs)
+            for (const auto& x : p.comparison.changes) n += x.result == v;
+        counts[std::string(to_string(v))] = n;
+    }
+    return counts;
+}
+
+inline json to_json(const gate_outcome& g) {
+    json failed = json::array();
+    for (const auto& f : g.failures) failed.push_back({{"load", or_null(f.load)}, {"name", f.failed->name}});
+    return {{"rule", g.spec}, {"names", g.rule.names}, {"passed", g.failures.empty()}, {"failed", std::move(failed)}};
+}
+
+} // namespace detail
+
+inline json compare_options_to_json(const comparison_options& o) {
+    json j = options_to_json(o.compare.stats);
+    j["percentiles"] = percentile_list(o.compare.percentiles);
+    json metrics = json::array();
+    for (metric m : o.compare.metrics) metrics.push_back(std::string(to_string(m)));
+    j["metrics"] = std::move(metrics);
+    j["noise"] = o.compare.verdicts.noise;
+    j["alpha"] = o.compare.verdicts.alpha;
+    j["confidence"] = o.compare.verdicts.confidence;
+    j["resamples"] = o.compare.bootstrap.resamples;
+    j["seed"] = o.compare.bootstrap.seed;
+    j["slo_percentile"] = o.slo_percentile;
+    return j;
+}
+
+inline json comparison_document(const comparison& c, const comparison_options& o,
+                                const std::optional<gate_outcome>& gate = std::nullopt) {
+    json pairs = json::array();
+    for (const auto& p : c.pairs) pairs.push_back(detail::to_json(p));
+    return {{"servestat", "compare"},
+            {"version", compare_json_version},
+            {"options", compare_options_to_json(o)},
+            {"pairing", c.pairing},
+            {"verdicts", detail::verdict_counts(c)},
+            {"gate", gate ? detail::to_json(*gate) : json(nullptr)},
+            {"pairs", std::move(pairs)},
+            {"sweep", c.sweep ? detail::to_json(*c.sweep) : json(nullptr)},
+            {"unpaired", c.unpaired}};
+}
+
+} // namespace servestat
