@@ -22,3 +22,21 @@ TEST_CASE("the fraction is truncated to the digits asked for, trailing zeros dro
 TEST_CASE("times before 1970 count back from the epoch") {
     CHECK(iso_utc(-1LL * 1000000000) == "1969-12-31T23:59:59Z");
 }
+
+// Expected values from Python: datetime.fromisoformat(text) (UTC when no zone), .timestamp() in ns.
+TEST_CASE("ISO 8601 dates and times parse back to Unix nanoseconds") {
+    using servestat::detail::parse_iso_utc;
+    CHECK(parse_iso_utc("2026-01-12T00:41:17Z") == 1768178477000000000LL);
+    CHECK(parse_iso_utc("2026-01-12 00:41:17.5+02:00") == 1768171277500000000LL);
+    CHECK(parse_iso_utc("2026-01-12T00:41") == 1768178460000000000LL);
+    CHECK(parse_iso_utc("2026-01-12") == 1768176000000000000LL);
+    CHECK(parse_iso_utc("2024-02-29T23:59:59.123456789-05:30") == 1709270999123456789LL);
+    CHECK(parse_iso_utc(iso_utc(1759522419154568925LL, 9)) == 1759522419154568925LL);
+}
+
+TEST_CASE("text that is not an ISO 8601 date parses to nothing") {
+    using servestat::detail::parse_iso_utc;
+    for (const char* bad : {"", "yesterday", "2026-02-30", "2026-1-12", "2026-01-12T25:00", "2026-01-12T10:00Zx",
+                            "2026-01-12T10:00:00.", "2026-01-12T10:00+2", "2026-13-01"})
+        CHECK_FALSE(parse_iso_utc(bad).has_value());
+}

@@ -22,6 +22,7 @@ inline gate_rule parse_gate(std::string_view spec) {
     constexpr std::string_view keyword = "regressed";
     if (spec.substr(0, keyword.size()) != keyword || (spec.size() > keyword.size() && spec[keyword.size()] != ':'))
         throw usage_error("--fail-on '" + std::string(spec) + "': expected regressed or regressed:e2e.p99,ttft.p90");
+    if (spec == std::string_view("regressed:")) throw usage_error("--fail-on 'regressed:': name the statistics after the colon");
     gate_rule rule;
     std::string_view rest = spec.size() > keyword.size() ? spec.substr(keyword.size() + 1) : std::string_view{};
     while (!rest.empty()) {

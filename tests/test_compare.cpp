@@ -1,0 +1,386 @@
+// Before/after comparison: the bootstrap, the verdict rule and the pairing of runs, and simulations
+// showing that the verdicts mean what they say (false alarms, power, interval coverage).
+#include <catch2/catch.hpp> // Catch2 v2
+
+#include <algorithm> // std::sort, std::count_if
+#include <cmath>     // std::exp
+#include <random>    // std::mt19937_64, std::lognormal_distribution
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "servestat/compare/gate.hpp"
+#include "servestat/ingest/detect.hpp"
+#include "servestat/report/compare_json.hpp"
+
+using namespace servestat;
+
+namespace {
+
+request_record ok_request(double t_sent, double e2e, int prompt = 20) {
+    request_record r;
+    r.t_sched = t_sent;
+    r.t_sent = t_sent;
+    r.t_first = t_sent + e2e / 4;
+    r.t_end = t_sent + e2e;
+    r.prompt_tokens = prompt;
+    r.output_tokens = 16;
+    r.status = request_status::ok;
+    r.http_status = 200;
+    return r;
+}
+
+request_record failed_request(double t_sent) {
+    request_record r;
+    r.t_sent = t_sent;
+    r.t_end = t_sent + 0.01;
+    r.status = request_status::error;
+    r.http_status = 500;
+    r.error = "Internal Server Error";
+    return r;
+}
+
+run run_of(const std::vector<double>& latencies, std::string label = "run", nlohmann::json params = nlohmann::json::object()) {
+    run r;
+    r.meta.label = std::move(label);
+    r.meta.params = std::move(params);
+    for (std::size_t i = 0; i < latencies.size(); ++i) r.requests.push_back(ok_request(0.01 * static_cast<double>(i), latencies[i]));
+    return r;
+}
+
+// Lognormal latencies around `median` seconds, as serving latencies are skewed to the right.
+std::vector<double> lognormal_sample(std::mt19937_64& rng, std::size_t n, double median = 2.0, double sigma = 0.5) {
+    std::lognormal_distribution<double> d(std::log(median), sigma);
+    std::vector<double> out(n);
+    for (auto& x : out) x = d(rng);
+    return out;
+}
+
+std::vector<double> scaled(std::vector<double> xs, double factor) {
+    for (auto& x : xs) x *= factor;
+    return xs;
+}
+
+const change& change_named(const run_comparison& rc, std::string_view name) {
+    const change* c = find_change(rc, name);
+    REQUIRE(c != nullptr);
+    return *c;
+}
+
+compare_options fast_options(std::size_t resamples = 500) {
+    compare_options o;
+    o.metrics = {metric::e2e};
+    o.bootstrap.resamples = resamples;
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("a resample read from draw counts equals the sorted explicit resample") {
+    const std::vector<double> sorted{0.5, 1.0, 1.0, 2.5, 3.0, 4.0, 7.5, 9.0, 11.0, 20.0, 21.0};
+    const std::vector<double> ps{0, 10, 50, 90, 99, 100};
+    for (auto method : {quantile_method::linear, quantile_method::inverted_cdf, quantile_method::hazen,
+                        quantile_method::nearest}) {
+        sorted_resampler resampler(sorted, ps, method);
+        auto rng = bootstrap_rng(7, "check");
+        auto replay = bootstrap_rng(7, "check");
+        std::vector<double> out(resampler.statistics());
+        for (int k = 0; k < 50; ++k) {
+            resampler.draw(rng, out);
+            std::vector<double> explicit_resample;
+            for (std::size_t i = 0; i < sorted.size(); ++i)
+                explicit_resample.push_back(sorted[detail::draw_below(replay, sorted.size())]);
+            std::sort(explicit_resample.begin(), explicit_resample.end());
+            double sum = 0;
+            for (double x : explicit_resample) sum += x;
+            for (std::size_t j = 0; j < ps.size(); ++j) CHECK(out[j] == percentile_sorted(explicit_resample, ps[j], method));
+            CHECK(out.back() == Approx(sum / static_cast<double>(sorted.size())).epsilon(1e-14));
+        }
+    }
+}
+
+TEST_CASE("draws below n are uniform and below n") {
+    auto rng = bootstrap_rng(1, "uniform");
+    std::vector<int> counts(7, 0);
+    for (int k = 0; k < 70000; ++k) ++counts.at(detail::draw_below(rng, 7));
+    for (int c : counts) CHECK(c == Approx(10000).margin(400)); // ±4 standard deviations
+}
+
+TEST_CASE("percentile interval is the central share of the draws, numpy-linear") {
+    std::vector<double> draws;
+    for (int i = 1; i <= 101; ++i) draws.push_back(102 - i); // 101 .. 1, unsorted on purpose
+    const interval ci = percentile_interval(draws, 0.95);
+    // np.percentile(np.arange(1, 102), [2.5, 97.5]) -> [3.5, 98.5]
+    CHECK(ci.low == Approx(3.5).epsilon(1e-12));
+    CHECK(ci.high == Approx(98.5).epsilon(1e-12));
+}
+
+TEST_CASE("fewest requests for a percentile follow the order-statistic rule") {
+    CHECK(fewest_requests_for(99) == 299u);
+    CHECK(fewest_requests_for(99.9) == 2995u);
+    CHECK(fewest_requests_for(50) == 5u);
+    CHECK(fewest_requests_for(90) == 29u);
+    CHECK(fewest_requests_for(1) == 299u); // the lower tail mirrors the upper
+    CHECK_FALSE(fewest_requests_for(100).has_value());
+    CHECK_FALSE(fewest_requests_for(0).has_value());
+}
+
+TEST_CASE("the verdict needs a significant shift and an interval beyond the noise band") {
+    const verdict_options o; // noise 2%, alpha 0.05
+    CHECK(decide({0.01, interval{0.05, 0.20}, interval{0.1, 0.4}, true}, o) == verdict::regressed);
+    CHECK(decide({0.01, interval{-0.20, -0.05}, interval{-0.4, -0.1}, true}, o) == verdict::improved);
+    CHECK(decide({0.01, interval{0.05, 0.20}, interval{0.1, 0.4}, false}, o) == verdict::improved);
+    CHECK(decide({0.01, interval{0.01, 0.20}, interval{0.02, 0.4}, true}, o) == verdict::within_noise);
+    CHECK(decide({0.20, interval{0.05, 0.20}, interval{0.1, 0.4}, true}, o) == verdict::no_change);
+    CHECK(decide({0.01, interval{-0.01, 0.01}, interval{-0.02, 0.02}, true}, o) == verdict::within_noise);
+    // A zero baseline has no relative change: the absolute interval decides, with no band.
+    CHECK(decide({0.01, std::nullopt, interval{0.001, 0.002}, true}, o) == verdict::regressed);
+    CHECK(decide({0.01, std::nullopt, interval{-0.001, 0.002}, true}, o) == verdict::within_noise);
+}
+
+TEST_CASE("identical runs show no change anywhere") {
+    std::mt19937_64 rng(11);
+    const auto xs = lognormal_sample(rng, 400);
+    const run a = run_of(xs), b = run_of(xs);
+    const auto rc = compare_runs(a, b, fast_options());
+    for (const auto& c : rc.changes) {
+        INFO(c.name);
+        CHECK((c.result == verdict::no_change || c.result == verdict::single || c.result == verdict::too_few));
+        if (c.relative) CHECK(*c.relative == 0);
+        if (c.p_value) CHECK(*c.p_value == 1);
+    }
+    CHECK(change_named(rc, "e2e.p50").result == verdict::no_change);
+}
+
+TEST_CASE("two samples of one distribution are almost never called improved or regressed") {
+    std::mt19937_64 rng(2026);
+    int flagged = 0, significant = 0;
+    const int trials = 200;
+    for (int t = 0; t < trials; ++t) {
+        const auto rc = compare_runs(run_of(lognormal_sample(rng, 500)), run_of(lognormal_sample(rng, 500)),
+                                     fast_options(300));
+        for (const char* name : {"e2e.p50", "e2e.p90", "e2e.mean"}) {
+            const auto v = change_named(rc, name).result;
+            flagged += v == verdict::improved || v == verdict::regressed;
+        }
+        significant += *change_named(rc, "e2e.p50").p_value < 0.05;
+    }
+    // "No significant change" in at least 95% of trials for each statistic, all three together here.
+    CHECK(flagged <= 3 * trials * 5 / 100);
+    // The Mann–Whitney test is calibrated: p < 0.05 in about 5% of trials under no change
+    // (binomial(200, 0.05): 10 expected, 2..20 is beyond ±3.3 standard deviations).
+    CHECK(significant >= 2);
+    CHECK(significant <= 20);
+}
+
+TEST_CASE("a 10% slowdown at n = 2000 is called regressed") {
+    std::mt19937_64 rng(7);
+    int regressed_p50 = 0, regressed_mean = 0;
+    const int trials = 200;
+    for (int t = 0; t < trials; ++t) {
+        const auto before = lognormal_sample(rng, 2000);
+        const auto after = scaled(lognormal_sample(rng, 2000), 1.10);
+        const auto rc = compare_runs(run_of(before), run_of(after), fast_options(200));
+        regressed_p50 += change_named(rc, "e2e.p50").result == verdict::regressed;
+        regressed_mean += change_named(rc, "e2e.mean").result == verdict::regressed;
+    }
+    CHECK(regressed_p50 >= trials * 95 / 100);
+    CHECK(regressed_mean >= trials * 95 / 100);
+}
+
+TEST_CASE("a 10% speed-up is called improved, and a throughput rise too") {
+    std::mt19937_64 rng(8);
+    const auto rc = compare_runs(run_of(lognormal_sample(rng, 2000)), run_of(scaled(lognormal_sample(rng, 2000), 0.9)),
+                                 fast_options());
+    CHECK(change_named(rc, "e2e.p50").result == verdict::improved);
+    CHECK(change_named(rc, "e2e.p50").relative.value() < 0);
+}
+
+TEST_CASE("bootstrap intervals of the relative change cover the true change 95% of the time") {
+    // After = before's distribution scaled by 1.1, so every quantile and the mean change by exactly +10%.
+    std::mt19937_64 rng(95);
+    const int trials = 500;
+    int covered_p50 = 0, covered_mean = 0;
+    for (int t = 0; t < trials; ++t) {
+        const auto rc = compare_runs(run_of(lognormal_sample(rng, 400)), run_of(scaled(lognormal_sample(rng, 400), 1.1)),
+                                     fast_options(400));
+        auto covers = [&](const char* name) {
+            const auto& ci = change_named(rc, name).relative_ci;
+            REQUIRE(ci.has_value());
+            return ci->low <= 0.1 && 0.1 <= ci->high;
+        };
+        covered_p50 += covers("e2e.p50");
+        covered_mean += covers("e2e.mean");
+    }
+    CHECK(covered_p50 >= trials * 92 / 100);
+    CHECK(covered_p50 <= trials * 98 / 100);
+    CHECK(covered_mean >= trials * 92 / 100);
+    CHECK(covered_mean <= trials * 98 / 100);
+}
+
+TEST_CASE("the same seed gives the same intervals; another seed other ones") {
+    std::mt19937_64 rng(3);
+    const run a = run_of(lognormal_sample(rng, 300)), b = run_of(lognormal_sample(rng, 300));
+    auto o = fast_options();
+    const auto first = compare_runs(a, b, o), again = compare_runs(a, b, o);
+    o.bootstrap.seed += 1;
+    const auto other = compare_runs(a, b, o);
+    const auto& x = change_named(first, "e2e.p90");
+    CHECK(x.relative_ci->low == change_named(again, "e2e.p90").relative_ci->low);
+    CHECK(x.relative_ci->high == change_named(again, "e2e.p90").relative_ci->high);
+    CHECK(x.relative_ci->low != change_named(other, "e2e.p90").relative_ci->low);
+    CHECK(comparison_document(compare(std::span(&a, 1), std::span(&b, 1), {.compare = fast_options()}), {.compare = fast_options()}) ==
+          comparison_document(compare(std::span(&a, 1), std::span(&b, 1), {.compare = fast_options()}), {.compare = fast_options()}));
+}
+
+TEST_CASE("an upper percentile gets no verdict below its order-statistic minimum") {
+    std::mt19937_64 rng(5);
+    auto o = fast_options();
+    o.percentiles = {50, 99, 99.9};
+    const auto small = compare_runs(run_of(lognormal_sample(rng, 298)), run_of(scaled(lognormal_sample(rng, 2000), 3)), o);
+    CHECK(change_named(small, "e2e.p99").result == verdict::too_few); // 298 < 299 on one side
+    CHECK(change_named(small, "e2e.p50").result == verdict::regressed);
+    const auto enough = compare_runs(run_of(lognormal_sample(rng, 299)), run_of(scaled(lognormal_sample(rng, 299), 3)), o);
+    CHECK(change_named(enough, "e2e.p99").result == verdict::regressed);
+    CHECK(change_named(enough, "e2e.p99.9").result == verdict::too_few);
+}
+
+TEST_CASE("run level: success rate is bootstrapped over requests, throughput is one measurement") {
+    std::mt19937_64 rng(9);
+    run before = run_of(lognormal_sample(rng, 500)), after = run_of(lognormal_sample(rng, 500));
+    for (int i = 0; i < 100; ++i) after.requests.push_back(failed_request(10.0 + i));
+    const auto rc = compare_runs(before, after, fast_options());
+    const auto& success = change_named(rc, "success_rate");
+    CHECK(success.before == 1.0);
+    CHECK(success.after.value() == Approx(500.0 / 600.0));
+    CHECK(success.result == verdict::regressed);
+    CHECK_FALSE(success.lower_is_better);
+    const auto& rps = change_named(rc, "rps");
+    CHECK(rps.result == verdict::single);
+    CHECK_FALSE(rps.relative_ci.has_value());
+    CHECK(rps.before == rc.before.rps);
+}
+
+TEST_CASE("goodput share is compared when SLOs are given") {
+    std::mt19937_64 rng(10);
+    auto o = fast_options();
+    o.stats.slos = parse_slos("e2e=2");
+    const auto rc = compare_runs(run_of(lognormal_sample(rng, 600, 1.5)), run_of(lognormal_sample(rng, 600, 3.0)), o);
+    CHECK(change_named(rc, "goodput_share").result == verdict::regressed);
+    CHECK(change_named(rc, "goodput_rps").result == verdict::single);
+}
+
+TEST_CASE("subsets are compared separately and named by subset") {
+    run before, after;
+    for (int i = 0; i < 400; ++i) {
+        before.requests.push_back(ok_request(i, 1.0 + 0.001 * i, i % 2 ? 30 : 3000));
+        after.requests.push_back(ok_request(i, (i % 2 ? 2.0 : 1.0) + 0.001 * i, i % 2 ? 30 : 3000));
+    }
+    const auto rc = compare_runs(before, after, fast_options());
+    CHECK(change_named(rc, "short.e2e.p50").result == verdict::regressed);
+    CHECK(change_named(rc, "long.e2e.p50").result == verdict::no_change);
+    CHECK(change_named(rc, "short.e2e.p50").subset == "short");
+    CHECK(find_change(rc, "medium.e2e.p50") == nullptr); // no medium prompts on either side
+}
+
+TEST_CASE("sweeps pair by load level and report how the knee moved") {
+    std::mt19937_64 rng(12);
+    std::vector<run> before, after;
+    for (int c : {1, 2, 4, 8, 16, 32}) {
+        before.push_back(run_of(lognormal_sample(rng, 100, 0.5 + 0.1 * c), "bad-c" + std::to_string(c), {{"concurrency", c}}));
+        after.push_back(run_of(lognormal_sample(rng, 100, 0.5 + 0.05 * c), "fair-c" + std::to_string(c), {{"concurrency", c}}));
+    }
+    after.pop_back(); // c=32 only before
+    after.push_back(run_of(lognormal_sample(rng, 100), "fair-c64", {{"concurrency", 64}}));
+    const auto c = compare(before, after, {.compare = fast_options()});
+    CHECK(c.pairing == "load");
+    REQUIRE(c.pairs.size() == 5);
+    CHECK(c.pairs[0].load == 1);
+    CHECK(c.pairs[4].load == 16);
+    CHECK(c.pairs[4].comparison.before.meta.label == "bad-c16");
+    CHECK(c.pairs[4].comparison.after.meta.label == "fair-c16");
+    CHECK(before[c.pairs[4].before_run].meta.label == "bad-c16");
+    REQUIRE(c.sweep.has_value());
+    CHECK(c.sweep->param == "concurrency");
+    CHECK(c.sweep->only_before == std::vector<double>{32});
+    CHECK(c.sweep->only_after == std::vector<double>{64});
+    CHECK(c.sweep->knees.size() == c.sweep->before.knees.size());
+}
+
+TEST_CASE("runs with the same labels pair by label; unpairable sides are a usage error") {
+    std::mt19937_64 rng(13);
+    std::vector<run> before{run_of(lognormal_sample(rng, 50), "a"), run_of(lognormal_sample(rng, 50), "b")};
+    std::vector<run> after{run_of(lognormal_sample(rng, 50), "b"), run_of(lognormal_sample(rng, 50), "a"),
+                           run_of(lognormal_sample(rng, 50), "c")};
+    const auto c = compare(before, after, {.compare = fast_options()});
+    CHECK(c.pairing == "label");
+    REQUIRE(c.pairs.size() == 2);
+    CHECK(c.pairs[0].comparison.after.meta.label == "a");
+    CHECK(c.pairs[0].after_run == 1);
+    CHECK(c.unpaired == std::vector<std::string>{"c"});
+    std::vector<run> strangers{run_of(lognormal_sample(rng, 50), "x"), run_of(lognormal_sample(rng, 50), "y")};
+    CHECK_THROWS_AS(compare(before, strangers, {.compare = fast_options()}), usage_error);
+}
+
+TEST_CASE("a side without per-request data cannot be compared") {
+    run summary_only;
+    summary_only.meta.kind = run_kind::summary;
+    std::mt19937_64 rng(14);
+    const run measured = run_of(lognormal_sample(rng, 50));
+    CHECK_THROWS_WITH(compare(std::span(&summary_only, 1), std::span(&measured, 1)),
+                      Catch::Contains("BEFORE holds no per-request log"));
+}
+
+TEST_CASE("bad comparison options are usage errors") {
+    std::mt19937_64 rng(15);
+    const run r = run_of(lognormal_sample(rng, 50));
+    compare_options o;
+    o.verdicts.noise = -0.1;
+    CHECK_THROWS_AS(compare_runs(r, r, o), usage_error);
+    o = {};
+    o.metrics = {metric::itl};
+    CHECK_THROWS_WITH(compare_runs(r, r, o), Catch::Contains("itl cannot be compared"));
+    o = {};
+    o.bootstrap.resamples = 10;
+    CHECK_THROWS_AS(compare_runs(r, r, o), usage_error);
+}
+
+TEST_CASE("the gate fails on the named statistics that regressed") {
+    std::mt19937_64 rng(16);
+    const run before = run_of(lognormal_sample(rng, 2000));
+    const run after = run_of(scaled(lognormal_sample(rng, 2000), 1.2));
+    const auto c = compare(std::span(&before, 1), std::span(&after, 1), {.compare = fast_options()});
+    const auto any = gate_failures(c, parse_gate("regressed"));
+    CHECK_FALSE(any.empty());
+    const auto named = gate_failures(c, parse_gate("regressed:e2e.p50,ttft.p90"));
+    REQUIRE(named.size() == 1);
+    CHECK(named[0].failed->name == "e2e.p50");
+    CHECK(gate_failures(c, parse_gate("regressed:success_rate")).empty());
+    CHECK_THROWS_WITH(validate(parse_gate("regressed:e2e.p42"), c), Catch::Contains("'e2e.p42' was not compared"));
+    CHECK_THROWS_WITH(validate(parse_gate("regressed:rps"), c), Catch::Contains("one measurement per run"));
+    CHECK_THROWS_AS(parse_gate("improved"), usage_error);
+    CHECK_THROWS_AS(parse_gate("regressed:"), usage_error);
+    CHECK_THROWS_AS(parse_gate("regressed:e2e.p50,,ttft.p50"), usage_error);
+    CHECK_THROWS_AS(parse_gate("regressedx"), usage_error);
+}
+
+TEST_CASE("the notebook's experiment 5: BAD vs FAIR_768 at c=32") {
+    // examples/notebook-exp5 reconstructs the two runs from the notebook's published statistics.
+    const std::vector<std::string> bad{SERVESTAT_TEST_DATA_DIR "/../../examples/notebook-exp5/bad_unfair-c32.jsonl"};
+    const std::vector<std::string> fair{SERVESTAT_TEST_DATA_DIR "/../../examples/notebook-exp5/fair_768-c32.jsonl"};
+    const auto before = read_logs(bad), after = read_logs(fair);
+    const auto c = compare(before, after);
+    REQUIRE(c.pairs.size() == 1);
+    const auto& rc = c.pairs[0].comparison;
+    // The notebook: p50 5.534205468999517 -> 6.04282219300012, p90 10.461404818999926 -> 9.18175588419981.
+    const auto& p50 = change_named(rc, "e2e.p50");
+    CHECK(p50.before.value() == Approx(5.534205468999517).epsilon(1e-9));
+    CHECK(p50.after.value() == Approx(6.04282219300012).epsilon(1e-9));
+    const auto& p90 = change_named(rc, "e2e.p90");
+    CHECK(p90.before.value() == Approx(10.461404818999926).epsilon(1e-9));
+    CHECK(p90.after.value() == Approx(9.18175588419981).epsilon(1e-9));
+    CHECK(change_named(rc, "short.e2e.p50").before.value() == Approx(4.6954104774999905).epsilon(1e-9));
+    CHECK(change_named(rc, "long.e2e.p90").after.value() == Approx(9.995110139300506).epsilon(1e-9));
+    // 200 requests per side: p99 has no distribution-free bound (needs 299).
+    CHECK(change_named(rc, "e2e.p99").result == verdict::too_few);
+    CHECK(change_named(rc, "e2e.p50").p_value.value() > 0.05);
+}
