@@ -3,7 +3,8 @@
 #include <catch2/catch.hpp> // Catch2 v2
 
 #include <algorithm> // std::sort, std::count_if
-#include <cmath>     // std::exp
+#include <cmath>     // std::exp, std::isnan
+#include <limits>    // std::numeric_limits
 #include <random>    // std::mt19937_64, std::lognormal_distribution
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -75,25 +76,34 @@ compare_options fast_options(std::size_t resamples = 500) {
 
 } // namespace
 
-TEST_CASE("a resample read from draw counts equals the sorted explicit resample") {
-    const std::vector<double> sorted{0.5, 1.0, 1.0, 2.5, 3.0, 4.0, 7.5, 9.0, 11.0, 20.0, 21.0};
+TEST_CASE("a resample read from draw counts equals the explicit resample, column by column") {
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> e2e{9.0, 0.5, 1.0, 1.0, 20.0, 3.0, 4.0, 7.5, 2.5, 11.0, 21.0};
+    const std::vector<double> ttft{none, 0.1, 0.3, none, 2.0, 0.4, 0.2, 0.9, none, 1.5, 0.7}; // some unmeasured
     const std::vector<double> ps{0, 10, 50, 90, 99, 100};
     for (auto method : {quantile_method::linear, quantile_method::inverted_cdf, quantile_method::hazen,
                         quantile_method::nearest}) {
-        sorted_resampler resampler(sorted, ps, method);
+        request_resampler resampler({e2e, ttft}, ps, method);
         auto rng = bootstrap_rng(7, "check");
         auto replay = bootstrap_rng(7, "check");
         std::vector<double> out(resampler.statistics());
         for (int k = 0; k < 50; ++k) {
-            resampler.draw(rng, out);
-            std::vector<double> explicit_resample;
-            for (std::size_t i = 0; i < sorted.size(); ++i)
-                explicit_resample.push_back(sorted[detail::draw_below(replay, sorted.size())]);
-            std::sort(explicit_resample.begin(), explicit_resample.end());
-            double sum = 0;
-            for (double x : explicit_resample) sum += x;
-            for (std::size_t j = 0; j < ps.size(); ++j) CHECK(out[j] == percentile_sorted(explicit_resample, ps[j], method));
-            CHECK(out.back() == Approx(sum / static_cast<double>(sorted.size())).epsilon(1e-14));
+            resampler.draw(rng);
+            std::vector<std::size_t> picked;
+            for (std::size_t i = 0; i < e2e.size(); ++i) picked.push_back(detail::draw_below(replay, e2e.size()));
+            for (std::size_t c = 0; c < 2; ++c) {
+                const auto& column = c == 0 ? e2e : ttft;
+                std::vector<double> explicit_resample;
+                for (auto i : picked)
+                    if (!std::isnan(column[i])) explicit_resample.push_back(column[i]);
+                std::sort(explicit_resample.begin(), explicit_resample.end());
+                REQUIRE(resampler.read(c, out) == !explicit_resample.empty());
+                if (explicit_resample.empty()) continue;
+                double sum = 0;
+                for (double x : explicit_resample) sum += x;
+                for (std::size_t j = 0; j < ps.size(); ++j) CHECK(out[j] == percentile_sorted(explicit_resample, ps[j], method));
+                CHECK(out.back() == Approx(sum / static_cast<double>(explicit_resample.size())).epsilon(1e-14));
+            }
         }
     }
 }

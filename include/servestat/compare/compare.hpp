@@ -4,7 +4,11 @@
 // throughputs (one measurement per run, so no interval).
 #pragma once
 
-#include <algorithm>   // std::sort, std::min
+#include <algorithm>   // std::sort, std::min, std::any_of
+#include <cmath>       // std::isnan
+#include <cstdint>     // std::uint32_t
+#include <iterator>    // std::make_move_iterator
+#include <limits>      // std::numeric_limits
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
 #include <span>        // std::span
@@ -16,7 +20,7 @@
 
 #include "servestat/compare/verdict.hpp"    // verdict, decide, fewest_requests_for
 #include "servestat/core/run.hpp"           // run
-#include "servestat/stats/bootstrap.hpp"    // sorted_resampler, percentile_interval
+#include "servestat/stats/bootstrap.hpp"    // request_resampler, percentile_interval
 #include "servestat/stats/mann_whitney.hpp" // mann_whitney_u
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats, stats_options
 
@@ -26,8 +30,8 @@ struct compare_options {
     stats_options stats; // subsets, SLOs (goodput), quantile method and ddof of the point values
     std::vector<double> percentiles{50, 90, 99};
     // itl is left out: its values are chunk gaps clustered within requests, not independent draws.
-    std::vector<metric> metrics{metric::e2e,          metric::ttft,          metric::tpot,
-                                metric::decode,       metric::e2e_sched,     metric::client_queue,
+    // decode and client_queue are left to --metrics: tpot and e2e_sched already carry them.
+    std::vector<metric> metrics{metric::e2e,          metric::ttft,           metric::tpot,         metric::e2e_sched,
                                 metric::server_queue, metric::server_prefill, metric::server_decode};
     verdict_options verdicts;
     bootstrap_options bootstrap;
@@ -67,60 +71,85 @@ struct run_comparison {
 
 namespace detail {
 
-struct bootstrapped_statistic {
-    std::optional<double> before, after;
-    std::optional<interval> delta_ci, relative_ci;
-};
-
 inline std::optional<double> relative_change(std::optional<double> before, std::optional<double> after) {
     if (!before || !after || !(*before > 0)) return std::nullopt;
     return *after / *before - 1;
 }
 
-// The point values (numpy semantics, as `servestat stats` prints them) and bootstrap intervals of
-// the percentiles and the mean of two sorted samples, in that order. Both sides are resampled
-// independently from one generator seeded by `name`.
-inline std::vector<bootstrapped_statistic> bootstrap_statistics(std::span<const double> before, std::span<const double> after,
-                                                                 std::span<const double> percentiles,
-                                                                 const compare_options& o, std::string_view name) {
-    const std::size_t count = percentiles.size() + 1;
-    std::vector<bootstrapped_statistic> out(count);
-    const summary_options point{.method = o.stats.summary.method, .ddof = o.stats.summary.ddof,
-                                .percentiles = {percentiles.begin(), percentiles.end()}};
-    auto fill_points = [&](std::span<const double> sample, auto member) {
-        if (sample.empty()) return;
-        const summary s = summarize(sample, point);
-        for (std::size_t k = 0; k < percentiles.size(); ++k) out[k].*member = s.percentiles[k].value;
-        out[count - 1].*member = s.mean;
-    };
-    fill_points(before, &bootstrapped_statistic::before);
-    fill_points(after, &bootstrapped_statistic::after);
-    if (before.empty() || after.empty()) return out;
+// One compared quantity of a subset: a latency metric (its percentiles and mean) or a share of
+// requests (success, goodput: the mean of a 0/1 column, reported at run level).
+struct compared_column {
+    std::string metric;
+    bool share = false;
+    std::vector<double> before, after; // per request of the subset; NaN where there is no value
+};
 
-    sorted_resampler resample_before(before, percentiles, o.stats.summary.method);
-    sorted_resampler resample_after(after, percentiles, o.stats.summary.method);
-    auto rng = bootstrap_rng(o.bootstrap.seed, name);
-    std::vector<double> b(count), a(count);
-    std::vector<std::vector<double>> deltas(count), ratios(count);
-    for (std::size_t r = 0; r < o.bootstrap.resamples; ++r) {
-        resample_before.draw(rng, b);
-        resample_after.draw(rng, a);
-        for (std::size_t k = 0; k < count; ++k) {
-            deltas[k].push_back(a[k] - b[k]);
-            if (b[k] > 0) ratios[k].push_back(a[k] / b[k] - 1);
+inline std::vector<double> present_sorted(const std::vector<double>& column) {
+    std::vector<double> out;
+    for (double x : column)
+        if (!std::isnan(x)) out.push_back(x);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Values of one side: the requested percentiles then the mean, numpy semantics, as `servestat stats`
+// prints them. Empty when the side has none.
+inline std::vector<std::optional<double>> point_values(const std::vector<double>& sorted, std::span<const double> percentiles,
+                                                       const compare_options& o) {
+    std::vector<std::optional<double>> out(percentiles.size() + 1);
+    if (sorted.empty()) return out;
+    const summary s = summarize(sorted, {.method = o.stats.summary.method, .ddof = o.stats.summary.ddof,
+                                         .percentiles = {percentiles.begin(), percentiles.end()}});
+    for (std::size_t k = 0; k < percentiles.size(); ++k) out[k] = s.percentiles[k].value;
+    out.back() = s.mean;
+    return out;
+}
+
+struct column_intervals {
+    std::vector<std::optional<interval>> delta, relative; // per statistic
+};
+
+// The bootstrap of one subset: both sides' requests resampled independently from one generator
+// seeded by the subset's name, every column read from the same draws. An interval needs every draw
+// to have values on both sides; a relative one also a positive baseline in every draw.
+inline std::vector<column_intervals> bootstrap_subset(const std::vector<compared_column>& columns, const std::string& subset,
+                                                      const compare_options& o) {
+    std::vector<std::vector<double>> b, a;
+    for (const auto& c : columns) {
+        b.push_back(c.before);
+        a.push_back(c.after);
+    }
+    request_resampler before(std::move(b), o.percentiles, o.stats.summary.method);
+    request_resampler after(std::move(a), o.percentiles, o.stats.summary.method);
+    const std::size_t stats = before.statistics(), resamples = o.bootstrap.resamples;
+    std::vector<std::vector<std::vector<double>>> deltas(columns.size(), std::vector<std::vector<double>>(stats));
+    auto ratios = deltas;
+    std::vector<double> x(stats), y(stats);
+    auto rng = bootstrap_rng(o.bootstrap.seed, subset);
+    for (std::size_t r = 0; r < resamples; ++r) {
+        before.draw(rng);
+        after.draw(rng);
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+            if (!before.read(c, x) || !after.read(c, y)) continue;
+            for (std::size_t k = 0; k < stats; ++k) {
+                deltas[c][k].push_back(y[k] - x[k]);
+                if (x[k] > 0) ratios[c][k].push_back(y[k] / x[k] - 1);
+            }
         }
     }
-    for (std::size_t k = 0; k < count; ++k) {
-        out[k].delta_ci = percentile_interval(deltas[k], o.verdicts.confidence);
-        // A resample whose baseline is 0 has no relative change; the interval then says nothing.
-        if (relative_change(out[k].before, out[k].after) && ratios[k].size() == o.bootstrap.resamples)
-            out[k].relative_ci = percentile_interval(ratios[k], o.verdicts.confidence);
-    }
+    std::vector<column_intervals> out(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        for (std::size_t k = 0; k < stats; ++k) {
+            auto& d = deltas[c][k];
+            auto& q = ratios[c][k];
+            out[c].delta.push_back(d.size() == resamples ? std::optional(percentile_interval(d, o.verdicts.confidence)) : std::nullopt);
+            out[c].relative.push_back(q.size() == resamples ? std::optional(percentile_interval(q, o.verdicts.confidence)) : std::nullopt);
+        }
     return out;
 }
 
 inline bool enough_for(std::string_view statistic, double p, std::size_t n, const verdict_options& o) {
-    if (statistic == "mean") return n >= 2;
+    if (statistic == "mean" || statistic.empty()) return n >= 2;
     const auto fewest = fewest_requests_for(p, o.confidence);
     return fewest && n >= *fewest;
 }
@@ -140,50 +169,46 @@ inline change make_change(std::string subset, std::string metric_name, std::stri
     return c;
 }
 
-inline void settle(change& c, const bootstrapped_statistic& s, std::optional<double> p_value, bool enough,
-                   const verdict_options& o) {
-    c.before = s.before;
-    c.after = s.after;
-    if (c.before && c.after) c.delta = *c.after - *c.before;
-    c.relative = relative_change(c.before, c.after);
-    c.delta_ci = s.delta_ci;
-    c.relative_ci = s.relative_ci;
+inline void settle(change& c, std::optional<double> before, std::optional<double> after, std::optional<interval> delta_ci,
+                   std::optional<interval> relative_ci, std::optional<double> p_value, bool enough, const verdict_options& o) {
+    c.before = before;
+    c.after = after;
+    if (before && after) c.delta = *after - *before;
+    c.relative = relative_change(before, after);
+    c.delta_ci = delta_ci;
+    c.relative_ci = c.relative ? relative_ci : std::nullopt;
     c.p_value = p_value;
     if (!enough || !p_value || !c.delta_ci) c.result = verdict::too_few;
     else c.result = decide({*p_value, c.relative_ci, c.delta_ci, c.lower_is_better}, o);
 }
 
-// Every statistic of one metric in one subset; nothing when neither side has a value.
-inline void compare_metric(std::vector<double> before, std::vector<double> after, const std::string& subset,
-                           const std::string& metric_name, const compare_options& o, std::vector<change>& out) {
-    if (before.empty() && after.empty()) return;
-    std::sort(before.begin(), before.end());
-    std::sort(after.begin(), after.end());
-    const auto stats = bootstrap_statistics(before, after, o.percentiles, o, subset + "." + metric_name);
-    std::optional<double> p;
-    if (!before.empty() && !after.empty()) p = mann_whitney_u(before, after).p;
-    for (std::size_t k = 0; k < stats.size(); ++k) {
-        const bool is_mean = k == o.percentiles.size();
-        const double percentile = is_mean ? 0 : o.percentiles[k];
-        change c = make_change(subset, metric_name, is_mean ? "mean" : percentile_key(percentile), true, before.size(),
-                               after.size());
-        const std::size_t n = std::min(before.size(), after.size());
-        settle(c, stats[k], p, enough_for(c.statistic, percentile, n, o.verdicts), o.verdicts);
-        out.push_back(std::move(c));
+// Every statistic of every column of one subset; shares go to `run_level`, the rest to `out`.
+inline void compare_subset(const std::vector<compared_column>& columns, const std::string& subset, const compare_options& o,
+                           std::vector<change>& run_level, std::vector<change>& out) {
+    const auto intervals = bootstrap_subset(columns, subset, o);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        const auto& col = columns[c];
+        const auto b = present_sorted(col.before), a = present_sorted(col.after);
+        const auto pb = point_values(b, o.percentiles, o), pa = point_values(a, o.percentiles, o);
+        std::optional<double> p;
+        if (!b.empty() && !a.empty()) p = mann_whitney_u(b, a).p;
+        const std::size_t n = std::min(b.size(), a.size());
+        if (col.share) {
+            change x = make_change("", col.metric, "", false, b.size(), a.size());
+            settle(x, pb.back(), pa.back(), intervals[c].delta.back(), intervals[c].relative.back(), p,
+                   enough_for("", 0, n, o.verdicts), o.verdicts);
+            run_level.push_back(std::move(x));
+            continue;
+        }
+        for (std::size_t k = 0; k <= o.percentiles.size(); ++k) {
+            const bool is_mean = k == o.percentiles.size();
+            const double percentile = is_mean ? 0 : o.percentiles[k];
+            change x = make_change(subset, col.metric, is_mean ? "mean" : percentile_key(percentile), true, b.size(), a.size());
+            settle(x, pb[k], pa[k], intervals[c].delta[k], intervals[c].relative[k], p,
+                   enough_for(x.statistic, percentile, n, o.verdicts), o.verdicts);
+            out.push_back(std::move(x));
+        }
     }
-}
-
-// A share of requests (success rate, goodput): each request a 1 or a 0, bootstrapped over requests.
-inline void compare_share(std::vector<double> before, std::vector<double> after, const std::string& name,
-                          const compare_options& o, std::vector<change>& out) {
-    std::sort(before.begin(), before.end());
-    std::sort(after.begin(), after.end());
-    const auto stats = bootstrap_statistics(before, after, {}, o, name);
-    std::optional<double> p;
-    if (!before.empty() && !after.empty()) p = mann_whitney_u(before, after).p;
-    change c = make_change("", name, "", false, before.size(), after.size());
-    settle(c, stats.back(), p, std::min(before.size(), after.size()) >= 2, o.verdicts);
-    out.push_back(std::move(c));
 }
 
 // A rate with one value per run: no resampling can give it an interval.
@@ -199,29 +224,46 @@ inline void compare_single(std::optional<double> before, std::optional<double> a
     out.push_back(std::move(c));
 }
 
-template <class Keep>
-std::vector<double> indicators(const request_table& t, Keep&& keep) {
+inline std::vector<double> metric_column(const request_table& t, metric m, std::span<const std::uint32_t> rows) {
     std::vector<double> out;
-    out.reserve(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) out.push_back(keep(i) ? 1.0 : 0.0);
+    out.reserve(rows.size());
+    for (auto i : rows) {
+        std::optional<double> v;
+        if (t.status()[i] == request_status::ok) v = metric_value(t, m, i);
+        out.push_back(v ? *v : std::numeric_limits<double>::quiet_NaN());
+    }
     return out;
 }
 
-inline void compare_run_level(const run& before, const run& after, const run_comparison& rc, const compare_options& o,
-                              std::vector<change>& out) {
-    compare_single(rc.before.rps, rc.after.rps, "rps", out);
-    compare_single(rc.before.output_tps, rc.after.output_tps, "output_tps", out);
-    auto succeeded = [](const request_table& t) {
-        return indicators(t, [&](std::size_t i) { return t.status()[i] == request_status::ok; });
-    };
-    compare_share(succeeded(before.requests), succeeded(after.requests), "success_rate", o, out);
-    if (o.stats.slos.empty()) return;
-    auto good = [&](const request_table& t) {
-        return indicators(t, [&](std::size_t i) { return meets_slos(t, i, o.stats.slos); });
-    };
-    compare_share(good(before.requests), good(after.requests), "goodput_share", o, out);
-    compare_single(rc.before.goodput ? rc.before.goodput->rps : std::nullopt,
-                   rc.after.goodput ? rc.after.goodput->rps : std::nullopt, "goodput_rps", out);
+template <class Keep>
+std::vector<double> indicator_column(std::span<const std::uint32_t> rows, Keep&& keep) {
+    std::vector<double> out;
+    out.reserve(rows.size());
+    for (auto i : rows) out.push_back(keep(i) ? 1.0 : 0.0);
+    return out;
+}
+
+inline bool has_values(const std::vector<double>& column) {
+    return std::any_of(column.begin(), column.end(), [](double x) { return !std::isnan(x); });
+}
+
+inline std::vector<compared_column> columns_of(const run& before, const subset& b_rows, const run& after,
+                                               const subset& a_rows, const compare_options& o) {
+    std::vector<compared_column> out;
+    const request_table &tb = before.requests, &ta = after.requests;
+    if (b_rows.name == "all") {
+        auto ok = [](const request_table& t) { return [&t](std::size_t i) { return t.status()[i] == request_status::ok; }; };
+        out.push_back({"success_rate", true, indicator_column(b_rows.rows, ok(tb)), indicator_column(a_rows.rows, ok(ta))});
+        if (!o.stats.slos.empty()) {
+            auto good = [&](const request_table& t) { return [&t, &o](std::size_t i) { return meets_slos(t, i, o.stats.slos); }; };
+            out.push_back({"goodput_share", true, indicator_column(b_rows.rows, good(tb)), indicator_column(a_rows.rows, good(ta))});
+        }
+    }
+    for (metric m : o.metrics) {
+        compared_column c{std::string(to_string(m)), false, metric_column(tb, m, b_rows.rows), metric_column(ta, m, a_rows.rows)};
+        if (has_values(c.before) || has_values(c.after)) out.push_back(std::move(c));
+    }
+    return out;
 }
 
 } // namespace detail
@@ -231,17 +273,20 @@ inline void compare_run_level(const run& before, const run& after, const run_com
 inline run_comparison compare_runs(const run& before, const run& after, const compare_options& o = {}) {
     validate(o);
     run_comparison rc{analyze(before, o.stats), analyze(after, o.stats), {}};
-    detail::compare_run_level(before, after, rc, o, rc.changes);
+    std::vector<change> run_level, by_subset;
+    detail::compare_single(rc.before.rps, rc.after.rps, "rps", run_level);
+    detail::compare_single(rc.before.output_tps, rc.after.output_tps, "output_tps", run_level);
     const auto subsets_before = split_into_subsets(before.requests, o.stats.subsets);
     const auto subsets_after = split_into_subsets(after.requests, o.stats.subsets);
-    for (std::size_t s = 0; s < subsets_before.size(); ++s)
-        for (metric m : o.metrics) {
-            std::vector<double> b, a;
-            collect_metric(before.requests, m, subsets_before[s].rows, b);
-            collect_metric(after.requests, m, subsets_after[s].rows, a);
-            detail::compare_metric(std::move(b), std::move(a), subsets_before[s].name, std::string(to_string(m)), o,
-                                   rc.changes);
-        }
+    for (std::size_t s = 0; s < subsets_before.size(); ++s) {
+        const auto columns = detail::columns_of(before, subsets_before[s], after, subsets_after[s], o);
+        if (!columns.empty()) detail::compare_subset(columns, subsets_before[s].name, o, run_level, by_subset);
+    }
+    if (!o.stats.slos.empty())
+        detail::compare_single(rc.before.goodput ? rc.before.goodput->rps : std::nullopt,
+                               rc.after.goodput ? rc.after.goodput->rps : std::nullopt, "goodput_rps", run_level);
+    rc.changes = std::move(run_level);
+    rc.changes.insert(rc.changes.end(), std::make_move_iterator(by_subset.begin()), std::make_move_iterator(by_subset.end()));
     return rc;
 }
 
