@@ -292,6 +292,26 @@ TEST_CASE("subsets are compared separately and named by subset") {
     CHECK(find_change(rc, "medium.e2e.p50") == nullptr); // no medium prompts on either side
 }
 
+TEST_CASE("latency from the intended start is compared when the client held requests back") {
+    std::mt19937_64 rng(17);
+    const run closed = run_of(lognormal_sample(rng, 300));
+    auto o = compare_options{};
+    o.bootstrap.resamples = 200;
+    CHECK(find_change(compare_runs(closed, closed, o), "e2e_sched.p50") == nullptr); // a closed loop: e2e again
+    run open = run_of(lognormal_sample(rng, 300));
+    open.requests = request_table{};
+    for (int i = 0; i < 300; ++i) {
+        auto r = ok_request(0.1 * i + 0.002 * (i % 7), 1.0 + 0.01 * (i % 10));
+        r.t_sched = 0.1 * i; // arrivals every 100 ms, sends up to 12 ms late
+        open.requests.push_back(r);
+    }
+    const auto rc = compare_runs(closed, open, o);
+    CHECK(find_change(rc, "e2e_sched.p50") != nullptr);
+    CHECK(find_change(rc, "client_queue.p90") != nullptr);
+    o.add_client_queueing = false;
+    CHECK(find_change(compare_runs(closed, open, o), "e2e_sched.p50") == nullptr);
+}
+
 TEST_CASE("sweeps pair by load level and report how the knee moved") {
     std::mt19937_64 rng(12);
     std::vector<run> before, after;

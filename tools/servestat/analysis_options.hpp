@@ -35,10 +35,12 @@ struct analysis_args {
     bool skip_bad = false;
 };
 
-inline void add_analysis_options(CLI::App& cmd, analysis_args& a) {
-    cmd.add_option("logs", a.logs, "Log files, directories or glob patterns")->required();
+// `with_logs` false: the command names its inputs itself (compare's BEFORE and AFTER).
+inline void add_analysis_options(CLI::App& cmd, analysis_args& a, bool with_logs = true) {
+    if (with_logs) cmd.add_option("logs", a.logs, "Log files, directories or glob patterns")->required();
     cmd.add_option("--percentiles", a.percentiles, "Percentiles to report, e.g. 50,90,99,99.9")
         ->delimiter(',')
+        ->allow_extra_args(false) // else `--percentiles 50,99 run.jsonl` would take the log as a percentile
         ->capture_default_str();
     cmd.add_option("--method", a.method, "Quantile method (numpy names: linear, lower, higher, nearest, midpoint, "
                                          "inverted_cdf, hazen, weibull, ...)")
@@ -47,7 +49,7 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a) {
         ->capture_default_str();
     cmd.add_option("--short-max", a.short_max, "Short subset: prompt_tokens <= this")->capture_default_str();
     cmd.add_option("--long-min", a.long_min, "Long subset: prompt_tokens >= this")->capture_default_str();
-    cmd.add_option("--bucket", a.buckets, "Extra subset name=lo:hi by prompt tokens (repeatable)");
+    cmd.add_option("--bucket", a.buckets, "Extra subset name=lo:hi by prompt tokens (repeatable)")->allow_extra_args(false);
     cmd.add_option("--slo", a.slo, "SLOs in seconds for goodput, e.g. ttft=0.5,e2e=10");
     cmd.add_option("--input-format", a.input_format, "Force the input format instead of detecting it");
     cmd.add_option("--map", a.map,

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
 
+#include "compare_command.hpp" // compare_args, run_compare_command
 #include "knee_command.hpp"   // knee_args, run_knee_command
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
 #include "stats_command.hpp"  // stats_args, run_stats_command
@@ -36,6 +37,11 @@ int main(int argc, char** argv) {
     auto* report_cmd = app.add_subcommand("report", "Markdown and HTML report with plots and findings, plus JSON");
     servestat::cli::add_report_options(*report_cmd, report);
 
+    servestat::cli::compare_args compare;
+    auto* compare_cmd = app.add_subcommand("compare", "Before/after: change, bootstrap CI, Mann-Whitney p and verdict "
+                                                      "per statistic; --fail-on for CI");
+    servestat::cli::add_compare_options(*compare_cmd, compare);
+
     servestat::cli::knee_args knee;
     auto* knee_cmd = app.add_subcommand("knee", "Kneedle knee/elbow of a curve in a CSV file (kneed 0.8.x semantics)");
     servestat::cli::add_knee_options(*knee_cmd, knee);
@@ -56,6 +62,7 @@ int main(int argc, char** argv) {
     try {
         if (stats_cmd->parsed()) return servestat::cli::run_stats_command(stats);
         if (report_cmd->parsed()) return servestat::cli::run_report_command(report);
+        if (compare_cmd->parsed()) return servestat::cli::run_compare_command(compare);
         if (knee_cmd->parsed()) return servestat::cli::run_knee_command(knee);
         if (templates_list->parsed()) return servestat::cli::list_templates();
         if (templates_dump->parsed()) return servestat::cli::dump_template(template_name);

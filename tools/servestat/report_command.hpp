@@ -19,6 +19,7 @@
 #include <servestat/report/render.hpp>            // render, markup
 #include <servestat/report/grid_view.hpp>         // grid_plots
 #include <servestat/report/sweep_view.hpp>        // sweep_plots
+#include <servestat/report/trend_view.hpp>        // trend_view_model, trend_plots
 #include <servestat/report/view_model.hpp>        // build_view_model
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
@@ -30,16 +31,20 @@ struct report_args : analysis_args {
     std::vector<std::string> formats{"md", "html", "json"};
     std::string template_file;
     std::string title = "Load test report";
+    bool trend = false;
 };
 
 inline void add_report_options(CLI::App& cmd, report_args& a) {
     add_analysis_options(cmd, a);
     cmd.add_option("-o,--output", a.out_dir, "Directory to write report.md, report.html, report.json and plots/")
         ->capture_default_str();
-    cmd.add_option("--format", a.formats, "Formats to write: md, html, json")->delimiter(',')->capture_default_str();
+    cmd.add_option("--format", a.formats, "Formats to write: md, html, json")->delimiter(',')->allow_extra_args(false)->capture_default_str();
     cmd.add_option("--template", a.template_file,
                    "A template replacing the built-in one of its format (NAME.md.mustache or NAME.html.mustache)");
     cmd.add_option("--title", a.title, "Report title")->capture_default_str();
+    cmd.add_flag("--trend", a.trend,
+                 "Runs of one workload over time: order them by start date and compare each with the previous "
+                 "and the first (trend.md, trend.html, trend.json)");
 }
 
 namespace detail {
@@ -58,14 +63,16 @@ inline void write_text_file(const std::filesystem::path& path, const std::string
     if (!out) throw input_error(path.string(), 0, "", "cannot write file");
 }
 
-// The template for a format: the user's when its name says it is for that format, else built in.
-inline std::pair<std::string, std::string> template_for(const std::string& format, const std::string& user_file) {
+// The template of a report kind ("report", "compare", "trend") for a format: the user's when its name
+// says it is for that format, else built in.
+inline std::pair<std::string, std::string> template_for(const std::string& kind, const std::string& format,
+                                                        const std::string& user_file) {
     const std::string suffix = "." + format + ".mustache";
     if (!user_file.empty() && user_file.size() > suffix.size() &&
         user_file.compare(user_file.size() - suffix.size(), suffix.size(), suffix) == 0)
         return {user_file, read_text_file(user_file)};
-    const auto* builtin = find_builtin_template("report." + format);
-    if (builtin == nullptr) throw usage_error("no built-in template report." + format);
+    const auto* builtin = find_builtin_template(kind + "." + format);
+    if (builtin == nullptr) throw usage_error("no built-in template " + kind + "." + format);
     return {std::string(builtin->name), std::string(builtin->text)};
 }
 
@@ -82,14 +89,64 @@ inline void attach_plots(json& view, const std::vector<std::vector<report::plot_
     view["comparison_plots"] = plot_entries(comparison);
 }
 
+// Where and how a report is written: shared by report, report --trend and compare.
+struct report_files {
+    std::string out_dir;
+    std::vector<std::string> formats;
+    std::string template_file;
+};
+
+inline void check(const report_files& f) {
+    for (const auto& format : f.formats)
+        if (format != "md" && format != "html" && format != "json")
+            throw usage_error("unknown report format '" + format + "' (md, html, json)");
+    if (!f.template_file.empty() && f.template_file.find(".md.mustache") == std::string::npos &&
+        f.template_file.find(".html.mustache") == std::string::npos)
+        throw usage_error("--template: name the file NAME.md.mustache or NAME.html.mustache to say its format");
+}
+
+// Writes KIND.md / KIND.html from the view and KIND.json from its "stats", plus the plots.
+inline void write_report(const report_files& f, const std::string& kind, const json& view,
+                         const std::vector<report::plot_file>& plots) {
+    namespace fs = std::filesystem;
+    const fs::path dir(f.out_dir);
+    fs::create_directories(dir);
+    if (!plots.empty()) fs::create_directories(dir / "plots");
+    for (const auto& p : plots) write_text_file(dir / "plots" / p.name, p.svg);
+    for (const auto& format : f.formats) {
+        if (format == "json") {
+            write_text_file(dir / (kind + ".json"), view["stats"].dump(2) + "\n");
+            continue;
+        }
+        const auto [name, text] = template_for(kind, format, f.template_file);
+        write_text_file(dir / (kind + "." + format), render(text, view, format == "html" ? markup::html : markup::markdown, name));
+    }
+}
+
+inline report_files files_of(const report_args& a) { return {a.out_dir, a.formats, a.template_file}; }
+
+inline void say_written(const report_args& a, const std::string& kind) {
+    std::fputs(fmt::format("wrote {}\n", (std::filesystem::path(a.out_dir) / (kind + ".*")).string()).c_str(), stdout);
+}
+
 } // namespace detail
 
+inline int run_trend_report(const report_args& a) {
+    compare_options o = default_trend_options();
+    o.stats = to_stats_options(a);
+    std::vector<run> runs;
+    for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
+    const trend t = follow_trend(runs, o);
+    const std::string title = a.title == report_args{}.title ? "Trend across runs" : a.title;
+    const auto plots = report::trend_plots(t, runs);
+    detail::write_report(detail::files_of(a), "trend", report::trend_view_model(t, runs, o, title, plots), plots);
+    detail::say_written(a, "trend");
+    return 0;
+}
+
 inline int run_report_command(const report_args& a) {
-    for (const auto& f : a.formats)
-        if (f != "md" && f != "html" && f != "json") throw usage_error("unknown report format '" + f + "' (md, html, json)");
-    if (!a.template_file.empty() && a.template_file.find(".md.mustache") == std::string::npos &&
-        a.template_file.find(".html.mustache") == std::string::npos)
-        throw usage_error("--template: name the file NAME.md.mustache or NAME.html.mustache to say its format");
+    detail::check(detail::files_of(a));
+    if (a.trend) return run_trend_report(a);
     stats_options options = to_stats_options(a);
     report::report_options ro;
     ro.title = a.title;
@@ -116,42 +173,21 @@ inline int run_report_command(const report_args& a) {
         plots.push_back(report::run_plots(runs[i], stats[i], prefixes[i], options.subsets));
         run_pointers.push_back(&runs[i]);
     }
-    const auto comparison =
-        runs.size() > 1 ? report::comparison_plots(run_pointers, stats) : std::vector<report::plot_file>{};
-    detail::attach_plots(view, plots, comparison);
-    std::vector<report::plot_file> sweep_plot_files;
+    auto all_plots = runs.size() > 1 ? report::comparison_plots(run_pointers, stats) : std::vector<report::plot_file>{};
+    detail::attach_plots(view, plots, all_plots);
+    for (const auto& list : plots) all_plots.insert(all_plots.end(), list.begin(), list.end());
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
         auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1));
         view["sweeps"][i]["plots"] = detail::plot_entries(files);
-        sweep_plot_files.insert(sweep_plot_files.end(), files.begin(), files.end());
+        all_plots.insert(all_plots.end(), files.begin(), files.end());
     }
     for (std::size_t i = 0; i < grids.size(); ++i) {
         auto files = report::grid_plots(grids[i], stats, fmt::format("grid-{}", i + 1));
         view["grids"][i]["plots"] = detail::plot_entries(files);
-        sweep_plot_files.insert(sweep_plot_files.end(), files.begin(), files.end());
+        all_plots.insert(all_plots.end(), files.begin(), files.end());
     }
-
-    namespace fs = std::filesystem;
-    const fs::path dir(a.out_dir);
-    fs::create_directories(dir);
-    auto write_plot = [&](const report::plot_file& p) {
-        fs::create_directories(dir / "plots");
-        detail::write_text_file(dir / "plots" / p.name, p.svg);
-    };
-    for (const auto& list : plots)
-        for (const auto& p : list) write_plot(p);
-    for (const auto& p : comparison) write_plot(p);
-    for (const auto& p : sweep_plot_files) write_plot(p);
-    for (const auto& format : a.formats) {
-        if (format == "json") {
-            detail::write_text_file(dir / "report.json", view["stats"].dump(2) + "\n");
-            continue;
-        }
-        const auto [name, text] = detail::template_for(format, a.template_file);
-        detail::write_text_file(dir / ("report." + format),
-                                render(text, view, format == "html" ? markup::html : markup::markdown, name));
-    }
-    std::fputs(fmt::format("wrote {}\n", (dir / "report.*").string()).c_str(), stdout);
+    detail::write_report(detail::files_of(a), "report", view, all_plots);
+    detail::say_written(a, "report");
     return 0;
 }
 

@@ -30,9 +30,13 @@ struct compare_options {
     stats_options stats; // subsets, SLOs (goodput), quantile method and ddof of the point values
     std::vector<double> percentiles{50, 90, 99};
     // itl is left out: its values are chunk gaps clustered within requests, not independent draws.
-    // decode and client_queue are left to --metrics: tpot and e2e_sched already carry them.
-    std::vector<metric> metrics{metric::e2e,          metric::ttft,           metric::tpot,         metric::e2e_sched,
-                                metric::server_queue, metric::server_prefill, metric::server_decode};
+    // decode is left to --metrics: tpot carries it per token.
+    std::vector<metric> metrics{metric::e2e, metric::ttft, metric::tpot, metric::server_queue, metric::server_prefill,
+                                metric::server_decode};
+    // Also compare e2e_sched and client_queue when either run held some request back in the client
+    // for over a millisecond (open loop, --max-concurrency): then latency as the user saw it differs
+    // from latency after the send. In a closed loop they only repeat e2e.
+    bool add_client_queueing = true;
     verdict_options verdicts;
     bootstrap_options bootstrap;
 };
@@ -247,6 +251,12 @@ inline bool has_values(const std::vector<double>& column) {
     return std::any_of(column.begin(), column.end(), [](double x) { return !std::isnan(x); });
 }
 
+inline bool held_back(const request_table& t) {
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (const auto q = metric_value(t, metric::client_queue, i); q && *q > 0.001) return true;
+    return false;
+}
+
 inline std::vector<compared_column> columns_of(const run& before, const subset& b_rows, const run& after,
                                                const subset& a_rows, const compare_options& o) {
     std::vector<compared_column> out;
@@ -259,7 +269,11 @@ inline std::vector<compared_column> columns_of(const run& before, const subset& 
             out.push_back({"goodput_share", true, indicator_column(b_rows.rows, good(tb)), indicator_column(a_rows.rows, good(ta))});
         }
     }
-    for (metric m : o.metrics) {
+    std::vector<metric> metrics = o.metrics;
+    if (o.add_client_queueing && (held_back(tb) || held_back(ta)))
+        for (metric m : {metric::e2e_sched, metric::client_queue})
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    for (metric m : metrics) {
         compared_column c{std::string(to_string(m)), false, metric_column(tb, m, b_rows.rows), metric_column(ta, m, a_rows.rows)};
         if (has_values(c.before) || has_values(c.after)) out.push_back(std::move(c));
     }

@@ -14,8 +14,295 @@ struct builtin_template {
 
 namespace detail {
 
-// report.html.mustache
+// compare.html.mustache
 inline constexpr char builtin_template_0[] =
+    R"tmpl(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{generator}}">
+<title>{{title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1b1b1b; line-height: 1.45; }
+h1 { border-bottom: 2px solid #0072B2; padding-bottom: .3rem; }
+h2 { margin-top: 2.5rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
+table { border-collapse: collapse; margin: .8rem 0 1.4rem; font-size: .92rem; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .55rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+td.text { text-align: left; max-width: 40rem; overflow-wrap: anywhere; }
+thead th { background: #f2f5f8; }
+.headline { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #0072B2; padding: .6rem 1rem; }
+td.improved { background: #e3f2ec; color: #006d4f; font-weight: bold; }
+td.regressed { background: #fbe6dc; color: #b3400c; font-weight: bold; }
+td.neutral { color: #1b1b1b; }
+td.undecided { color: #6b6b6b; font-style: italic; }
+.pass { color: #006d4f; font-weight: bold; }
+.fail { color: #b3400c; font-weight: bold; }
+details { margin: .6rem 0; }
+summary { cursor: pointer; font-weight: bold; }
+figure { margin: 1.2rem 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: .85rem; color: #555; }
+</style>
+</head>
+<body>
+<h1>{{title}}</h1>
+<p class="headline">Compared {{pairing_text}}: {{verdict_counts}}.</p>
+<table>
+<thead><tr><th></th><th>before</th><th>after</th></tr></thead>
+<tbody>
+{{#pairs}}
+<tr><td class="text">{{heading}}</td>{{#before}}<td class="text"><strong>{{label}}</strong>: {{ok}} of {{requests}} requests ok<br>{{source_path}} ({{source_format}}), started {{started_at}}</td>{{/before}}{{#after}}<td class="text"><strong>{{label}}</strong>: {{ok}} of {{requests}} requests ok<br>{{source_path}} ({{source_format}}), started {{started_at}}</td>{{/after}}</tr>
+{{/pairs}}
+</tbody>
+</table>
+{{#has_gate}}
+{{#gate}}
+<h2>Gate: <span class="{{#passed}}pass{{/passed}}{{^passed}}fail{{/passed}}">{{verdict}}</span></h2>
+<p>Rule --fail-on {{rule}}: {{#passed}}no gated statistic regressed.{{/passed}}{{^passed}}these regressed beyond the noise band:{{/passed}}</p>
+{{#has_failed}}
+<ul>
+{{#failed}}
+<li>{{text}}</li>
+{{/failed}}
+</ul>
+{{/has_failed}}
+{{/gate}}
+{{/has_gate}}
+{{#has_findings}}
+<h2>Findings</h2>
+<ol>
+{{#findings}}
+<li>{{text}}</li>
+{{/findings}}
+</ol>
+{{/has_findings}}
+<h2>Verdicts</h2>
+<table>
+<thead><tr>{{#many_pairs}}<th>pair</th>{{/many_pairs}}<th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
+<tbody>
+{{#summary_rows}}
+<tr>{{#many_pairs}}<td class="text">{{pair}}</td>{{/many_pairs}}<td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+{{/summary_rows}}
+</tbody>
+</table>
+{{#has_sweep}}
+{{#sweep}}
+<h2>{{title}}</h2>
+<table>
+<thead><tr><th>{{param}}</th><th>throughput before</th><th>after</th><th>change</th><th>e2e p50 before → after</th><th>e2e p99 before → after</th><th>ttft p99 before → after</th></tr></thead>
+<tbody>
+{{#levels}}
+<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}} → {{after}}<br>{{verdict}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}} → {{after}}<br>{{verdict}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}} → {{after}}<br>{{verdict}}</td>{{/ttft_p99}}</tr>
+{{/levels}}
+</tbody>
+</table>
+{{#has_knees}}
+<p>Knees (Kneedle, S = 1), each side's own:</p>
+<ul>
+{{#knees}}
+<li>{{text}}</li>
+{{/knees}}
+</ul>
+{{/has_knees}}
+{{#has_capacity}}
+<p>SLO capacity:</p>
+<ul>
+{{#capacity}}
+<li>{{text}}</li>
+{{/capacity}}
+</ul>
+{{/has_capacity}}
+{{#has_only_before}}
+<p>Measured only before, not compared: {{only_before}}.</p>
+{{/has_only_before}}
+{{#has_only_after}}
+<p>Measured only after, not compared: {{only_after}}.</p>
+{{/has_only_after}}
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/sweep}}
+{{/has_sweep}}
+{{#pairs}}
+<h2>{{heading}}</h2>
+<p>{{#before}}Before: <strong>{{label}}</strong>, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/before}}<br>
+{{#after}}After: <strong>{{label}}</strong>, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/after}}</p>
+<h3>Run level</h3>
+<table>
+<thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
+<tbody>
+{{#run_rows}}
+<tr><td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+{{/run_rows}}
+</tbody>
+</table>
+{{#subsets}}
+<details{{#first}} open{{/first}}>
+<summary>{{name}} requests ({{n_before}} before, {{n_after}} after)</summary>
+<table>
+<thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+</details>
+{{/subsets}}
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/pairs}}
+<h2>How to read this comparison</h2>
+<ul>
+<li><strong>change</strong> is after − before, and in brackets after / before − 1. Lower is better for latencies; higher for throughput, success rate and goodput. Shares change in percentage points (pp).</li>
+<li><strong>{{options.confidence}} CI</strong> is the bootstrap interval of the relative change: resampling each side's requests {{options.resamples}} times (seed {{options.seed}}) gives the range of changes the data supports. An interval that includes 0% says the data cannot tell the direction.</li>
+<li><strong>p</strong> is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted; every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.</li>
+<li><strong>improved / regressed</strong>: p &lt; α and the whole interval lies beyond the {{options.noise}} noise band on one side. <strong>within noise</strong>: significant, but the interval reaches into the band. <strong>no significant change</strong>: p ≥ α. A tail percentile whose interval clears the band while p does not is listed under Findings as a change in the tail only.</li>
+<li><strong>too few requests</strong>: a percentile gets a verdict only when each side has enough requests for a distribution-free bound at {{options.confidence}} ({{options.too_few_rule}}); means need 2.</li>
+<li><strong>single measurement</strong>: requests and tokens per second are one number per run, with no interval: only repeated runs show whether a difference is real.</li>
+<li>Settings: {{options.text}}. <code>servestat compare --json</code> gives every number at full precision.</li>
+</ul>
+<p><em>Generated by {{generator}}.</em></p>
+</body>
+</html>
+)tmpl";
+
+// compare.md.mustache
+inline constexpr char builtin_template_1[] =
+    R"tmpl(# {{title}}
+
+Compared {{pairing_text}}: {{verdict_counts}}.
+
+| | before | after |
+|---|---|---|
+{{#pairs}}
+| {{heading}} | {{#before}}{{label}}: {{ok}} of {{requests}} requests ok, {{source_path}} ({{source_format}}), started {{started_at}}{{/before}} | {{#after}}{{label}}: {{ok}} of {{requests}} requests ok, {{source_path}} ({{source_format}}), started {{started_at}}{{/after}} |
+{{/pairs}}
+
+{{#has_gate}}
+{{#gate}}
+## Gate: {{verdict}}
+
+Rule --fail-on {{rule}}: {{#passed}}no gated statistic regressed.{{/passed}}{{^passed}}these regressed beyond the noise band:{{/passed}}
+{{#has_failed}}
+
+{{#failed}}
+- {{text}}
+{{/failed}}
+{{/has_failed}}
+
+{{/gate}}
+{{/has_gate}}
+{{#has_findings}}
+## Findings
+
+{{#findings}}
+{{index}}. {{text}}
+{{/findings}}
+
+{{/has_findings}}
+## Verdicts
+
+| {{#many_pairs}}pair | {{/many_pairs}}statistic | before | after | change | {{options.confidence}} CI | p | verdict |
+|{{#many_pairs}}---|{{/many_pairs}}---|---:|---:|---:|---:|---:|---|
+{{#summary_rows}}
+| {{#many_pairs}}{{pair}} | {{/many_pairs}}{{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
+{{/summary_rows}}
+
+{{#has_sweep}}
+{{#sweep}}
+## {{title}}
+
+| {{param}} | throughput before | after | change | e2e p50 before → after | e2e p99 before → after | ttft p99 before → after |
+|---:|---:|---:|---:|---|---|---|
+{{#levels}}
+| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}} → {{after}} ({{verdict}}){{/e2e_p50}} | {{#e2e_p99}}{{before}} → {{after}} ({{verdict}}){{/e2e_p99}} | {{#ttft_p99}}{{before}} → {{after}} ({{verdict}}){{/ttft_p99}} |
+{{/levels}}
+{{#has_knees}}
+
+Knees (Kneedle, S = 1), each side's own:
+{{#knees}}
+- {{text}}
+{{/knees}}
+{{/has_knees}}
+{{#has_capacity}}
+
+SLO capacity:
+{{#capacity}}
+- {{text}}
+{{/capacity}}
+{{/has_capacity}}
+{{#has_only_before}}
+
+Measured only before, not compared: {{only_before}}.
+{{/has_only_before}}
+{{#has_only_after}}
+
+Measured only after, not compared: {{only_after}}.
+{{/has_only_after}}
+
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/sweep}}
+{{/has_sweep}}
+{{#pairs}}
+## {{heading}}
+
+{{#before}}Before: **{{label}}**, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/before}}
+{{#after}}After: **{{label}}**, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/after}}
+
+### Run level
+
+| statistic | before | after | change | {{options.confidence}} CI | p | verdict |
+|---|---:|---:|---:|---:|---:|---|
+{{#run_rows}}
+| {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
+{{/run_rows}}
+
+{{#subsets}}
+### {{name}} requests ({{n_before}} before, {{n_after}} after)
+
+| statistic | before | after | change | {{options.confidence}} CI | p | verdict |
+|---|---:|---:|---:|---:|---:|---|
+{{#rows}}
+| {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
+{{/rows}}
+
+{{/subsets}}
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/pairs}}
+## How to read this comparison
+
+- **change** is after − before, and in brackets after / before − 1. Lower is better for latencies;
+  higher for throughput, success rate and goodput. Shares change in percentage points (pp).
+- **{{options.confidence}} CI** is the bootstrap interval of the relative change: resampling each
+  side's requests {{options.resamples}} times (seed {{options.seed}}) gives the range of changes
+  the data supports. An interval that includes 0% says the data cannot tell the direction.
+- **p** is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted;
+  every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.
+- **improved / regressed**: p < α and the whole interval lies beyond the {{options.noise}} noise
+  band on one side. **within noise**: significant, but the interval reaches into the band.
+  **no significant change**: p ≥ α. A tail percentile whose interval clears the band while p does
+  not is listed under Findings as a change in the tail only.
+- **too few requests**: a percentile gets a verdict only when each side has enough requests for a
+  distribution-free bound at {{options.confidence}} ({{options.too_few_rule}}); means need 2.
+- **single measurement**: requests and tokens per second are one number per run, with no
+  interval: only repeated runs show whether a difference is real.
+- Settings: {{options.text}}. `servestat compare --json` gives every number at full precision.
+
+_Generated by {{generator}}._
+)tmpl";
+
+// report.html.mustache
+inline constexpr char builtin_template_2[] =
     R"tmpl(<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -228,7 +515,7 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 )tmpl";
 
 // report.md.mustache
-inline constexpr char builtin_template_1[] =
+inline constexpr char builtin_template_3[] =
     R"tmpl(# {{title}}
 
 {{#many_runs}}
@@ -426,12 +713,161 @@ Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, 
 _Generated by {{generator}}._
 )tmpl";
 
+// trend.html.mustache
+inline constexpr char builtin_template_4[] =
+    R"tmpl(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{generator}}">
+<title>{{title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1b1b1b; line-height: 1.45; }
+h1 { border-bottom: 2px solid #0072B2; padding-bottom: .3rem; }
+h2 { margin-top: 2.5rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
+table { border-collapse: collapse; margin: .8rem 0 .6rem; font-size: .92rem; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .55rem; text-align: right; }
+th:first-child, td:first-child, th:nth-child(2), td:nth-child(2) { text-align: left; }
+thead th { background: #f2f5f8; }
+.change { color: #555; font-size: .85rem; }
+.regressed { color: #b3400c; font-weight: bold; }
+.improved { color: #006d4f; font-weight: bold; }
+.legend { font-size: .88rem; color: #444; }
+figure { margin: 1.2rem 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: .85rem; color: #555; }
+</style>
+</head>
+<body>
+<h1>{{title}}</h1>
+<p>{{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, below it, its change against the previous run.</p>
+<table>
+<thead><tr><th>date</th><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><td>{{date}}</td><td>{{label}}</td><td>{{requests}}</td><td>{{success}}</td>{{#rps}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/rps}}{{#e2e_p50}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/e2e_p50}}{{#e2e_p99}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/e2e_p99}}{{#ttft_p50}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/ttft_p50}}{{#ttft_p99}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/ttft_p99}}</tr>
+{{/rows}}
+</tbody>
+</table>
+<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change is significant (Mann–Whitney p &lt; {{alpha}}) and its {{confidence}} bootstrap interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one measurement per run: its change has no interval and is never marked.</p>
+<h2>Against the first run ({{first_label}})</h2>
+<table>
+<thead><tr><th>date</th><th>run</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><td>{{date}}</td><td>{{label}}{{#first}} (baseline){{/first}}</td>{{#rps}}<td>{{#vs_first}}<span class="{{class}}">{{text}}</span>{{/vs_first}}{{^vs_first}}–{{/vs_first}}</td>{{/rps}}{{#e2e_p50}}<td>{{#vs_first}}<span class="{{class}}">{{text}}</span>{{/vs_first}}{{^vs_first}}–{{/vs_first}}</td>{{/e2e_p50}}{{#e2e_p99}}<td>{{#vs_first}}<span class="{{class}}">{{text}}</span>{{/vs_first}}{{^vs_first}}–{{/vs_first}}</td>{{/e2e_p99}}{{#ttft_p50}}<td>{{#vs_first}}<span class="{{class}}">{{text}}</span>{{/vs_first}}{{^vs_first}}–{{/vs_first}}</td>{{/ttft_p50}}{{#ttft_p99}}<td>{{#vs_first}}<span class="{{class}}">{{text}}</span>{{/vs_first}}{{^vs_first}}–{{/vs_first}}</td>{{/ttft_p99}}</tr>
+{{/rows}}
+</tbody>
+</table>
+<h2>Findings</h2>
+<ul>
+{{#findings}}
+<li>{{text}}</li>
+{{/findings}}
+</ul>
+{{#has_plots}}
+<h2>Over time</h2>
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/has_plots}}
+{{#has_notes}}
+<h2>Notes</h2>
+<ul>
+{{#notes}}
+<li>{{text}}</li>
+{{/notes}}
+</ul>
+{{/has_notes}}
+<h2>How to read this</h2>
+<ul>
+<li><strong>Order</strong>: runs are ordered by their start date (<code>started_at</code>, compared in UTC whatever its time zone); dates are shown in UTC. When some run has no date, all runs keep the order they were given in.</li>
+<li><strong>Against the previous run</strong> says what changed since last time; <strong>against the first run</strong> shows the drift since the baseline. Changes are relative: after / before − 1.</li>
+<li><strong>▲ / ▼ only when significant</strong>: the Mann–Whitney U test on the whole latency distribution gives p &lt; {{alpha}}, and the {{confidence}} bootstrap interval of the change ({{stats.options.resamples}} seeded resamples) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or within noise, and it is not marked however large it looks.</li>
+<li><strong>Tail percentiles need requests</strong>: with too few requests per run (about 300 for a p99 at 95%) a percentile's change is not judged at all.</li>
+<li><strong>req/s</strong> is one measurement per run, so its change has no interval and is never marked; in a closed-loop test it mostly mirrors latency.</li>
+<li>Every value, interval, p-value and verdict is in <code>trend.json</code>; the same logs and seed give the same report.</li>
+</ul>
+<p><em>Generated by {{generator}}.</em></p>
+</body>
+</html>
+)tmpl";
+
+// trend.md.mustache
+inline constexpr char builtin_template_5[] =
+    R"tmpl(# {{title}}
+
+{{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, in brackets, its change against the previous run.
+
+| date | run | requests | success | req/s | e2e p50 | e2e p99 | ttft p50 | ttft p99 |
+|---|---|---:|---:|---:|---:|---:|---:|---:|
+{{#rows}}
+| {{date}} | {{label}} | {{requests}} | {{success}} |{{#rps}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/rps}} |{{#e2e_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p50}} |{{#e2e_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p99}} |{{#ttft_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p50}} |{{#ttft_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p99}} |
+{{/rows}}
+
+▲ regressed, ▼ improved: marked only where the change is significant (Mann–Whitney p < {{alpha}}) and its
+{{confidence}} bootstrap interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one
+measurement per run: its change has no interval and is never marked.
+
+## Against the first run ({{first_label}})
+
+| date | run | req/s | e2e p50 | e2e p99 | ttft p50 | ttft p99 |
+|---|---|---:|---:|---:|---:|---:|
+{{#rows}}
+| {{date}} | {{label}}{{#first}} (baseline){{/first}} |{{#rps}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/rps}} |{{#e2e_p50}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/e2e_p50}} |{{#e2e_p99}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/e2e_p99}} |{{#ttft_p50}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/ttft_p50}} |{{#ttft_p99}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/ttft_p99}} |
+{{/rows}}
+
+## Findings
+
+{{#findings}}
+- {{text}}
+{{/findings}}
+
+{{#has_plots}}
+## Over time
+
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/has_plots}}{{#has_notes}}
+## Notes
+
+{{#notes}}
+- {{text}}
+{{/notes}}
+
+{{/has_notes}}
+## How to read this
+
+- **Order**: runs are ordered by their start date (`started_at`, compared in UTC whatever its time zone);
+  dates are shown in UTC. When some run has no date, all runs keep the order they were given in.
+- **Against the previous run** says what changed since last time; **against the first run** shows the
+  drift since the baseline. Changes are relative: after / before − 1.
+- **▲ / ▼ only when significant**: the Mann–Whitney U test on the whole latency distribution gives
+  p < {{alpha}}, and the {{confidence}} bootstrap interval of the change ({{stats.options.resamples}} seeded
+  resamples) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or
+  within noise, and it is not marked however large it looks.
+- **Tail percentiles need requests**: with too few requests per run (about 300 for a p99 at 95%) a
+  percentile's change is not judged at all.
+- **req/s** is one measurement per run, so its change has no interval and is never marked; in a
+  closed-loop test it mostly mirrors latency.
+- Every value, interval, p-value and verdict is in `trend.json`; the same logs and seed give the same report.
+
+_Generated by {{generator}}._
+)tmpl";
+
 } // namespace detail
 
 // Sorted by name.
-inline constexpr std::array<builtin_template, 2> builtin_templates{{
-    builtin_template{"report.html", {detail::builtin_template_0, sizeof(detail::builtin_template_0) - 1}},
-    builtin_template{"report.md", {detail::builtin_template_1, sizeof(detail::builtin_template_1) - 1}},
+inline constexpr std::array<builtin_template, 6> builtin_templates{{
+    builtin_template{"compare.html", {detail::builtin_template_0, sizeof(detail::builtin_template_0) - 1}},
+    builtin_template{"compare.md", {detail::builtin_template_1, sizeof(detail::builtin_template_1) - 1}},
+    builtin_template{"report.html", {detail::builtin_template_2, sizeof(detail::builtin_template_2) - 1}},
+    builtin_template{"report.md", {detail::builtin_template_3, sizeof(detail::builtin_template_3) - 1}},
+    builtin_template{"trend.html", {detail::builtin_template_4, sizeof(detail::builtin_template_4) - 1}},
+    builtin_template{"trend.md", {detail::builtin_template_5, sizeof(detail::builtin_template_5) - 1}},
 }};
 
 // The built-in template called `name`, or nullptr.

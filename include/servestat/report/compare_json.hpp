@@ -109,6 +109,7 @@ inline json compare_options_to_json(const comparison_options& o) {
     json metrics = json::array();
     for (metric m : o.compare.metrics) metrics.push_back(std::string(to_string(m)));
     j["metrics"] = std::move(metrics);
+    j["add_client_queueing"] = o.compare.add_client_queueing;
     j["noise"] = o.compare.verdicts.noise;
     j["alpha"] = o.compare.verdicts.alpha;
     j["confidence"] = o.compare.verdicts.confidence;

@@ -1,0 +1,341 @@
+// A trend as reports show it (trend.md, trend.html, trend.json): one row per run, oldest first, each
+// latency with its change against the previous run and against the first, marked only where the
+// verdict says so; findings as sentences; line charts over time. The JSON export sits under "stats",
+// so no format can disagree.
+#pragma once
+
+#include <cmath>       // std::abs
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::int64_t
+#include <optional>    // std::optional
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <fmt/format.h> // fmt::format
+#include <fmt/ranges.h> // fmt::join
+
+#include "servestat/compare/trend.hpp"       // trend, trend_step, find_change
+#include "servestat/core/iso_time.hpp"       // detail::iso_utc
+#include "servestat/plot/line.hpp"           // line_chart, line_options
+#include "servestat/report/compare_json.hpp" // compare_options_to_json, detail::to_json(change), json
+#include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
+#include "servestat/report/plot_file.hpp"    // plot_file
+
+namespace servestat::report {
+
+inline constexpr int trend_json_version = 1;
+
+// Nested so these helpers cannot collide with the compare view's, which a tool may include too.
+namespace detail::trend_parts {
+
+using servestat::detail::or_null;
+
+inline std::string signed_percent(double fraction) {
+    const double pct = 100 * fraction;
+    if (std::abs(pct) < 0.05) return "0.0%";
+    return std::string(pct < 0 ? "−" : "+").append(fmt::format("{:.1f}%", std::abs(pct))); // typographic minus
+}
+
+inline std::string p_clause(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.2g}", p); }
+
+inline bool is_share(const change& c) { return c.metric == "success_rate" || c.metric == "goodput_share"; }
+
+// "2026-11-09 21:00 UTC"; the date alone with `with_time` false.
+inline std::string date_text(const std::optional<std::int64_t>& ns, bool with_time = true) {
+    if (!ns) return missing_value;
+    const std::string iso = servestat::detail::iso_utc(*ns);
+    return with_time ? iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC" : iso.substr(0, 10);
+}
+
+inline std::string run_name(const trend_step& s, std::size_t position, std::span<const run> runs) {
+    const std::string& label = runs[s.run].meta.label;
+    return s.started ? fmt::format("Week of {} ({})", date_text(s.started, false), label)
+                     : fmt::format("Run {} ({})", position + 1, label);
+}
+
+inline bool all_dated(const trend& t) {
+    for (const auto& s : t.steps)
+        if (!s.started) return false;
+    return true;
+}
+
+inline const change* find(const std::optional<run_comparison>& rc, std::string_view name) {
+    return rc ? find_change(*rc, name) : nullptr;
+}
+
+// The changes a trend publishes: the run level and the whole run's latencies, not every subset.
+inline bool published(const change& c) { return c.subset.empty() || c.subset == "all"; }
+
+inline json changes_json(const std::optional<run_comparison>& rc) {
+    if (!rc) return nullptr;
+    json list = json::array();
+    for (const auto& c : rc->changes)
+        if (published(c)) list.push_back(servestat::detail::to_json(c));
+    return {{"changes", std::move(list)}};
+}
+
+inline json statistics_json(const run_stats& r, metric m) {
+    const summary* s = find_summary(r, "all", m);
+    if (s == nullptr || s->n == 0) return nullptr;
+    return {{"p50", or_null(find_percentile(*s, 50))}, {"p90", or_null(find_percentile(*s, 90))},
+            {"p99", or_null(find_percentile(*s, 99))}, {"mean", or_null(s->mean)}};
+}
+
+// A change as a table shows it: "+12.3% ▲" where the verdict is regressed, "▼" improved.
+inline json delta_cell(const change* c, bool marked) {
+    if (c == nullptr || !c->relative) return nullptr;
+    const bool up = marked && c->result == verdict::regressed, down = marked && c->result == verdict::improved;
+    const std::string change = signed_percent(*c->relative), marker = up ? "▲" : down ? "▼" : "";
+    return {{"change", change},
+            {"marker", marker},
+            {"text", marker.empty() ? change : change + " " + marker},
+            {"class", up ? "regressed" : down ? "improved" : ""},
+            {"verdict", std::string(to_string(c->result))}};
+}
+
+inline json latency_cell(const trend_step& s, metric m, double p) {
+    const std::string name = fmt::format("{}.{}", to_string(m), percentile_key(p));
+    const change* c = find(s.vs_previous, name);
+    auto value = find_percentile(s.stats, "all", m, p);
+    if (!value && c) value = c->after;
+    return {{"value", format_seconds(value)}, {"vs_previous", delta_cell(c, true)},
+            {"vs_first", delta_cell(find(s.vs_first, name), true)}};
+}
+
+inline json rps_cell(const trend_step& s) {
+    return {{"value", s.stats.rps ? fmt::format("{:.2f}", *s.stats.rps) : std::string(missing_value)},
+            {"vs_previous", delta_cell(find(s.vs_previous, "rps"), false)},
+            {"vs_first", delta_cell(find(s.vs_first, "rps"), false)}};
+}
+
+inline json row_json(const trend_step& s) {
+    const run_stats& r = s.stats;
+    const double success = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
+    return {{"date", date_text(s.started)},
+            {"label", r.meta.label},
+            {"requests", std::to_string(r.requests)},
+            {"success", format_share(success)},
+            {"rps", rps_cell(s)},
+            {"e2e_p50", latency_cell(s, metric::e2e, 50)},
+            {"e2e_p99", latency_cell(s, metric::e2e, 99)},
+            {"ttft_p50", latency_cell(s, metric::ttft, 50)},
+            {"ttft_p99", latency_cell(s, metric::ttft, 99)}};
+}
+
+// "e2e p50", "success rate"
+inline std::string readable(const change& c) {
+    if (!c.subset.empty()) return c.metric + " " + c.statistic;
+    return c.metric == "success_rate" ? "success rate" : c.metric == "goodput_share" ? "goodput share" : c.metric;
+}
+
+// How large a change is and how sure: {"15.2%", "95% CI +11.0% to +19.5%, p < 0.001", "+15.2%"};
+// shares move in percentage points.
+struct sized_change {
+    std::string size, evidence, shift;
+};
+
+inline std::optional<sized_change> size_of(const change& c, const compare_options& o) {
+    if (!c.p_value) return std::nullopt;
+    const std::string level = fmt::format("{:g}% CI", 100 * o.verdicts.confidence), p = p_clause(*c.p_value);
+    if (is_share(c) && c.delta && c.delta_ci) {
+        auto pp = [](double d) {
+            return std::string(d < 0 ? "−" : "+").append(fmt::format("{:.1f} pp", std::abs(100 * d)));
+        };
+        return sized_change{fmt::format("{:.1f} pp", std::abs(100 * *c.delta)),
+                            fmt::format("{} {} to {}, {}", level, pp(c.delta_ci->low), pp(c.delta_ci->high), p),
+                            pp(*c.delta)};
+    }
+    if (!c.relative || !c.relative_ci) return std::nullopt;
+    return sized_change{fmt::format("{:.1f}%", std::abs(100 * *c.relative)),
+                        fmt::format("{} {} to {}, {}", level, signed_percent(c.relative_ci->low),
+                                    signed_percent(c.relative_ci->high), p),
+                        signed_percent(*c.relative)};
+}
+
+inline bool significant(const change& c) { return c.result == verdict::improved || c.result == verdict::regressed; }
+
+// "p90, p99 and mean"
+inline std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out.append(i == 0 ? "" : i + 1 == items.size() ? " and " : ", ").append(items[i]);
+    return out;
+}
+
+// One sentence per metric and direction of a step: its first statistic in full, the others that
+// moved the same way after it, so a shifted distribution reads as one event.
+inline void step_findings(const run_comparison& rc, const std::string& name, const compare_options& o,
+                          std::vector<std::string>& out) {
+    std::vector<bool> told(rc.changes.size(), false);
+    for (std::size_t i = 0; i < rc.changes.size(); ++i) {
+        const change& c = rc.changes[i];
+        const auto lead = published(c) && significant(c) && !told[i] ? size_of(c, o) : std::nullopt;
+        if (!lead) continue;
+        std::string text = fmt::format("{}: {} {} by {} against the previous run ({})", name, readable(c),
+                                       to_string(c.result), lead->size, lead->evidence);
+        std::vector<std::string> statistics, shifts;
+        for (std::size_t j = i + 1; j < rc.changes.size() && !c.subset.empty(); ++j) {
+            const change& d = rc.changes[j];
+            if (d.subset != c.subset || d.metric != c.metric || d.result != c.result) continue;
+            if (const auto more = size_of(d, o)) {
+                told[j] = true;
+                statistics.push_back(d.statistic);
+                shifts.push_back(more->shift);
+            }
+        }
+        if (!statistics.empty())
+            text.append(fmt::format("; {} {} too ({})", joined(statistics), to_string(c.result),
+                                    fmt::join(shifts, ", ")));
+        out.push_back(text.append("."));
+    }
+}
+
+// Every significant step between consecutive runs, then where the latest run stands against the first.
+inline std::vector<std::string> findings(const trend& t, std::span<const run> runs, const compare_options& o) {
+    std::vector<std::string> out;
+    for (std::size_t k = 1; k < t.steps.size(); ++k)
+        step_findings(*t.steps[k].vs_previous, run_name(t.steps[k], k, runs), o, out);
+    if (out.empty()) out.push_back("No significant change between consecutive runs.");
+    const std::string first = runs[t.steps.front().run].meta.label;
+    for (const char* name : {"e2e.p50", "ttft.p50"}) {
+        const change* c = find(t.steps.back().vs_first, name);
+        if (c == nullptr) continue;
+        const std::string lead = fmt::format("Against the first run ({}), the latest run's {}", first, readable(*c));
+        const auto size = size_of(*c, o);
+        const std::string p = c->p_value ? ", " + p_clause(*c->p_value) : "";
+        if (significant(*c) && size)
+            out.push_back(fmt::format("{} {} by {} ({}).", lead, to_string(c->result), size->size, size->evidence));
+        else if (c->result == verdict::within_noise && size)
+            out.push_back(fmt::format("{} is within noise ({}, {}).", lead, size->shift, size->evidence));
+        else if (c->result == verdict::no_change && c->relative)
+            out.push_back(fmt::format("{} shows no significant change ({}{}).", lead, signed_percent(*c->relative), p));
+        else out.push_back(fmt::format("{} cannot be judged: {}.", lead, describe(c->result)));
+    }
+    return out;
+}
+
+inline json text_list(const std::vector<std::string>& texts) {
+    json out = json::array();
+    for (const auto& t : texts) out.push_back({{"text", t}});
+    return out;
+}
+
+} // namespace detail::trend_parts
+
+// trend.json: each run's headline numbers and its published changes against the previous and the first run.
+inline json trend_document(const trend& t, std::span<const run> runs, const compare_options& o) {
+    namespace parts = detail::trend_parts;
+    comparison_options wrapped; // the compare export's option keys, less the sweeps' one
+    wrapped.compare = o;
+    json options = compare_options_to_json(wrapped);
+    options.erase("slo_percentile");
+    json list = json::array();
+    for (const auto& s : t.steps) {
+        const run_stats& r = s.stats;
+        const run_metadata& meta = runs[s.run].meta;
+        list.push_back({{"label", meta.label},
+                        {"started_at", meta.started_at.empty() ? json(nullptr) : json(meta.started_at)},
+                        {"started_utc", s.started ? json(servestat::detail::iso_utc(*s.started)) : json(nullptr)},
+                        {"source", {{"path", meta.source.path}, {"format", meta.source.format}}},
+                        {"requests", r.requests},
+                        {"ok", r.ok},
+                        {"rps", parts::or_null(r.rps)},
+                        {"output_tps", parts::or_null(r.output_tps)},
+                        {"e2e", parts::statistics_json(r, metric::e2e)},
+                        {"ttft", parts::statistics_json(r, metric::ttft)},
+                        {"vs_previous", parts::changes_json(s.vs_previous)},
+                        {"vs_first", parts::changes_json(s.vs_first)}});
+    }
+    return {{"servestat", "trend"},
+            {"version", trend_json_version},
+            {"options", std::move(options)},
+            {"notes", t.notes},
+            {"runs", std::move(list)}};
+}
+
+// The templates' view: the runs table, findings and notes, the plots as "plots/NAME" and inline SVG.
+inline json trend_view_model(const trend& t, std::span<const run> runs, const compare_options& o, std::string title,
+                             std::span<const plot_file> plots = {}) {
+    namespace parts = detail::trend_parts;
+    json rows = json::array(), plot_list = json::array();
+    for (const auto& s : t.steps) rows.push_back(parts::row_json(s));
+    for (const auto& p : plots) plot_list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
+    return {{"title", std::move(title)},
+            {"generator", "servestat 0.1.0"},
+            {"run_count", std::to_string(t.steps.size())},
+            {"dated", parts::all_dated(t)},
+            {"first_label", runs[t.steps.front().run].meta.label},
+            {"latest_label", runs[t.steps.back().run].meta.label},
+            {"alpha", fmt::format("{:g}", o.verdicts.alpha)},
+            {"noise", fmt::format("{:g}%", 100 * o.verdicts.noise)},
+            {"confidence", fmt::format("{:g}%", 100 * o.verdicts.confidence)},
+            {"rows", std::move(rows)},
+            {"findings", parts::text_list(parts::findings(t, runs, o))},
+            {"has_notes", !t.notes.empty()},
+            {"notes", parts::text_list(t.notes)},
+            {"has_plots", !plot_list.empty()},
+            {"plots", std::move(plot_list)},
+            {"stats", trend_document(t, runs, o)}};
+}
+
+// Latency and throughput over time, run labels beside the points, regressions against the previous
+// run marked. x is days since the first run, or the run's place when some run has no date.
+inline std::vector<plot_file> trend_plots(const trend& t, std::span<const run> runs) {
+    namespace parts = detail::trend_parts;
+    const bool dated = parts::all_dated(t);
+    const std::string x_label = dated ? "days since " + parts::date_text(t.steps.front().started, false)
+                                      : "run (in the order given)";
+    std::vector<double> xs;
+    for (std::size_t k = 0; k < t.steps.size(); ++k)
+        xs.push_back(dated ? static_cast<double>(*t.steps[k].started - *t.steps.front().started) / 86400e9
+                           : static_cast<double>(k + 1));
+    struct series_spec {
+        std::string name;
+        std::optional<metric> of; // none: throughput
+        double p = 0;
+    };
+    auto value = [&](const trend_step& s, const series_spec& spec) {
+        return spec.of ? find_percentile(s.stats, "all", *spec.of, spec.p) : s.stats.rps;
+    };
+    std::vector<plot_file> out;
+    auto add = [&](const char* file, const std::string& title, const char* y_label,
+                   const std::vector<series_spec>& specs) {
+        std::vector<plot::named_points> series;
+        plot::line_options o;
+        for (const auto& spec : specs) {
+            plot::named_points s{spec.name, {}, {}};
+            std::vector<std::string> labels; // on the first series only: one label per run is enough
+            for (std::size_t k = 0; k < t.steps.size(); ++k)
+                if (const auto y = value(t.steps[k], spec)) {
+                    s.x.push_back(xs[k]);
+                    s.y.push_back(*y);
+                    labels.push_back(series.empty() ? runs[t.steps[k].run].meta.label : "");
+                }
+            if (s.x.empty()) continue;
+            o.point_labels.push_back(std::move(labels));
+            series.push_back(std::move(s));
+        }
+        if (series.empty()) return;
+        for (std::size_t k = 1; k < t.steps.size(); ++k)
+            for (const auto& spec : specs) {
+                if (!spec.of) continue;
+                const std::string name = fmt::format("{}.{}", to_string(*spec.of), percentile_key(spec.p));
+                const change* c = parts::find(t.steps[k].vs_previous, name);
+                const auto y = value(t.steps[k], spec);
+                if (c == nullptr || c->result != verdict::regressed || !y) continue;
+                o.marks.push_back({xs[k], *y, "regressed (" + runs[t.steps[k].run].meta.label + ")"});
+                break; // one mark per run
+            }
+        out.push_back({file, title, plot::line_chart(series, {title, x_label, y_label}, o)});
+    };
+    add("trend-e2e.svg", "End-to-end latency over time (p50, p99)", "end-to-end latency (s)",
+        {{"e2e p50", metric::e2e, 50}, {"e2e p99", metric::e2e, 99}});
+    add("trend-ttft.svg", "Time to first token over time (p50, p99)", "time to first token (s)",
+        {{"ttft p50", metric::ttft, 50}, {"ttft p99", metric::ttft, 99}});
+    add("trend-rps.svg", "Throughput over time", "throughput (req/s)", {{"requests/s", std::nullopt, 0}});
+    return out;
+}
+
+} // namespace servestat::report

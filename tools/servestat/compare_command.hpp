@@ -1,0 +1,165 @@
+// `servestat compare BEFORE AFTER`: did it help, by how much, and how sure are we. Prints the
+// verdict table, writes compare.md / compare.html / compare.json with -o, and with --fail-on exits 1
+// when a chosen statistic regressed beyond noise.
+#pragma once
+
+#include <charconv>   // std::from_chars
+#include <cstdint>    // std::uint64_t
+#include <cstdio>     // std::fputs
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <CLI/CLI.hpp>  // CLI::App
+#include <fmt/format.h> // fmt::format
+
+#include <servestat/compare/gate.hpp>         // parse_gate, gate_failures
+#include <servestat/report/compare_json.hpp>  // comparison_document, gate_outcome
+#include <servestat/report/compare_view.hpp>  // compare_view_model, compare_plots, compare_findings
+
+#include "analysis_options.hpp" // analysis_args, for_each_input_run
+#include "report_command.hpp"   // detail::report_files, detail::write_report
+
+namespace servestat::cli {
+
+constexpr int exit_gate_failed = 1;
+
+struct compare_args : analysis_args {
+    std::string before, after;
+    std::string noise = "2%";
+    double alpha = 0.05;
+    double confidence = 0.95;
+    std::size_t resamples = 2000;
+    std::uint64_t seed = bootstrap_options{}.seed;
+    std::vector<std::string> metrics;
+    std::string fail_on;
+    std::string out_dir; // empty: print only
+    std::vector<std::string> formats{"md", "html", "json"};
+    std::string template_file;
+    std::string title = "Before / after comparison";
+    bool json = false;
+    compare_args() { percentiles = {50, 90, 99}; }
+};
+
+inline void add_compare_options(CLI::App& cmd, compare_args& a) {
+    cmd.add_option("before", a.before, "The baseline: a log, a directory or a glob (a run, runs or a sweep)")->required();
+    cmd.add_option("after", a.after, "The candidate, in the same form")->required();
+    add_analysis_options(cmd, a, false);
+    cmd.add_option("--noise", a.noise, "Changes within ±this count as no change (2% or 0.02)")->capture_default_str();
+    cmd.add_option("--alpha", a.alpha, "Significance level of the Mann–Whitney U test")->capture_default_str();
+    cmd.add_option("--confidence", a.confidence, "Confidence level of the bootstrap intervals")->capture_default_str();
+    cmd.add_option("--resamples", a.resamples, "Bootstrap resamples per statistic")->capture_default_str();
+    cmd.add_option("--seed", a.seed, "Seed of the bootstrap (same seed, same intervals)")->capture_default_str();
+    cmd.add_option("--metrics", a.metrics, "Metrics to compare (default: e2e, ttft, tpot, server_queue, server_prefill, "
+                                           "server_decode, and e2e_sched, client_queue when the client held requests "
+                                           "back; also decode)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    cmd.add_option("--fail-on", a.fail_on, "Exit 1 when statistics regressed: 'regressed' (any) or "
+                                           "'regressed:e2e.p99,ttft.p90'");
+    cmd.add_option("-o,--output", a.out_dir, "Directory to write compare.md, compare.html, compare.json and plots/");
+    cmd.add_option("--format", a.formats, "Formats to write with -o: md, html, json")
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->capture_default_str();
+    cmd.add_option("--template", a.template_file, "A template replacing the built-in one (NAME.md.mustache or NAME.html.mustache)");
+    cmd.add_option("--title", a.title, "Report title")->capture_default_str();
+    cmd.add_flag("--json", a.json, "Print the comparison as JSON instead of the table");
+}
+
+namespace detail {
+
+// "2%" or "0.02". A bare number of 1 or more is ambiguous (1% or 100%?) and refused.
+inline double parse_noise(const std::string& text) {
+    const bool percent = !text.empty() && text.back() == '%';
+    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+    double value = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (ec != std::errc{} || end != number.data() + number.size() || number.empty())
+        throw usage_error("--noise '" + text + "': expected a share such as 2% or 0.02");
+    if (!percent && value >= 1) throw usage_error("--noise '" + text + "': write " + text + "% for a percentage");
+    return percent ? value / 100 : value;
+}
+
+inline comparison_options to_comparison_options(const compare_args& a) {
+    comparison_options o;
+    o.compare.stats = to_stats_options(a);
+    o.compare.percentiles = a.percentiles;
+    if (!a.metrics.empty()) {
+        o.compare.metrics.clear();
+        o.compare.add_client_queueing = false;
+        for (const auto& m : a.metrics) o.compare.metrics.push_back(parse_metric(m));
+    }
+    o.compare.verdicts = {.noise = parse_noise(a.noise), .alpha = a.alpha, .confidence = a.confidence};
+    o.compare.bootstrap = {.resamples = a.resamples, .seed = a.seed};
+    o.sweep_by = a.sweep_by;
+    validate(o.compare);
+    return o;
+}
+
+inline std::vector<run> read_side(const compare_args& a, const std::string& input) {
+    analysis_args side = a;
+    side.logs = {input};
+    std::vector<run> runs;
+    for_each_input_run(side, [&](run&& r) { runs.push_back(std::move(r)); });
+    return runs;
+}
+
+// compare.py's table: one block per pair, one line per statistic.
+inline void print_table(const json& view) {
+    for (const auto& pair : view["pairs"]) {
+        std::fputs(fmt::format("{}\n", pair["heading"].get<std::string>()).c_str(), stdout);
+        std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>22} {:>20} {:>9}  {}\n", "statistic", "before", "after",
+                               "change", "95% CI", "p", "verdict")
+                       .c_str(),
+                   stdout);
+        auto print_row = [](const json& row) {
+            std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>22} {:>20} {:>9}  {}\n", row["name"].get<std::string>(),
+                                   row["before"].get<std::string>(), row["after"].get<std::string>(),
+                                   row["change"].get<std::string>(), row["ci"].get<std::string>(),
+                                   row["p"].get<std::string>(), row["verdict"].get<std::string>())
+                           .c_str(),
+                       stdout);
+        };
+        for (const auto& row : pair["run_rows"]) print_row(row);
+        for (const auto& subset : pair["subsets"])
+            for (const auto& row : subset["rows"]) print_row(row);
+        std::fputs("\n", stdout);
+    }
+    for (const auto& f : view["findings"]) std::fputs(fmt::format("- {}\n", f["text"].get<std::string>()).c_str(), stdout);
+}
+
+} // namespace detail
+
+inline int run_compare_command(const compare_args& a) {
+    const detail::report_files files{a.out_dir, a.formats, a.template_file};
+    detail::check(files);
+    const comparison_options o = detail::to_comparison_options(a);
+    std::optional<gate_outcome> gate;
+    if (!a.fail_on.empty()) gate = gate_outcome{a.fail_on, parse_gate(a.fail_on), {}};
+    const auto before = detail::read_side(a, a.before);
+    const auto after = detail::read_side(a, a.after);
+    const comparison c = compare(before, after, o);
+    if (gate) {
+        validate(gate->rule, c);
+        gate->failures = gate_failures(c, gate->rule);
+    }
+    json view = report::compare_view_model(c, o, gate, {.title = a.title});
+    if (!a.out_dir.empty()) {
+        const auto plots = report::compare_plot_set(c, before, after, o);
+        report::attach_compare_plots(view, plots);
+        detail::write_report(files, "compare", view, report::all_plots(plots));
+    }
+    if (a.json) std::fputs((view["stats"].dump(2) + "\n").c_str(), stdout);
+    else detail::print_table(view);
+    if (!gate || gate->failures.empty()) return 0;
+    std::string failed;
+    for (const auto& f : gate->failures)
+        failed.append(failed.empty() ? "" : ", ")
+            .append(f.load ? fmt::format("{}={:g} ", c.sweep ? c.sweep->param : "load", *f.load) : "")
+            .append(f.failed->name);
+    std::fputs(fmt::format("servestat: --fail-on {}: regressed: {}\n", a.fail_on, failed).c_str(), stderr);
+    return exit_gate_failed;
+}
+
+} // namespace servestat::cli
