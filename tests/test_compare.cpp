@@ -336,6 +336,28 @@ TEST_CASE("sweeps pair by load level and report how the knee moved") {
     CHECK(c.sweep->knees.size() == c.sweep->before.knees.size());
 }
 
+TEST_CASE("the SLO capacity of compared sweeps is known even when p95 was not asked for") {
+    std::mt19937_64 rng(18);
+    std::vector<run> before, after;
+    for (int c : {1, 2, 4, 8}) {
+        before.push_back(run_of(lognormal_sample(rng, 100, 0.5 * c, 0.1), "b" + std::to_string(c), {{"concurrency", c}}));
+        after.push_back(run_of(lognormal_sample(rng, 100, 0.25 * c, 0.1), "a" + std::to_string(c), {{"concurrency", c}}));
+    }
+    comparison_options o{.compare = fast_options()};
+    o.compare.stats.slos = parse_slos("e2e=1.5");
+    o.compare.stats.summary.percentiles = {50, 99};
+    const auto c = compare(before, after, o);
+    REQUIRE(c.sweep.has_value());
+    REQUIRE(c.sweep->capacity.size() == 1);
+    // p95 of lognormal(median m, sigma 0.1) is about 1.18 m: before meets 1.5 s up to c=2 (1.18 s) and
+    // misses at c=4 (2.4 s); after up to c=4 (1.18 s), missing at c=8.
+    CHECK(c.sweep->capacity[0].before.known);
+    CHECK(c.sweep->capacity[0].before.max_load.value() > 2);
+    CHECK(c.sweep->capacity[0].before.max_load.value() < 4);
+    CHECK(c.sweep->capacity[0].after.max_load.value() > 4);
+    CHECK(c.sweep->capacity[0].after.max_load.value() < 8);
+}
+
 TEST_CASE("runs with the same labels pair by label; unpairable sides are a usage error") {
     std::mt19937_64 rng(13);
     std::vector<run> before{run_of(lognormal_sample(rng, 50), "a"), run_of(lognormal_sample(rng, 50), "b")};

@@ -236,6 +236,20 @@ TEST_CASE("throughputs beyond the noise band are flagged as single measurements"
                   "whether it is real.");
 }
 
+TEST_CASE("a sweep's throughput changes make one sentence listing the levels", "[compare_report]") {
+    comparison c;
+    c.pairing = "load";
+    c.sweep = sweep_shift{};
+    c.sweep->param = "concurrency";
+    c.pairs.push_back(hand_pair({make_change("", "rps", "", 1.0, 1.25, verdict::single)}, 1.0));
+    c.pairs.push_back(hand_pair({make_change("", "rps", "", 2.0, 2.01, verdict::single)}, 2.0)); // within noise
+    c.pairs.push_back(hand_pair({make_change("", "rps", "", 4.0, 3.0, verdict::single)}, 4.0));
+    const auto f = compare_findings(c, fast_options());
+    REQUIRE(f.size() == 2);
+    CHECK(f[1] == "Throughput changed beyond ±2% at 2 of 3 levels: c=1 +25.0%, c=4 −25.0%; one measurement per "
+                  "run: repeat the runs to know whether it is real.");
+}
+
 TEST_CASE("statistics with too few requests are counted in one sentence naming the order-statistic rule",
           "[compare_report]") {
     // Fewest requests for a one-sided 95% bound, ceil(ln 0.05 / ln p), from numpy:

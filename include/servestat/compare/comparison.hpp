@@ -3,6 +3,7 @@
 // how the knees and the largest load meeting each SLO moved.
 #pragma once
 
+#include <algorithm> // std::find
 #include <cstddef>  // std::size_t
 #include <map>      // std::map
 #include <optional> // std::optional
@@ -181,8 +182,12 @@ inline comparison compare(std::span<const run> before, std::span<const run> afte
     const auto a = detail::measured_runs(after, "AFTER");
     if (b.size() == 1 && a.size() == 1)
         return {"single", {detail::pair_up(before, b.front(), after, a.front(), std::nullopt, o.compare)}, std::nullopt, {}};
-    const auto before_stats = detail::analyze_all(before, b, o.compare.stats);
-    const auto after_stats = detail::analyze_all(after, a, o.compare.stats);
+    // The sweeps' SLO capacity reads each level's slo_percentile, asked for or not.
+    stats_options sweep_stats = o.compare.stats;
+    auto& ps = sweep_stats.summary.percentiles;
+    if (std::find(ps.begin(), ps.end(), o.slo_percentile) == ps.end()) ps.push_back(o.slo_percentile);
+    const auto before_stats = detail::analyze_all(before, b, sweep_stats);
+    const auto after_stats = detail::analyze_all(after, a, sweep_stats);
     const std::string param = detail::swept_param(before_stats, after_stats, o.sweep_by);
     if (!param.empty() && b.size() > 1 && a.size() > 1)
         return detail::compare_sweeps(before, b, after, a, before_stats, after_stats, param, o);

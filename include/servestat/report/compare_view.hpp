@@ -227,19 +227,28 @@ inline void add_tail_only(const comparison& c, const verdict_options& o, std::ve
         }
 }
 
+// Throughput beyond the noise band. One sentence per pair for a single pair; for a sweep one
+// sentence listing the levels, or a line per level would drown the findings.
 inline void add_single_measurements(const comparison& c, const verdict_options& o, std::vector<std::string>& out) {
+    std::vector<std::pair<const compared_pair*, const change*>> moved;
     for (const auto& p : c.pairs)
-        for (const auto& x : p.comparison.changes) {
-            if (x.result != verdict::single || (x.metric != "rps" && x.metric != "output_tps")) continue;
-            if (!x.relative || !(std::abs(*x.relative) > o.noise)) continue;
-            std::string name = readable_name(x), prefix = load_prefix(c, p);
-            if (prefix.empty()) name[0] = static_cast<char>(name[0] - 'a' + 'A');
-            const value_kind k = kind_of(x);
-            out.push_back(fmt::format("{}{} {} {:.1f}% ({} → {}{}), one measurement per run: repeat the runs to know "
-                                      "whether it is real.",
-                                      prefix, name, *x.relative > 0 ? "rose" : "fell", 100 * std::abs(*x.relative),
-                                      number_text(k, *x.before), number_text(k, *x.after), unit_text(k)));
-        }
+        if (const change* x = find_change(p.comparison, "rps"); x && x->relative && std::abs(*x->relative) > o.noise)
+            moved.emplace_back(&p, x);
+    if (moved.empty()) return;
+    constexpr const char* caveat = "one measurement per run: repeat the runs to know whether it is real.";
+    if (c.pairs.size() == 1) {
+        const change& x = *moved.front().second;
+        out.push_back(fmt::format("Throughput {} {:.1f}% ({} → {} req/s), {}", *x.relative > 0 ? "rose" : "fell",
+                                  100 * std::abs(*x.relative), number_text(value_kind::requests_rate, *x.before),
+                                  number_text(value_kind::requests_rate, *x.after), caveat));
+        return;
+    }
+    std::string levels;
+    for (const auto& [p, x] : moved)
+        levels.append(levels.empty() ? "" : ", ").append(load_prefix(c, *p).substr(0, load_prefix(c, *p).size() - 2))
+            .append(" ").append(signed_percent(*x->relative));
+    out.push_back(fmt::format("Throughput changed beyond ±{} at {} of {} {}: {}; {}", percent_text(o.noise), moved.size(),
+                              c.pairs.size(), c.pairing == "load" ? "levels" : "pairs", levels, caveat));
 }
 
 // One sentence for every statistic without a verdict because a side had too few requests.
