@@ -20,6 +20,7 @@
 #include "servestat/core/iso_time.hpp"       // detail::iso_utc
 #include "servestat/plot/line.hpp"           // line_chart, line_options
 #include "servestat/report/compare_json.hpp" // compare_options_to_json, detail::to_json(change), json
+#include "servestat/report/compare_view.hpp" // detail::signed_percent, detail::p_clause
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 
@@ -27,18 +28,12 @@ namespace servestat::report {
 
 inline constexpr int trend_json_version = 1;
 
-// Nested so these helpers cannot collide with the compare view's, which a tool may include too.
 namespace detail::trend_parts {
 
 using servestat::detail::or_null;
 
-inline std::string signed_percent(double fraction) {
-    const double pct = 100 * fraction;
-    if (std::abs(pct) < 0.05) return "0.0%";
-    return std::string(pct < 0 ? "−" : "+").append(fmt::format("{:.1f}%", std::abs(pct))); // typographic minus
-}
-
-inline std::string p_clause(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.2g}", p); }
+using report::detail::p_clause;
+using report::detail::signed_percent;
 
 inline bool is_share(const change& c) { return c.metric == "success_rate" || c.metric == "goodput_share"; }
 
@@ -51,7 +46,7 @@ inline std::string date_text(const std::optional<std::int64_t>& ns, bool with_ti
 
 inline std::string run_name(const trend_step& s, std::size_t position, std::span<const run> runs) {
     const std::string& label = runs[s.run].meta.label;
-    return s.started ? fmt::format("Week of {} ({})", date_text(s.started, false), label)
+    return s.started ? fmt::format("{} ({})", date_text(s.started, false), label)
                      : fmt::format("Run {} ({})", position + 1, label);
 }
 
