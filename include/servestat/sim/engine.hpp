@@ -1,0 +1,256 @@
+// A continuous-batching LLM engine in simulated time: vLLM V1's scheduler over a linear cost model.
+#pragma once
+
+#include <algorithm>   // std::min, std::find_if
+#include <cmath>       // std::isfinite
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::int32_t, std::uint64_t
+#include <deque>       // std::deque
+#include <initializer_list> // range-for over the cost coefficients
+#include <optional>    // std::optional
+#include <string>      // std::string, std::to_string
+#include <utility>     // std::move
+#include <vector>      // std::vector, std::erase_if
+
+#include "servestat/core/errors.hpp" // usage_error
+
+// The engine owns no clock and does no I/O: the caller says when requests arrive and when a step
+// starts, and gets back how long the step took and what it produced. The same calls give the same
+// results on every platform, which is what the tests, the demo and the calibration rely on.
+//
+// One step (docs/simulator.md, "Scheduler model"), as vLLM V1's Scheduler.schedule() does it:
+//   budget = max_num_batched_tokens
+//   1. RUNNING sequences in the order they were first scheduled, while budget > 0: a decoding
+//      sequence takes 1 token; one still prefilling takes min(remaining prompt, budget, threshold).
+//      Sequences after the budget ran out skip the step (V1 has no decode priority: long prefill
+//      chunks early in the running list can starve decodes behind them).
+//   2. WAITING sequences first-come first-served while budget > 0 and running < max_num_seqs:
+//      chunked prefill: min(prompt, budget, threshold); not chunked: the whole prompt or, if it does
+//      not fit the remaining budget, stop (nothing behind it is admitted this step).
+//   duration = step_overhead + per_prefill_token * prefill tokens + per_decode_seq * decoding
+//              sequences + per_context_token * sum of (prompt + generated) over scheduled sequences
+// At the end of the step a sequence that finished its prompt emits token 0, a decoding sequence
+// emits its next token, and one that has emitted max_tokens tokens finishes.
+// KV-cache capacity and preemption are not modelled (the notebook's L4 runs never preempted).
+
+namespace servestat::sim {
+
+struct engine_config {
+    std::int32_t max_num_seqs = 256;                  // --max-num-seqs: running sequences at most
+    std::int32_t max_num_batched_tokens = 8192;       // --max-num-batched-tokens: token budget per step
+    bool chunked_prefill = true;                      // --[no-]enable-chunked-prefill
+    std::int32_t long_prefill_token_threshold = 0;    // --long-prefill-token-threshold, 0 = off
+    std::int32_t max_model_len = 4096;                // --max-model-len: prompt + output tokens at most
+    double step_overhead = 0.004;                     // seconds per engine step
+    double per_prefill_token = 0.0001;                // seconds per prompt token prefilled in the step
+    double per_decode_seq = 0.0004;                   // seconds per sequence decoding in the step
+    double per_context_token = 0.0;                   // seconds per context token of every scheduled seq
+};
+
+namespace detail {
+
+inline void require(bool ok, const char* what) {
+    if (!ok) throw usage_error(std::string("simulator: ").append(what));
+}
+
+} // namespace detail
+
+// Rejects configurations vLLM would refuse to start with, and ones the scheduler cannot run.
+inline void validate(const engine_config& c) {
+    detail::require(c.max_num_seqs >= 1, "max_num_seqs must be at least 1");
+    detail::require(c.max_num_batched_tokens >= 1, "max_num_batched_tokens must be at least 1");
+    detail::require(c.max_model_len >= 2, "max_model_len must be at least 2");
+    detail::require(c.long_prefill_token_threshold >= 0, "long_prefill_token_threshold must not be negative");
+    detail::require(c.max_num_batched_tokens >= c.max_num_seqs,
+                    "max_num_batched_tokens must be at least max_num_seqs (every running sequence "
+                    "needs one token of budget to decode)");
+    // Without chunking a prompt must fit one step; vLLM refuses the same combination.
+    detail::require(c.chunked_prefill || c.max_num_batched_tokens >= c.max_model_len,
+                    "without chunked prefill max_num_batched_tokens must be at least max_model_len");
+    for (const double v : {c.step_overhead, c.per_prefill_token, c.per_decode_seq, c.per_context_token})
+        detail::require(std::isfinite(v) && v >= 0, "cost coefficients must be finite and not negative");
+    detail::require(c.step_overhead > 0, "step_overhead must be positive (a step takes time)");
+}
+
+struct engine_request {
+    std::uint64_t id;
+    std::int32_t prompt_tokens;
+    std::int32_t max_tokens;
+};
+
+// What one step produced, at the END of the step (time = step start + duration).
+struct token_event {
+    std::uint64_t id;
+    std::int32_t index; // 0 = first token
+    bool last;
+};
+
+// queue: arrival -> first scheduled; prefill: first scheduled -> first token; decode: first token ->
+// last token. All in seconds of simulated time.
+struct finished {
+    std::uint64_t id;
+    double queue, prefill, decode;
+    std::int32_t output_tokens;
+};
+
+struct step_result {
+    double duration = 0;
+    std::vector<token_event> tokens;
+    std::vector<finished> done;
+    std::int32_t prefill_tokens = 0, decode_seqs = 0;
+};
+
+namespace detail {
+
+struct sequence {
+    engine_request request;
+    double arrival = 0;
+    double first_scheduled = 0;
+    double first_token = 0;
+    std::int32_t prefilled = 0; // prompt tokens computed so far
+    std::int32_t generated = 0; // output tokens emitted so far
+};
+
+// vLLM 0.10's OpenAIServing._validate_input texts (the HTTP 400 error.message).
+inline std::string context_overflow_message(std::int32_t prompt, std::int32_t max_tokens, std::int32_t len) {
+    std::string out;
+    if (prompt >= len) {
+        out.append("This model's maximum context length is ").append(std::to_string(len));
+        out.append(" tokens. However, your request has ").append(std::to_string(prompt));
+        return out.append(" input tokens. Please reduce the length of the input messages.");
+    }
+    out.append("'max_tokens' or 'max_completion_tokens' is too large: ").append(std::to_string(max_tokens));
+    out.append(". This model's maximum context length is ").append(std::to_string(len));
+    out.append(" tokens and your request has ").append(std::to_string(prompt));
+    out.append(" input tokens (").append(std::to_string(max_tokens)).append(" > ");
+    out.append(std::to_string(len)).append(" - ").append(std::to_string(prompt)).append(").");
+    return out;
+}
+
+template <class Container>
+auto find_sequence(Container& c, std::uint64_t id) {
+    return std::find_if(c.begin(), c.end(), [id](const sequence& s) { return s.request.id == id; });
+}
+
+} // namespace detail
+
+class engine {
+public:
+    explicit engine(engine_config c) : config_(c) { validate(config_); }
+
+    // Admission check as vLLM does it before queueing; nullopt when the request fits.
+    std::optional<std::string> inadmissible(std::int32_t prompt_tokens, std::int32_t max_tokens) const {
+        const auto len = config_.max_model_len;
+        if (prompt_tokens >= len || static_cast<std::int64_t>(prompt_tokens) + max_tokens > len)
+            return detail::context_overflow_message(prompt_tokens, max_tokens, len);
+        return std::nullopt;
+    }
+
+    // The request arrives at simulated time `now`. It must be admissible, with a fresh id.
+    void add(engine_request r, double now) {
+        detail::require(r.prompt_tokens >= 1, "a request needs at least one prompt token");
+        detail::require(r.max_tokens >= 1, "a request needs max_tokens >= 1");
+        detail::require(!inadmissible(r.prompt_tokens, r.max_tokens), "request exceeds max_model_len");
+        detail::require(detail::find_sequence(waiting_, r.id) == waiting_.end() && detail::find_sequence(running_, r.id) == running_.end(),
+                        "request id already in the engine");
+        detail::sequence s;
+        s.request = r;
+        s.arrival = now;
+        waiting_.push_back(s);
+    }
+
+    // The client went away: drop the request wherever it is; unknown ids are ignored.
+    void cancel(std::uint64_t id) {
+        if (auto it = detail::find_sequence(waiting_, id); it != waiting_.end()) waiting_.erase(it);
+        if (auto it = detail::find_sequence(running_, id); it != running_.end()) running_.erase(it);
+    }
+
+    bool idle() const { return waiting_.empty() && running_.empty(); }
+    std::int32_t running() const { return static_cast<std::int32_t>(running_.size()); }
+    std::int32_t waiting() const { return static_cast<std::int32_t>(waiting_.size()); }
+    const engine_config& config() const { return config_; }
+
+    // Schedules and runs one step starting at `now`. An idle engine returns an empty result with
+    // duration 0.
+    step_result step(double now) {
+        step_result out;
+        if (idle()) return out;
+        plan_.clear();
+        std::int32_t budget = config_.max_num_batched_tokens;
+        schedule_running(budget);
+        schedule_waiting(budget, now);
+        double context = 0;
+        for (const auto& p : plan_) {
+            const auto& s = running_[p.index];
+            if (s.prefilled < s.request.prompt_tokens) out.prefill_tokens += p.tokens;
+            else ++out.decode_seqs;
+            context += static_cast<double>(s.request.prompt_tokens) + s.generated;
+        }
+        out.duration = config_.step_overhead + config_.per_prefill_token * out.prefill_tokens +
+                       config_.per_decode_seq * out.decode_seqs + config_.per_context_token * context;
+        finish_step(now + out.duration, out);
+        return out;
+    }
+
+private:
+    struct planned {
+        std::size_t index;   // into running_
+        std::int32_t tokens; // budget it takes this step
+    };
+
+    std::int32_t prefill_chunk(std::int32_t remaining, std::int32_t budget) const {
+        std::int32_t n = std::min(remaining, budget);
+        const auto threshold = config_.long_prefill_token_threshold;
+        if (threshold > 0) n = std::min(n, threshold);
+        return n;
+    }
+
+    void schedule_running(std::int32_t& budget) {
+        for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+            const auto& s = running_[i];
+            const std::int32_t remaining = s.request.prompt_tokens - s.prefilled;
+            const std::int32_t n = remaining > 0 ? prefill_chunk(remaining, budget) : 1;
+            plan_.push_back({i, n});
+            budget -= n;
+        }
+    }
+
+    void schedule_waiting(std::int32_t& budget, double now) {
+        while (!waiting_.empty() && budget > 0 && running() < config_.max_num_seqs) {
+            const auto& s = waiting_.front();
+            std::int32_t n = s.request.prompt_tokens;
+            if (config_.chunked_prefill) n = prefill_chunk(n, budget);
+            else if (n > budget) break; // FCFS: whoever is behind it waits too
+            running_.push_back(s);
+            waiting_.pop_front();
+            running_.back().first_scheduled = now;
+            plan_.push_back({running_.size() - 1, n});
+            budget -= n;
+        }
+    }
+
+    void finish_step(double end, step_result& out) {
+        for (const auto& p : plan_) {
+            auto& s = running_[p.index];
+            if (s.prefilled < s.request.prompt_tokens) {
+                s.prefilled += p.tokens;
+                if (s.prefilled < s.request.prompt_tokens) continue; // more chunks to go
+                s.first_token = end;
+            }
+            const bool last = ++s.generated == s.request.max_tokens;
+            out.tokens.push_back({s.request.id, s.generated - 1, last});
+            if (last)
+                out.done.push_back({s.request.id, s.first_scheduled - s.arrival, s.first_token - s.first_scheduled,
+                                    end - s.first_token, s.generated});
+        }
+        // One pass keeps the survivors in their scheduling order.
+        std::erase_if(running_, [](const detail::sequence& s) { return s.generated == s.request.max_tokens; });
+    }
+
+    engine_config config_;
+    std::deque<detail::sequence> waiting_;
+    std::vector<detail::sequence> running_; // in the order first scheduled
+    std::vector<planned> plan_;             // this step's schedule, reused to avoid reallocations
+};
+
+} // namespace servestat::sim

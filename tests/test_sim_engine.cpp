@@ -1,0 +1,465 @@
+// Tests for the simulator's engine (servestat/sim/engine.hpp), token counter (tokens.hpp), closed-loop
+// driver (closed_loop.hpp) and presets (presets.hpp). Step-by-step expectations are derived by hand
+// from the scheduling rules in docs/simulator.md with round cost coefficients; the preset checks
+// compare shapes against the notebook's Experiment 3 (tests/data/sweep/bad_unfair_exp3.csv).
+#include "servestat/sim/closed_loop.hpp"
+#include "servestat/sim/engine.hpp"
+#include "servestat/sim/presets.hpp"
+#include "servestat/sim/tokens.hpp"
+#include "servestat/stats/quantile.hpp" // quantile_sorted
+
+#include <algorithm> // std::sort
+#include <cstddef>   // std::size_t
+#include <cstdint>   // std::int32_t, std::uint64_t
+#include <limits>    // std::numeric_limits
+#include <optional>  // std::optional
+#include <set>       // std::set
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include <catch2/catch.hpp> // TEST_CASE, SECTION, REQUIRE, CHECK, Approx
+
+namespace {
+
+namespace sim = servestat::sim;
+using servestat::usage_error;
+
+// Round coefficients so every duration can be worked out by hand: 10 ms per step, 1 ms per prompt
+// token, 2 ms per decoding sequence, no context cost.
+sim::engine_config hand_config(std::int32_t budget, std::int32_t max_seqs = 4) {
+    sim::engine_config c;
+    c.max_num_seqs = max_seqs;
+    c.max_num_batched_tokens = budget;
+    c.chunked_prefill = true;
+    c.long_prefill_token_threshold = 0;
+    c.max_model_len = 4096;
+    c.step_overhead = 0.01;
+    c.per_prefill_token = 0.001;
+    c.per_decode_seq = 0.002;
+    c.per_context_token = 0;
+    return c;
+}
+
+struct emitted {
+    std::uint64_t id;
+    std::int32_t index;
+    bool last;
+};
+
+std::vector<emitted> tokens_of(const sim::step_result& r) {
+    std::vector<emitted> out;
+    for (const auto& t : r.tokens) out.push_back({t.id, t.index, t.last});
+    return out;
+}
+
+bool same(const std::vector<emitted>& a, const std::vector<emitted>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].id != b[i].id || a[i].index != b[i].index || a[i].last != b[i].last) return false;
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("a lone request: prefill step, then one decode step per token", "[sim][engine]") {
+    sim::engine e(hand_config(8192));
+    e.add({7, 100, 3}, 0.0);
+    auto s1 = e.step(0.0);
+    CHECK(s1.duration == Approx(0.01 + 100 * 0.001)); // 0.11
+    CHECK(s1.prefill_tokens == 100);
+    CHECK(s1.decode_seqs == 0);
+    CHECK(same(tokens_of(s1), {{7, 0, false}})); // first token at the END of the prefill step
+    auto s2 = e.step(0.11);
+    CHECK(s2.duration == Approx(0.012));
+    CHECK(same(tokens_of(s2), {{7, 1, false}}));
+    auto s3 = e.step(0.122);
+    CHECK(same(tokens_of(s3), {{7, 2, true}}));
+    REQUIRE(s3.done.size() == 1);
+    CHECK(s3.done[0].id == 7);
+    CHECK(s3.done[0].output_tokens == 3);
+    CHECK(s3.done[0].queue == Approx(0).margin(1e-12));
+    CHECK(s3.done[0].prefill == Approx(0.11));
+    CHECK(s3.done[0].decode == Approx(0.024));
+    CHECK(e.idle());
+}
+
+TEST_CASE("running sequences are scheduled before waiting ones, waiting ones first come first served",
+          "[sim][engine]") {
+    sim::engine e(hand_config(10));
+    e.add({1, 5, 3}, 0.0);
+    auto s1 = e.step(0.0); // A prefills 5: 0.01 + 0.005
+    CHECK(s1.duration == Approx(0.015));
+    e.add({2, 9, 2}, 0.015);
+    e.add({3, 2, 1}, 0.015);
+    // A decodes first (1 token of budget), B takes the other 9, C waits: the budget is spent.
+    auto s2 = e.step(0.015);
+    CHECK(s2.decode_seqs == 1);
+    CHECK(s2.prefill_tokens == 9);
+    CHECK(s2.duration == Approx(0.01 + 0.009 + 0.002));
+    CHECK(same(tokens_of(s2), {{1, 1, false}, {2, 0, false}}));
+    CHECK(e.running() == 2);
+    CHECK(e.waiting() == 1);
+    // A and B decode (2 tokens), C prefills 2 and, with max_tokens 1, finishes at once.
+    auto s3 = e.step(0.036);
+    CHECK(s3.duration == Approx(0.01 + 0.002 + 2 * 0.002));
+    CHECK(same(tokens_of(s3), {{1, 2, true}, {2, 1, true}, {3, 0, true}}));
+    REQUIRE(s3.done.size() == 3);
+    // A: scheduled on arrival; first token at 0.015; last at 0.052.
+    CHECK(s3.done[0].queue == Approx(0).margin(1e-12));
+    CHECK(s3.done[0].prefill == Approx(0.015));
+    CHECK(s3.done[0].decode == Approx(0.037));
+    // B: arrived and scheduled at 0.015, first token at 0.036, last at 0.052.
+    CHECK(s3.done[1].queue == Approx(0).margin(1e-12));
+    CHECK(s3.done[1].prefill == Approx(0.021));
+    CHECK(s3.done[1].decode == Approx(0.016));
+    // C: arrived at 0.015, scheduled at 0.036, its only token at 0.052.
+    CHECK(s3.done[2].queue == Approx(0.021));
+    CHECK(s3.done[2].prefill == Approx(0.016));
+    CHECK(s3.done[2].decode == Approx(0).margin(1e-12));
+    CHECK(s3.done[2].output_tokens == 1);
+    CHECK(e.idle());
+}
+
+TEST_CASE("chunked prefill splits a 3000-token prompt over steps of the budget", "[sim][engine]") {
+    sim::engine e(hand_config(1024));
+    e.add({1, 3000, 2}, 0.0);
+    double now = 0;
+    const std::int32_t chunks[] = {1024, 1024, 952};
+    for (int i = 0; i < 3; ++i) {
+        auto s = e.step(now);
+        CHECK(s.prefill_tokens == chunks[i]);
+        CHECK(s.duration == Approx(0.01 + chunks[i] * 0.001));
+        CHECK(s.tokens.size() == (i < 2 ? 0u : 1u)); // no token before the prompt is done
+        now += s.duration;
+    }
+    auto last = e.step(now);
+    CHECK(same(tokens_of(last), {{1, 1, true}}));
+    REQUIRE(last.done.size() == 1);
+    CHECK(last.done[0].prefill == Approx(1.034 + 1.034 + 0.962));
+    CHECK(last.done[0].decode == Approx(0.012));
+}
+
+TEST_CASE("without chunking a prompt that does not fit the budget waits and blocks those behind it",
+          "[sim][engine]") {
+    auto config = hand_config(4096);
+    config.chunked_prefill = false;
+    sim::engine e(config);
+    e.add({1, 3000, 4}, 0.0);
+    e.add({2, 2000, 4}, 0.0);
+    e.add({3, 10, 4}, 0.0); // would fit the 1096 left, but FCFS stops at B
+    auto s1 = e.step(0.0);
+    CHECK(s1.prefill_tokens == 3000);
+    CHECK(e.running() == 1);
+    CHECK(e.waiting() == 2);
+    auto s2 = e.step(s1.duration); // A decodes (1), B 2000 and C 10 fit the remaining 4095
+    CHECK(s2.decode_seqs == 1);
+    CHECK(s2.prefill_tokens == 2010);
+    CHECK(e.running() == 3);
+    CHECK(e.waiting() == 0);
+
+    SECTION("with chunking B takes the rest of the budget instead") {
+        config.chunked_prefill = true;
+        sim::engine chunked(config);
+        chunked.add({1, 3000, 4}, 0.0);
+        chunked.add({2, 2000, 4}, 0.0);
+        chunked.add({3, 10, 4}, 0.0);
+        CHECK(chunked.step(0.0).prefill_tokens == 4096); // 3000 + 1096 of B
+        CHECK(chunked.running() == 2);
+        CHECK(chunked.waiting() == 1);
+    }
+}
+
+TEST_CASE("long_prefill_token_threshold caps every prefill chunk", "[sim][engine]") {
+    auto config = hand_config(8192);
+    config.long_prefill_token_threshold = 512;
+    sim::engine e(config);
+    e.add({1, 1200, 1}, 0.0);
+    e.add({2, 1200, 1}, 0.0);
+    auto s1 = e.step(0.0);
+    CHECK(s1.prefill_tokens == 1024); // 512 each, although 8192 were available
+    CHECK(s1.tokens.empty());
+    auto s2 = e.step(1.0);
+    CHECK(s2.prefill_tokens == 1024);
+    auto s3 = e.step(2.0);
+    CHECK(s3.prefill_tokens == 2 * 176);
+    CHECK(same(tokens_of(s3), {{1, 0, true}, {2, 0, true}}));
+}
+
+TEST_CASE("max_num_seqs caps the running sequences", "[sim][engine]") {
+    sim::engine e(hand_config(100, 2));
+    for (std::uint64_t id = 1; id <= 3; ++id) e.add({id, 5, 2}, 0.0);
+    auto s1 = e.step(0.0);
+    CHECK(s1.prefill_tokens == 10);
+    CHECK(e.running() == 2);
+    CHECK(e.waiting() == 1);
+    auto s2 = e.step(1.0); // A and B finish at the end of this step: C still had no seat in it
+    CHECK(s2.done.size() == 2);
+    CHECK(s2.prefill_tokens == 0);
+    CHECK(e.running() == 0);
+    CHECK(e.waiting() == 1);
+    auto s3 = e.step(2.0);
+    CHECK(s3.prefill_tokens == 5);
+    CHECK(e.running() == 1);
+}
+
+TEST_CASE("cancel drops a request from the waiting queue or the running batch", "[sim][engine]") {
+    sim::engine e(hand_config(100, 1));
+    e.add({1, 5, 5}, 0.0);
+    e.add({2, 5, 5}, 0.0);
+    e.step(0.0);
+    REQUIRE(e.running() == 1);
+    REQUIRE(e.waiting() == 1);
+    e.cancel(1); // running
+    CHECK(e.running() == 0);
+    CHECK(e.waiting() == 1);
+    e.cancel(42); // unknown: ignored
+    CHECK(e.waiting() == 1);
+    auto s = e.step(1.0); // the seat freed by 1 goes to 2, and 1 emits nothing more
+    CHECK(same(tokens_of(s), {{2, 0, false}}));
+    e.cancel(2);
+    CHECK(e.idle());
+    auto empty = e.step(2.0);
+    CHECK(empty.duration == 0);
+    CHECK(empty.tokens.empty());
+
+    SECTION("cancel from waiting") {
+        sim::engine w(hand_config(100, 1));
+        w.add({1, 5, 5}, 0.0);
+        w.add({2, 5, 5}, 0.0);
+        w.step(0.0);
+        w.cancel(2);
+        CHECK(w.waiting() == 0);
+        CHECK(w.running() == 1);
+    }
+}
+
+TEST_CASE("step duration: overhead + prefill tokens + decoding sequences + context of scheduled sequences",
+          "[sim][engine]") {
+    auto config = hand_config(8192);
+    config.per_context_token = 0.0001;
+    sim::engine e(config);
+    e.add({1, 100, 2}, 0.0);
+    // 0.01 + 100 * 0.001 + 100 context tokens * 0.0001
+    CHECK(e.step(0.0).duration == Approx(0.12));
+    // 0.01 + 1 decoding sequence * 0.002 + (100 prompt + 1 generated) * 0.0001
+    CHECK(e.step(0.12).duration == Approx(0.0221));
+
+    SECTION("a prefill chunk counts the sequence's whole prompt as its context") {
+        auto small = config;
+        small.max_num_batched_tokens = 64;
+        sim::engine chunked(small);
+        chunked.add({1, 100, 2}, 0.0);
+        CHECK(chunked.step(0.0).duration == Approx(0.01 + 0.064 + 0.01)); // 64 tokens, context 100
+    }
+}
+
+TEST_CASE("admission rejects context overflow with vLLM's message", "[sim][engine]") {
+    sim::engine e(hand_config(8192));
+    // The notebook's Experiment 1 failure, word for word as vLLM 0.10 writes error.message.
+    const std::optional<std::string> overflow = e.inadmissible(4030, 128);
+    REQUIRE(overflow);
+    CHECK(*overflow == "'max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context "
+                       "length is 4096 tokens and your request has 4030 input tokens (128 > 4096 - 4030).");
+    CHECK_FALSE(e.inadmissible(4030, 66)); // exactly 4096
+    CHECK(e.inadmissible(4096, 1) == std::optional<std::string>(
+                                         "This model's maximum context length is 4096 tokens. However, your request "
+                                         "has 4096 input tokens. Please reduce the length of the input messages."));
+    CHECK_THROWS_AS(e.add({1, 4030, 128}, 0.0), usage_error);
+    CHECK_THROWS_AS(e.add({1, 10, 0}, 0.0), usage_error);
+    e.add({1, 10, 1}, 0.0);
+    CHECK_THROWS_AS(e.add({1, 10, 1}, 0.0), usage_error); // same id twice
+}
+
+TEST_CASE("validate rejects configurations vLLM would not start with", "[sim][engine]") {
+    const auto ok = hand_config(8192);
+    CHECK_NOTHROW(sim::validate(ok));
+    auto c = ok;
+    c.max_num_seqs = 0;
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = ok;
+    c.max_num_batched_tokens = 2; // below max_num_seqs 4
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = ok;
+    c.chunked_prefill = false;
+    c.max_num_batched_tokens = 2048; // a 4096-token context could never be scheduled
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = ok;
+    c.long_prefill_token_threshold = -1;
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = ok;
+    c.per_prefill_token = -0.001;
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = ok;
+    c.per_decode_seq = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = ok;
+    c.step_overhead = 0;
+    CHECK_THROWS_AS(sim::engine(c), usage_error);
+}
+
+TEST_CASE("count_tokens: words by groups of 4 bytes, punctuation 1, whitespace 0", "[sim][tokens]") {
+    CHECK(sim::count_tokens("") == 0);
+    CHECK(sim::count_tokens(" \n\t ") == 0);
+    CHECK(sim::count_tokens("the") == 1);
+    CHECK(sim::count_tokens("word") == 1);
+    CHECK(sim::count_tokens("tokens") == 2);
+    CHECK(sim::count_tokens("assistant") == 3);
+    CHECK(sim::count_tokens("Hello, world!") == 6); // Hello 2, "," 1, world 2, "!" 1
+    CHECK(sim::count_tokens("e.g.") == 4);
+    CHECK(sim::count_tokens("3.14") == 3);
+    CHECK(sim::count_tokens("caf\xc3\xa9") == 2); // 5 UTF-8 bytes
+    CHECK(sim::count_tokens("who sang take that look off your face") == 8);
+}
+
+TEST_CASE("count_chat_tokens follows Qwen2.5's chat template", "[sim][tokens]") {
+    // 3 (assistant prompt) + 5 + 8 (user) + 5 + 21 (the default system prompt Qwen2.5 inserts):
+    // the notebook's short prompts of 8-16 tokens arrive as 37-45.
+    CHECK(sim::count_chat_tokens({{"user", "who sang take that look off your face"}}) == 42);
+    // An explicit system message replaces the default: 3 + (5 + 4) + (5 + 1).
+    CHECK(sim::count_chat_tokens({{"system", "Be brief."}, {"user", "Hi"}}) == 18);
+    CHECK(sim::count_chat_tokens({}) == 3 + 5 + 21);
+}
+
+TEST_CASE("output_token is one token and deterministic", "[sim][tokens]") {
+    std::set<std::string> distinct;
+    for (std::uint64_t seed : {0ULL, 1ULL, 42ULL, 0xFFFFFFFFFFFFFFFFULL}) {
+        for (std::int32_t i = 0; i < 200; ++i) {
+            const std::string t = sim::output_token(seed, i);
+            CHECK(sim::count_tokens(t) == 1);
+            CHECK(t.front() == ' ');
+            CHECK(t == sim::output_token(seed, i));
+            distinct.insert(t);
+        }
+    }
+    CHECK(distinct.size() > 10); // a varied text, not one word repeated
+    std::string a, b;
+    for (std::int32_t i = 0; i < 16; ++i) {
+        a += sim::output_token(1, i);
+        b += sim::output_token(2, i);
+    }
+    CHECK(sim::count_tokens(a) == 16);
+    CHECK(a != b);
+}
+
+TEST_CASE("mix_workload: an exact share of short and long prompts, fixed by the seed", "[sim][closed_loop]") {
+    const auto w = sim::mix_workload(0.5, 200, 1);
+    REQUIRE(w.size() == 200);
+    int longs = 0;
+    for (const auto& item : w) {
+        CHECK(item.max_tokens == 16);
+        const bool is_long = item.prompt_tokens >= 2048;
+        longs += is_long;
+        if (is_long) CHECK(item.prompt_tokens <= 4000);
+        else CHECK((item.prompt_tokens >= 36 && item.prompt_tokens <= 45));
+    }
+    CHECK(longs == 100);
+    const auto again = sim::mix_workload(0.5, 200, 1);
+    const auto other = sim::mix_workload(0.5, 200, 2);
+    bool equal = true, differs = false;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        equal = equal && w[i].prompt_tokens == again[i].prompt_tokens;
+        differs = differs || w[i].prompt_tokens != other[i].prompt_tokens;
+    }
+    CHECK(equal);
+    CHECK(differs);
+    CHECK_THROWS_AS(sim::mix_workload(1.5, 10, 1), usage_error);
+}
+
+TEST_CASE("run_closed_loop: each client sends its next request when the last one ends", "[sim][closed_loop]") {
+    const std::vector<sim::workload_item> items = {{100, 3}, {40, 2}};
+    const auto r = sim::run_closed_loop(hand_config(8192), items, 1, 3); // items cycle: 100, 40, 100
+    REQUIRE(r.requests.size() == 3);
+    // By hand: 100-token prompt, 3 tokens: 0.11 + 2 * 0.012 = 0.134; 40 tokens, 2: 0.05 + 0.012 = 0.062.
+    CHECK(r.requests[0].end == Approx(0.134));
+    CHECK(r.requests[1].arrival == Approx(0.134));
+    CHECK(r.requests[1].prompt_tokens == 40);
+    CHECK(r.requests[1].first_token == Approx(0.184));
+    CHECK(r.requests[1].end == Approx(0.196));
+    CHECK(r.requests[2].end == Approx(0.33));
+    CHECK(r.wall_time == Approx(0.33));
+    CHECK(r.rps == Approx(3 / 0.33));
+
+    const auto w = sim::mix_workload(0.5, 200, 3);
+    const auto a = sim::run_closed_loop(sim::find_preset("l4-qwen2.5-3b-bad")->config, w, 16, 200);
+    const auto b = sim::run_closed_loop(sim::find_preset("l4-qwen2.5-3b-bad")->config, w, 16, 200);
+    REQUIRE(a.requests.size() == 200);
+    bool identical = a.wall_time == b.wall_time;
+    for (std::size_t i = 0; i < a.requests.size(); ++i) identical = identical && a.requests[i].end == b.requests[i].end;
+    CHECK(identical);
+    for (const auto& q : a.requests) {
+        CHECK(q.queue + q.prefill + q.decode == Approx(q.latency()));
+        CHECK(q.first_token == Approx(q.arrival + q.queue + q.prefill));
+    }
+}
+
+TEST_CASE("presets: names, flags and validity", "[sim][presets]") {
+    const auto* bad = sim::find_preset("l4-qwen2.5-3b-bad");
+    const auto* fair = sim::find_preset("l4-qwen2.5-3b-fair");
+    REQUIRE(bad);
+    REQUIRE(fair);
+    CHECK(sim::find_preset("nope") == nullptr);
+    // The notebook's server command lines (Experiments 2-3 and 5).
+    CHECK(bad->config.max_num_batched_tokens == 8192);
+    CHECK(fair->config.max_num_batched_tokens == 768);
+    for (const auto* p : {bad, fair}) {
+        CHECK(p->config.max_model_len == 4096);
+        CHECK(p->config.long_prefill_token_threshold == 1024);
+        CHECK(p->config.chunked_prefill);
+        CHECK_NOTHROW(sim::validate(p->config));
+    }
+    // Same GPU and model: the same costs.
+    CHECK(bad->config.step_overhead == fair->config.step_overhead);
+    CHECK(bad->config.per_prefill_token == fair->config.per_prefill_token);
+    CHECK(bad->config.per_decode_seq == fair->config.per_decode_seq);
+    CHECK(bad->config.per_context_token == fair->config.per_context_token);
+}
+
+TEST_CASE("the bad preset reproduces the shape of the notebook's Experiment 3", "[sim][presets]") {
+    // Seed (tests/data/sweep/bad_unfair_exp3.csv): rps 1.31 at c=1 rising to ~5.9 from c=16 on;
+    // p99 1.30 s -> 21.7 s; short p99 0.46 s -> 15.8 s.
+    const auto& config = sim::find_preset("l4-qwen2.5-3b-bad")->config;
+    const auto w = sim::mix_workload(0.5, 200, 1);
+    const int levels[] = {1, 2, 4, 8, 16, 32, 48, 64};
+    std::vector<sim::closed_loop_summary> s;
+    for (int c : levels) s.push_back(sim::summarize(sim::run_closed_loop(config, w, c, 200)));
+    const auto& c1 = s[0];
+    const auto& c16 = s[4];
+    const auto& c64 = s[7];
+    CHECK(c1.rps >= 1.0);
+    CHECK(c1.rps <= 1.7);
+    CHECK(c16.rps >= 4);
+    CHECK(c64.rps / c16.rps < 1.25); // saturated
+    CHECK(c64.p99 / c1.p99 >= 8);
+    CHECK(c1.short_n == 100);
+    for (std::size_t i = 1; i < s.size(); ++i) {
+        INFO("c = " << levels[i]);
+        CHECK(s[i].rps > s[i - 1].rps * 0.98);        // throughput never drops (much)
+        CHECK(s[i].short_p99 > s[i - 1].short_p99);   // short requests suffer more and more
+    }
+}
+
+TEST_CASE("the fair preset trades throughput for short requests' streaming and a shorter tail",
+          "[sim][presets]") {
+    // Experiment 5 (btok 768 vs 8192 at c=32): FAIR ran 200 requests in 41 s against BAD's 34 s,
+    // improved p90 and left p99 and short p99 about where they were (10.08 s vs 10.15 s).
+    const auto& bad = sim::find_preset("l4-qwen2.5-3b-bad")->config;
+    const auto& fair = sim::find_preset("l4-qwen2.5-3b-fair")->config;
+    const auto w = sim::mix_workload(0.5, 200, 1);
+    const auto bad32 = sim::run_closed_loop(bad, w, 32, 200);
+    const auto fair32 = sim::run_closed_loop(fair, w, 32, 200);
+    CHECK(fair32.rps < bad32.rps);
+    CHECK(fair32.rps > 0.7 * bad32.rps);
+    // Once admitted, a short request streams its 16 tokens in small steps instead of 8192-token ones.
+    auto short_decode_p99 = [](const sim::closed_loop_result& r) {
+        std::vector<double> xs;
+        for (const auto& q : r.requests)
+            if (q.prompt_tokens <= 64) xs.push_back(q.decode);
+        std::sort(xs.begin(), xs.end());
+        return servestat::quantile_sorted(xs, 0.99);
+    };
+    CHECK(short_decode_p99(fair32) < 0.5 * short_decode_p99(bad32));
+    // Under heavy load the tail is shorter.
+    const auto bad64 = sim::summarize(sim::run_closed_loop(bad, w, 64, 200));
+    const auto fair64 = sim::summarize(sim::run_closed_loop(fair, w, 64, 200));
+    CHECK(fair64.p99 < bad64.p99); // holds for every workload seed 1-10, not just this one
+}
