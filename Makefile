@@ -8,6 +8,9 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
                   chromium cmark-gfm libxml2-utils
 
 .PHONY: all deps build test test-unit test-asan test-asan-unit demo bench clean
+# The conformance test's independent client: the official openai package (npm, pinned by the lock
+# file), run with Node; Debian's nodejs and npm when the machine has no Node.
+CONFORMANCE = tests/conformance
 
 all: build
 
@@ -23,6 +26,11 @@ deps:
 	  fi; \
 	fi
 
+$(CONFORMANCE)/node_modules/openai/package.json: $(CONFORMANCE)/package-lock.json | deps
+	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; } \
+	  || { echo "missing Node.js and npm (run as root or: sudo apt-get install nodejs npm)"; exit 1; }
+	npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error
+
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
@@ -30,13 +38,13 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The whole suite, then the unit tests again under AddressSanitizer + UBSan in a Debug build.
-test: build test-asan
+test: build test-asan $(CONFORMANCE)/node_modules/openai/package.json
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # Under ASan/UBSan `make test` runs the tool on everything the CLI tests feed it (every reader on
 # ../shared/data, reports, bad input); compiling the whole unit suite instrumented as well would
 # take the suite past ten minutes on two cores, so that is `make test-asan-unit`.
-test-asan: deps
+test-asan: deps $(CONFORMANCE)/node_modules/openai/package.json
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSERVESTAT_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target servestat_cli
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L cli

@@ -1,7 +1,7 @@
 // Prints the simulated closed-loop table of Experiment 3 for the simulator presets, or for cost
 // coefficients given on the command line, to calibrate include/servestat/sim/presets.hpp.
 //   g++ -std=c++20 -O2 -Iinclude bench/sim_calibrate.cpp -o sim_calibrate
-//   ./sim_calibrate                       # both presets
+//   ./sim_calibrate                       # both presets, and the fair one as the notebook ran it
 //   ./sim_calibrate 0.026 0.0001 0.0004 5e-7   # step_overhead per_prefill_token per_decode_seq per_context_token
 #include <cstdio>   // std::printf
 #include <cstdlib>  // std::atof
@@ -36,4 +36,10 @@ int main(int argc, char** argv) {
         return 0;
     }
     for (const auto& p : sim::presets) table(std::string(p.name).c_str(), p.config);
+    // vLLM 0.13 (V1), which the notebook ran, has no concurrent partial prefills: its FAIR server
+    // is the fair preset with them off.
+    sim::engine_config v1_fair = sim::find_preset("l4-qwen2.5-3b-fair")->config;
+    v1_fair.max_num_partial_prefills = 1;
+    v1_fair.max_long_partial_prefills = 1;
+    table("l4-qwen2.5-3b-fair --max-num-partial-prefills 1 --max-long-partial-prefills 1", v1_fair);
 }

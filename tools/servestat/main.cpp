@@ -9,6 +9,7 @@
 #include "compare_command.hpp" // compare_args, run_compare_command
 #include "knee_command.hpp"   // knee_args, run_knee_command
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
+#include "simulate_command.hpp" // simulate_args, run_simulate_command
 #include "stats_command.hpp"  // stats_args, run_stats_command
 
 namespace {
@@ -46,6 +47,11 @@ int main(int argc, char** argv) {
     auto* knee_cmd = app.add_subcommand("knee", "Kneedle knee/elbow of a curve in a CSV file (kneed 0.8.x semantics)");
     servestat::cli::add_knee_options(*knee_cmd, knee);
 
+    servestat::cli::simulate_args simulate;
+    auto* simulate_cmd = app.add_subcommand("simulate", "A simulated vLLM server (OpenAI API, continuous batching) "
+                                                        "to test and rehearse against");
+    servestat::cli::add_simulate_options(*simulate_cmd, simulate);
+
     auto* templates_cmd = app.add_subcommand("templates", "The built-in report templates");
     templates_cmd->require_subcommand(1);
     auto* templates_list = templates_cmd->add_subcommand("list", "Names of the built-in templates");
@@ -64,6 +70,7 @@ int main(int argc, char** argv) {
         if (report_cmd->parsed()) return servestat::cli::run_report_command(report);
         if (compare_cmd->parsed()) return servestat::cli::run_compare_command(compare);
         if (knee_cmd->parsed()) return servestat::cli::run_knee_command(knee);
+        if (simulate_cmd->parsed()) return servestat::cli::run_simulate_command(simulate);
         if (templates_list->parsed()) return servestat::cli::list_templates();
         if (templates_dump->parsed()) return servestat::cli::dump_template(template_name);
     } catch (const servestat::input_error& e) {

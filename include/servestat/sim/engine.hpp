@@ -1,12 +1,12 @@
 // A continuous-batching LLM engine in simulated time: vLLM V1's scheduler over a linear cost model.
 #pragma once
 
-#include <algorithm>   // std::min, std::find_if
+#include <algorithm>   // std::min, std::max, std::find_if
 #include <cmath>       // std::isfinite
-#include <cstddef>     // std::size_t
+#include <cstddef>     // std::size_t, std::ptrdiff_t
 #include <cstdint>     // std::int32_t, std::uint64_t
 #include <deque>       // std::deque
-#include <initializer_list> // range-for over the cost coefficients
+#include <initializer_list> // range-for over the cost coefficients, std::min of three
 #include <optional>    // std::optional
 #include <string>      // std::string, std::to_string
 #include <utility>     // std::move
@@ -31,6 +31,15 @@
 //              sequences + per_context_token * sum of (prompt + generated) over scheduled sequences
 // At the end of the step a sequence that finished its prompt emits token 0, a decoding sequence
 // emits its next token, and one that has emitted max_tokens tokens finishes.
+// With max_num_partial_prefills > 1 (chunked prefill only) the step adds vLLM V0's concurrent
+// partial prefills (vllm/core/scheduler.py, PartialPrefillMetadata), which V1 does not have:
+//   - a prefill is "long" while more than long_prefill_token_threshold of its prompt is left (a
+//     threshold of 0 means 4% of max_model_len, as V0 sets it);
+//   - before scheduling, P = min(max_num_partial_prefills, sequences mid-prefill + waiting ones that
+//     could start, FCFS, not counting long ones beyond the long limit); every prefill chunk of the
+//     step is at most max_num_batched_tokens / P;
+//   - at most max_long_partial_prefills long prefills run at once: a waiting long prompt over that
+//     limit keeps its place in the queue, and shorter prompts behind it are scheduled (they jump it).
 // KV-cache capacity and preemption are not modelled (the notebook's L4 runs never preempted).
 
 namespace servestat::sim {
@@ -40,6 +49,8 @@ struct engine_config {
     std::int32_t max_num_batched_tokens = 8192;       // --max-num-batched-tokens: token budget per step
     bool chunked_prefill = true;                      // --[no-]enable-chunked-prefill
     std::int32_t long_prefill_token_threshold = 0;    // --long-prefill-token-threshold, 0 = off
+    std::int32_t max_num_partial_prefills = 1;        // --max-num-partial-prefills: 1 = off (no limit)
+    std::int32_t max_long_partial_prefills = 1;       // --max-long-partial-prefills: long ones among them
     std::int32_t max_model_len = 4096;                // --max-model-len: prompt + output tokens at most
     double step_overhead = 0.004;                     // seconds per engine step
     double per_prefill_token = 0.0001;                // seconds per prompt token prefilled in the step
@@ -61,6 +72,17 @@ inline void validate(const engine_config& c) {
     detail::require(c.max_num_batched_tokens >= 1, "max_num_batched_tokens must be at least 1");
     detail::require(c.max_model_len >= 2, "max_model_len must be at least 2");
     detail::require(c.long_prefill_token_threshold >= 0, "long_prefill_token_threshold must not be negative");
+    detail::require(c.max_num_partial_prefills >= 1, "max_num_partial_prefills must be at least 1");
+    detail::require(c.max_long_partial_prefills >= 1 && c.max_long_partial_prefills <= c.max_num_partial_prefills,
+                    "max_long_partial_prefills must be at least 1 and at most max_num_partial_prefills");
+    // vLLM's SchedulerConfig refuses the same two combinations.
+    detail::require(c.max_num_partial_prefills == 1 || c.chunked_prefill,
+                    "max_num_partial_prefills > 1 needs chunked prefill");
+    detail::require(c.max_num_partial_prefills == 1 || c.long_prefill_token_threshold <= c.max_model_len,
+                    "with max_num_partial_prefills > 1 long_prefill_token_threshold must not exceed max_model_len");
+    // Each of them gets max_num_batched_tokens / max_num_partial_prefills tokens at least.
+    detail::require(c.max_num_partial_prefills <= c.max_num_batched_tokens,
+                    "max_num_partial_prefills must not exceed max_num_batched_tokens");
     detail::require(c.max_num_batched_tokens >= c.max_num_seqs,
                     "max_num_batched_tokens must be at least max_num_seqs (every running sequence "
                     "needs one token of budget to decode)");
@@ -177,6 +199,7 @@ public:
         if (idle()) return out;
         plan_.clear();
         std::int32_t budget = config_.max_num_batched_tokens;
+        plan_partial_prefills();
         schedule_running(budget);
         schedule_waiting(budget, now);
         double context = 0;
@@ -198,8 +221,49 @@ private:
         std::int32_t tokens; // budget it takes this step
     };
 
+    // V0's PartialPrefillMetadata for the step being scheduled; `on` is false in V1 mode.
+    struct partial_prefills {
+        bool on = false;
+        std::int32_t long_threshold = 0; // a prefill with more prompt left than this is long
+        std::int32_t slot = 0;           // largest prefill chunk of one sequence this step
+        std::int32_t long_running = 0;   // long prefills running, counting those started this step
+    };
+
+    bool is_long(const detail::sequence& s) const {
+        return s.request.prompt_tokens - s.prefilled > partial_.long_threshold;
+    }
+
+    // PartialPrefillMetadata.from_queues: count the prefills that can make progress this step and
+    // split the budget evenly between them.
+    void plan_partial_prefills() {
+        partial_ = {};
+        partial_.slot = config_.max_num_batched_tokens;
+        if (!config_.chunked_prefill || config_.max_num_partial_prefills <= 1) return;
+        partial_.on = true;
+        // Without a threshold V0's SchedulerConfig makes one of 4% of max_model_len.
+        const std::int32_t threshold = config_.long_prefill_token_threshold;
+        partial_.long_threshold = threshold > 0 ? threshold : config_.max_model_len / 25;
+        const std::int32_t most = config_.max_num_partial_prefills;
+        std::int32_t prefills = 0;
+        for (const auto& s : running_) {
+            if (s.prefilled >= s.request.prompt_tokens) continue;
+            ++prefills;
+            if (is_long(s)) ++partial_.long_running;
+        }
+        std::int32_t long_waiting = 0;
+        for (const auto& s : waiting_) {
+            if (prefills >= most) break;
+            if (is_long(s)) {
+                if (partial_.long_running + long_waiting >= config_.max_long_partial_prefills) continue;
+                ++long_waiting;
+            }
+            ++prefills;
+        }
+        partial_.slot = config_.max_num_batched_tokens / std::max(1, std::min(prefills, most));
+    }
+
     std::int32_t prefill_chunk(std::int32_t remaining, std::int32_t budget) const {
-        std::int32_t n = std::min(remaining, budget);
+        std::int32_t n = std::min({remaining, budget, partial_.slot});
         const auto threshold = config_.long_prefill_token_threshold;
         if (threshold > 0) n = std::min(n, threshold);
         return n;
@@ -216,13 +280,20 @@ private:
     }
 
     void schedule_waiting(std::int32_t& budget, double now) {
-        while (!waiting_.empty() && budget > 0 && running() < config_.max_num_seqs) {
-            const auto& s = waiting_.front();
+        std::size_t i = 0; // waiting sequences before i were passed over (long, over the limit)
+        while (i < waiting_.size() && budget > 0 && running() < config_.max_num_seqs) {
+            const auto& s = waiting_[i];
+            const bool long_prefill = partial_.on && is_long(s);
+            if (long_prefill && partial_.long_running >= config_.max_long_partial_prefills) {
+                ++i; // it keeps its place; shorter prompts behind it may go first
+                continue;
+            }
             std::int32_t n = s.request.prompt_tokens;
             if (config_.chunked_prefill) n = prefill_chunk(n, budget);
             else if (n > budget) break; // FCFS: whoever is behind it waits too
+            if (long_prefill) ++partial_.long_running;
             running_.push_back(s);
-            waiting_.pop_front();
+            waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
             running_.back().first_scheduled = now;
             plan_.push_back({running_.size() - 1, n});
             budget -= n;
@@ -251,6 +322,7 @@ private:
     std::deque<detail::sequence> waiting_;
     std::vector<detail::sequence> running_; // in the order first scheduled
     std::vector<planned> plan_;             // this step's schedule, reused to avoid reallocations
+    partial_prefills partial_;              // this step's concurrent-partial-prefill limits
 };
 
 } // namespace servestat::sim

@@ -9,7 +9,7 @@
 // Both presets run the same model on the same GPU, so they share the cost coefficients and differ
 // only in scheduler flags. The coefficients were fitted (bench/sim_calibrate.cpp) so that the bad
 // preset's simulated closed-loop sweep on mix_50_50 looks like the notebook's Experiment 3
-// (tests/data/sweep/bad_unfair_exp3.csv); docs/simulator.md has both tables.
+// (tests/data/sweep/bad_unfair_exp3.csv); docs/simulator.md has the tables.
 
 namespace servestat::sim {
 
@@ -32,12 +32,16 @@ inline constexpr engine_config l4_qwen_3b_costs() {
 }
 
 inline constexpr engine_config with_scheduler(std::int32_t max_num_batched_tokens,
-                                              std::int32_t long_prefill_token_threshold) {
+                                              std::int32_t long_prefill_token_threshold,
+                                              std::int32_t max_num_partial_prefills = 1,
+                                              std::int32_t max_long_partial_prefills = 1) {
     engine_config c = l4_qwen_3b_costs();
     c.max_num_seqs = 256; // vLLM's default; the notebook never sets it in Experiments 3 and 5
     c.max_num_batched_tokens = max_num_batched_tokens;
     c.chunked_prefill = true; // vLLM V1 always chunks
     c.long_prefill_token_threshold = long_prefill_token_threshold;
+    c.max_num_partial_prefills = max_num_partial_prefills;
+    c.max_long_partial_prefills = max_long_partial_prefills;
     c.max_model_len = 4096;
     return c;
 }
@@ -49,10 +53,14 @@ inline constexpr std::array<preset, 2> presets{{
      "the notebook's BAD server: --max-model-len 4096 --max-num-batched-tokens 8192 "
      "--long-prefill-token-threshold 1024 (Experiments 2-3)",
      detail::with_scheduler(8192, 1024)},
+    // The notebook's FAIR flags plus vLLM V0's concurrent partial prefills, which let short prompts
+    // jump a long one. vLLM 0.13 (V1), which the notebook ran, refuses these two flags; with
+    // --max-num-partial-prefills 1 the preset is the notebook's FAIR server as it ran.
     {"l4-qwen2.5-3b-fair",
-     "the notebook's FAIR server: --max-model-len 4096 --max-num-batched-tokens 768 "
-     "--long-prefill-token-threshold 1024 (Experiment 5)",
-     detail::with_scheduler(768, 1024)},
+     "the notebook's FAIR server (Experiment 5: --max-model-len 4096 --max-num-batched-tokens 768 "
+     "--long-prefill-token-threshold 1024) with vLLM V0's --max-num-partial-prefills 2 "
+     "--max-long-partial-prefills 1, so short prompts jump long ones",
+     detail::with_scheduler(768, 1024, 2, 1)},
 }};
 
 // nullptr when no preset has that name.

@@ -1,0 +1,309 @@
+// The simulator's OpenAI-compatible API without the transport: request validation and response bodies.
+#pragma once
+
+#include <algorithm>   // std::min
+#include <cstdint>     // std::int32_t, std::int64_t, std::uint64_t, INT32_MAX
+#include <optional>    // std::optional
+#include <stdexcept>   // std::runtime_error
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::move, std::pair
+#include <vector>      // std::vector
+
+#include <fmt/format.h>      // fmt::format
+#include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
+
+#include "servestat/sim/metrics.hpp" // request_timings
+#include "servestat/sim/tokens.hpp"  // count_tokens, count_chat_tokens, output_token
+
+// Shapes follow vLLM 0.10's OpenAI server (vllm/entrypoints/openai/protocol.py), since the clients
+// and load drivers this simulator stands in front of were written against it. Errors use the shape
+// the seed notebook's vLLM returned:
+//   {"error": {"message": "...", "type": "BadRequestError", "param": null, "code": 400}}
+// Everything here is free of I/O so the unit tests can check it byte for byte.
+
+namespace servestat::sim {
+
+// A request the API refuses: an HTTP status, vLLM's error type name and the message.
+class api_error : public std::runtime_error {
+public:
+    api_error(int status, std::string type, const std::string& message)
+        : std::runtime_error(message), status_(status), type_(std::move(type)) {}
+    int status() const noexcept { return status_; }
+    const std::string& type() const noexcept { return type_; }
+
+private:
+    int status_;
+    std::string type_;
+};
+
+namespace detail {
+
+// Client text may be anything; a dump must never throw on invalid UTF-8.
+inline std::string dump_json(const nlohmann::ordered_json& j) {
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+inline api_error bad_request(const std::string& message) { return api_error(400, "BadRequestError", message); }
+
+inline const nlohmann::json* member(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+inline nlohmann::json parse_object(std::string_view body) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(body.begin(), body.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw bad_request(std::string("JSON decode error: ").append(e.what()));
+    }
+    if (!j.is_object()) throw bad_request("The request body must be a JSON object");
+    return j;
+}
+
+// vLLM answers 404 when the request names a model it does not serve; a missing model is fine.
+inline void check_model(const nlohmann::json& request, std::string_view served) {
+    const auto* model = member(request, "model");
+    if (!model) return;
+    if (!model->is_string()) throw bad_request("'model' must be a string");
+    const auto& name = model->get_ref<const std::string&>();
+    if (name != served)
+        throw api_error(404, "NotFoundError", std::string("The model `").append(name).append("` does not exist."));
+}
+
+inline bool optional_bool(const nlohmann::json& object, const char* key) {
+    const auto* v = member(object, key);
+    if (!v) return false;
+    if (!v->is_boolean()) throw bad_request(std::string("'").append(key).append("' must be a boolean"));
+    return v->get<bool>();
+}
+
+inline std::optional<std::int32_t> optional_count(const nlohmann::json& object, const char* key) {
+    const auto* v = member(object, key);
+    if (!v) return std::nullopt;
+    if (!v->is_number_integer()) throw bad_request(std::string("'").append(key).append("' must be an integer"));
+    const auto n = v->get<std::int64_t>();
+    if (n < 1) throw bad_request(fmt::format("{} must be at least 1, got {}.", key, n));
+    return static_cast<std::int32_t>(std::min<std::int64_t>(n, INT32_MAX));
+}
+
+// A message's content: a string, null (an assistant turn with tool calls), or a list of parts of
+// which the text parts count (joined by newlines, as vLLM renders them).
+inline std::string message_content(const nlohmann::json& message) {
+    const auto* content = member(message, "content");
+    if (!content) return {};
+    if (content->is_string()) return content->get<std::string>();
+    if (!content->is_array()) throw bad_request("A message's 'content' must be a string or a list of parts");
+    std::string text;
+    for (const auto& part : *content) {
+        if (!part.is_object()) throw bad_request("A content part must be an object");
+        const auto* t = member(part, "text");
+        if (!t) continue;
+        if (!t->is_string()) throw bad_request("A content part's 'text' must be a string");
+        if (!text.empty()) text.push_back('\n');
+        text.append(t->get_ref<const std::string&>());
+    }
+    return text;
+}
+
+inline std::int32_t chat_prompt_tokens(const nlohmann::json& request) {
+    const auto* messages = member(request, "messages");
+    if (!messages) throw bad_request("Field required: 'messages'");
+    if (!messages->is_array() || messages->empty())
+        throw bad_request("'messages' must be a non-empty list of messages");
+    std::vector<std::pair<std::string, std::string>> turns;
+    turns.reserve(messages->size());
+    for (const auto& m : *messages) {
+        if (!m.is_object()) throw bad_request("Each message must be an object");
+        const auto* role = member(m, "role");
+        if (!role || !role->is_string()) throw bad_request("Each message needs a string 'role'");
+        turns.emplace_back(role->get<std::string>(), message_content(m));
+    }
+    return count_chat_tokens(turns);
+}
+
+// A completion prompt: a string, a list of token ids, or a list holding one of either. The
+// simulator serves one prompt per request (vLLM fans a list of prompts out into several choices).
+inline std::int32_t completion_prompt_tokens(const nlohmann::json& request) {
+    const auto* prompt = member(request, "prompt");
+    if (!prompt) throw bad_request("Field required: 'prompt'");
+    if (prompt->is_string()) return count_tokens(prompt->get_ref<const std::string&>());
+    if (prompt->is_array()) {
+        if (!prompt->empty() && (*prompt)[0].is_number_integer()) {
+            for (const auto& id : *prompt)
+                if (!id.is_number_integer()) throw bad_request("A token-id prompt must hold only integers");
+            return static_cast<std::int32_t>(prompt->size());
+        }
+        if (prompt->size() == 1) {
+            const auto& only = (*prompt)[0];
+            if (only.is_string() || only.is_array()) {
+                nlohmann::json inner = {{"prompt", only}};
+                return completion_prompt_tokens(inner);
+            }
+        }
+        if (prompt->size() > 1) throw bad_request("The simulator serves one prompt per request");
+    }
+    throw bad_request("'prompt' must be a string, a list of token ids, or a list holding one of them");
+}
+
+} // namespace detail
+
+enum class api_kind { chat, completion };
+
+// What the engine and the response need from a /v1/chat/completions or /v1/completions body.
+struct generation_request {
+    api_kind kind = api_kind::chat;
+    std::int32_t prompt_tokens = 0;
+    std::optional<std::int32_t> max_tokens; // as sent; nullopt: up to the context length
+    bool stream = false;
+    bool include_usage = false; // stream_options.include_usage
+};
+
+// Validates a request body; throws api_error with the status and message vLLM would answer.
+// max_completion_tokens wins over max_tokens (vLLM: `max_completion_tokens or max_tokens`); a
+// completion without max_tokens gets vLLM's CompletionRequest default of 16, a null one none.
+inline generation_request parse_generation_request(api_kind kind, std::string_view body, std::string_view model) {
+    const auto j = detail::parse_object(body);
+    detail::check_model(j, model);
+    generation_request r;
+    r.kind = kind;
+    r.prompt_tokens = kind == api_kind::chat ? detail::chat_prompt_tokens(j) : detail::completion_prompt_tokens(j);
+    if (r.prompt_tokens < 1) throw detail::bad_request("The decoder prompt cannot be empty");
+    r.max_tokens = detail::optional_count(j, "max_completion_tokens");
+    if (!r.max_tokens) r.max_tokens = detail::optional_count(j, "max_tokens");
+    if (!r.max_tokens && kind == api_kind::completion && !j.contains("max_tokens")) r.max_tokens = 16;
+    if (const auto* n = detail::member(j, "n"); n && !(n->is_number_integer() && n->get<std::int64_t>() == 1))
+        throw detail::bad_request("The simulator supports only n = 1");
+    r.stream = detail::optional_bool(j, "stream");
+    if (const auto* options = detail::member(j, "stream_options")) {
+        if (!options->is_object()) throw detail::bad_request("'stream_options' must be an object");
+        r.include_usage = detail::optional_bool(*options, "include_usage");
+    }
+    return r;
+}
+
+// max_tokens the engine runs with: as sent, else what is left of the context (vLLM's default),
+// which is 0 or less for a prompt that fills the context (the engine then refuses it).
+inline std::int32_t effective_max_tokens(const generation_request& r, std::int32_t max_model_len) {
+    return r.max_tokens ? *r.max_tokens : max_model_len - r.prompt_tokens;
+}
+
+// /tokenize: {"prompt": "..."} or {"messages": [...]} (with the generation prompt, vLLM's default).
+inline std::int32_t parse_tokenize_request(std::string_view body, std::string_view model) {
+    const auto j = detail::parse_object(body);
+    detail::check_model(j, model);
+    if (j.contains("messages")) return detail::chat_prompt_tokens(j);
+    if (j.contains("prompt")) return detail::completion_prompt_tokens(j);
+    throw detail::bad_request("Field required: 'prompt' or 'messages'");
+}
+
+inline std::string error_body(int status, std::string_view type, std::string_view message) {
+    nlohmann::ordered_json j;
+    j["error"] = {{"message", message}, {"type", type}, {"param", nullptr}, {"code", status}};
+    return detail::dump_json(j);
+}
+
+inline std::string error_body(const api_error& e) { return error_body(e.status(), e.type(), e.what()); }
+
+inline std::string models_body(std::string_view model, std::int32_t max_model_len, std::int64_t created) {
+    nlohmann::ordered_json card = {{"id", model},          {"object", "model"},   {"created", created},
+                                   {"owned_by", "servestat"}, {"root", model},      {"parent", nullptr},
+                                   {"max_model_len", max_model_len}, {"permission", nlohmann::json::array()}};
+    nlohmann::ordered_json j = {{"object", "list"}, {"data", nlohmann::ordered_json::array({card})}};
+    return detail::dump_json(j);
+}
+
+// The simulator has no vocabulary: ids are stable stand-ins, `count` of them (vocabulary size of
+// Qwen2.5's tokenizer), so that clients reading len(tokens) agree with count.
+inline std::string tokenize_body(std::int32_t count, std::int32_t max_model_len, std::uint64_t seed) {
+    auto ids = nlohmann::ordered_json::array();
+    for (std::int32_t i = 0; i < count; ++i)
+        ids.push_back(detail::mix64(seed ^ static_cast<std::uint64_t>(i)) % 151643);
+    nlohmann::ordered_json j = {{"count", count}, {"max_model_len", max_model_len}, {"tokens", ids},
+                                {"token_strs", nullptr}};
+    return detail::dump_json(j);
+}
+
+// "queue=0.0123;prefill=0.2;decode=0.3": the x-servestat-timings header of a non-streamed response.
+inline constexpr std::string_view timings_header_name = "x-servestat-timings";
+inline std::string timings_header_value(const request_timings& t) {
+    return fmt::format("queue={:.6f};prefill={:.6f};decode={:.6f}", t.queue, t.prefill, t.decode);
+}
+
+// The bodies and stream events of one generation request. Per-token chunks are a fixed prefix and
+// suffix around the token's JSON string, so a 500-stream load does not build a JSON tree per token.
+class response_builder {
+public:
+    response_builder(api_kind kind, const std::string& id, std::int64_t created, std::string_view model)
+        : kind_(kind),
+          chunk_head_(head(id, kind == api_kind::chat ? "chat.completion.chunk" : "text_completion", created, model)),
+          body_head_(head(id, kind == api_kind::chat ? "chat.completion" : "text_completion", created, model)) {}
+
+    api_kind kind() const { return kind_; }
+
+    // Chat streams open with the assistant's role and empty content (vLLM sends it with the first
+    // token).
+    std::string role_chunk() const {
+        std::string out = chunk_head_;
+        return out.append(R"(,"choices":[{"index":0,"delta":{"role":"assistant","content":""},)"
+                          R"("logprobs":null,"finish_reason":null}]})");
+    }
+
+    // One output token. The last one carries finish_reason and, when given, the server timings.
+    std::string token_chunk(std::string_view text, bool last, const request_timings* timings = nullptr) const {
+        std::string out = chunk_head_;
+        out.append(R"(,"choices":[{"index":0,)");
+        out.append(kind_ == api_kind::chat ? R"("delta":{"content":)" : R"("text":)");
+        out.append(json_string(text));
+        if (kind_ == api_kind::chat) out.push_back('}');
+        out.append(R"(,"logprobs":null,"finish_reason":)").append(last ? R"("length")" : "null");
+        out.append(R"(,"stop_reason":null}])");
+        if (timings) out.append(R"(,"servestat_timings":)").append(timings_json(*timings));
+        return out.append("}");
+    }
+
+    // The stream_options.include_usage chunk: no choices, the usage.
+    std::string usage_chunk(std::int32_t prompt_tokens, std::int32_t completion_tokens) const {
+        std::string out = chunk_head_;
+        return out.append(R"(,"choices":[],"usage":)").append(usage_json(prompt_tokens, completion_tokens)).append("}");
+    }
+
+    // A non-streamed response; the timings are in the body too, for clients that cannot see headers.
+    std::string full_body(std::string_view text, std::int32_t prompt_tokens, std::int32_t completion_tokens,
+                          const request_timings& timings) const {
+        std::string out = body_head_;
+        out.append(R"(,"choices":[{"index":0,)");
+        if (kind_ == api_kind::chat)
+            out.append(R"("message":{"role":"assistant","content":)").append(json_string(text)).append("}");
+        else
+            out.append(R"("text":)").append(json_string(text));
+        out.append(R"(,"logprobs":null,"finish_reason":"length","stop_reason":null}],"usage":)");
+        out.append(usage_json(prompt_tokens, completion_tokens));
+        return out.append(R"(,"servestat_timings":)").append(timings_json(timings)).append("}");
+    }
+
+private:
+    // {"id":..,"object":..,"created":..,"model":.. without the closing brace: callers add members.
+    static std::string head(const std::string& id, const char* object, std::int64_t created, std::string_view model) {
+        nlohmann::ordered_json j = {
+            {"id", id}, {"object", object}, {"created", created}, {"model", std::string(model)}};
+        std::string out = detail::dump_json(j);
+        out.pop_back();
+        return out;
+    }
+    static std::string json_string(std::string_view text) { return detail::dump_json(std::string(text)); }
+    static std::string usage_json(std::int32_t prompt_tokens, std::int32_t completion_tokens) {
+        return fmt::format(R"({{"prompt_tokens":{},"total_tokens":{},"completion_tokens":{}}})", prompt_tokens,
+                           prompt_tokens + completion_tokens, completion_tokens);
+    }
+    static std::string timings_json(const request_timings& t) {
+        return fmt::format(R"({{"queue":{:.6f},"prefill":{:.6f},"decode":{:.6f}}})", t.queue, t.prefill, t.decode);
+    }
+
+    api_kind kind_;
+    std::string chunk_head_; // of stream chunks
+    std::string body_head_;  // of the non-streamed response
+};
+
+} // namespace servestat::sim

@@ -1,0 +1,514 @@
+#!/usr/bin/python3
+"""CLI tests for `servestat simulate`: the simulated vLLM server over real loopback HTTP.
+
+Every endpoint's shape, streaming event order, usage against /tokenize, vLLM's context-overflow
+error, the timings header and field, the HTTP error cases (and the server still serving after
+them), keep-alive, 500 concurrent streams, clients that vanish (the engine's gauges go back to 0),
+queueing under the bad preset, and SIGTERM.
+
+Expected token counts follow the documented heuristic (docs/simulator.md): a word of up to 4 ASCII
+letters is one token, so "word " * N is N tokens; a token-id prompt is as many tokens as ids.
+
+Usage: test_simulate.py SERVESTAT_BINARY WORK_DIR   (run by ctest)
+"""
+import asyncio
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from checks import check, run_tests
+
+SERVESTAT, WORK = sys.argv[1], sys.argv[2]
+MODEL = "Qwen/Qwen2.5-3B-Instruct"
+JSON = {"Content-Type": "application/json"}
+TIMINGS = re.compile(r"queue=(\d+\.\d+);prefill=(\d+\.\d+);decode=(\d+\.\d+)")
+
+
+class Simulator:
+    """A `servestat simulate --port 0` process and the port it printed."""
+    count = 0
+
+    def __init__(self, *args):
+        Simulator.count += 1
+        self.log = open(os.path.join(WORK, f"simulator{Simulator.count}.log"), "w")
+        self.proc = subprocess.Popen([SERVESTAT, "simulate", "--port", "0", *args], stdout=subprocess.PIPE,
+                                     stderr=self.log, text=True)
+        line = self.proc.stdout.readline().strip()
+        m = re.fullmatch(r"servestat simulate listening on http://127\.0\.0\.1:(\d+)", line)
+        check(m is not None, f"listening line: {line!r}")
+        self.port = int(m.group(1)) if m else 0
+
+    def connection(self):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+
+    def request(self, method, path, body=None, headers=None):
+        """(status, headers, body bytes) on a fresh connection."""
+        conn = self.connection()
+        try:
+            if isinstance(body, (dict, list)):
+                body = json.dumps(body)
+            conn.request(method, path, body=body, headers=headers if headers is not None else dict(JSON))
+            r = conn.getresponse()
+            return r.status, r.headers, r.read()
+        finally:
+            conn.close()
+
+    def post(self, path, body):
+        return self.request("POST", path, body)
+
+    def metric(self, name):
+        status, _, body = self.request("GET", "/metrics", headers={})
+        for line in body.decode().splitlines():
+            if line.startswith(name + "{") or line.startswith(name + " "):
+                return float(line.rsplit(" ", 1)[1])
+        return None
+
+    def stop(self):
+        """Sends SIGTERM; (exit code, seconds to exit)."""
+        start = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.log.close()
+        return rc, time.monotonic() - start
+
+
+server = None  # the shared one, --time-scale 50
+
+
+def events_of(body):
+    """The data of each SSE event, in order."""
+    text = body.decode() if isinstance(body, bytes) else body
+    check(text.endswith("\n\n"), f"stream ends with a blank line: {text[-40:]!r}")
+    events = []
+    for block in text.split("\n\n"):
+        if block:
+            check(block.startswith("data: "), f"SSE event starts with 'data: ': {block[:60]!r}")
+            events.append(block[len("data: "):])
+    return events
+
+
+def tokenize(body):
+    status, _, out = server.post("/tokenize", body)
+    check(status == 200, f"/tokenize {body}: status {status}")
+    return json.loads(out)["count"]
+
+
+def chat(content, max_tokens, stream, include_usage=False):
+    body = {"model": MODEL, "messages": [{"role": "user", "content": content}], "max_tokens": max_tokens,
+            "stream": stream}
+    if include_usage:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def error_of(status, body, expected_status, what):
+    check(status == expected_status, f"{what}: status {status}, expected {expected_status}: {body[:200]!r}")
+    try:
+        err = json.loads(body)["error"]
+    except (ValueError, KeyError, TypeError):
+        check(False, f"{what}: not vLLM's error JSON: {body[:200]!r}")
+        return {}
+    check(set(err) == {"message", "type", "param", "code"} and err["code"] == expected_status and
+          err["param"] is None and isinstance(err["message"], str) and err["message"],
+          f"{what}: error shape {err}")
+    return err
+
+
+# ---- the endpoints -------------------------------------------------------------------------------
+
+def test_listening_line_and_models():
+    global server
+    server = Simulator("--time-scale", "50")
+    status, headers, body = server.request("GET", "/v1/models", headers={})
+    check(status == 200 and headers.get("Content-Type") == "application/json", f"/v1/models: {status} {headers}")
+    models = json.loads(body)
+    check(models.get("object") == "list" and len(models.get("data", [])) == 1, f"/v1/models: {models}")
+    card = models["data"][0]
+    check(card.get("id") == MODEL and card.get("object") == "model" and card.get("owned_by") == "servestat" and
+          card.get("max_model_len") == 4096 and isinstance(card.get("created"), int), f"model card: {card}")
+
+
+def test_health():
+    status, _, body = server.request("GET", "/health", headers={})
+    check(status == 200 and body == b"", f"/health: {status} {body!r}")
+
+
+def test_tokenize_counts_by_the_documented_heuristic():
+    check(tokenize({"prompt": "word " * 100}) == 100, "'word ' * 100 is 100 tokens")
+    check(tokenize({"prompt": "hello there"}) == 4, "'hello there': two 5-letter words, 2 tokens each")
+    status, _, body = server.post("/tokenize", {"model": MODEL, "prompt": "word word word"})
+    out = json.loads(body)
+    check(status == 200 and out.get("count") == 3 and out.get("max_model_len") == 4096 and
+          len(out.get("tokens", [])) == 3 and all(isinstance(t, int) for t in out["tokens"]), f"/tokenize: {out}")
+    messages = tokenize({"messages": [{"role": "user", "content": "hello there"}]})
+    with_system = tokenize({"messages": [{"role": "system", "content": "be brief"},
+                                         {"role": "user", "content": "hello there"}]})
+    # The chat template adds tokens around each message and the default system prompt when none is given.
+    check(messages > 4 and with_system > 4, f"chat prompts count their template: {messages}, {with_system}")
+
+
+def test_metrics_names_and_format():
+    status, headers, body = server.request("GET", "/metrics", headers={})
+    text = body.decode()
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/plain; version=0.0.4"),
+          f"/metrics: {status} {headers.get('Content-Type')}")
+    for name in ["vllm:num_requests_running", "vllm:num_requests_waiting"]:
+        sample = re.search(rf'^{name}{{model_name="{re.escape(MODEL)}"}} \d', text, re.M)
+        check(f"# TYPE {name} gauge" in text and sample is not None, f"gauge {name}")
+    for name in ["vllm:prompt_tokens_total", "vllm:generation_tokens_total"]:
+        check(f"# TYPE {name} counter" in text, f"counter {name}")
+    for name in ["vllm:time_to_first_token_seconds", "vllm:e2e_request_latency_seconds",
+                 "vllm:request_queue_time_seconds", "vllm:request_prefill_time_seconds",
+                 "vllm:request_decode_time_seconds"]:
+        check(f"# TYPE {name} histogram" in text, f"histogram {name}")
+        check(re.search(rf'^{name}_bucket{{model_name="[^"]+",le="\+Inf"}} ', text, re.M) is not None,
+              f"{name} has a +Inf bucket")
+        check(re.search(rf"^{name}_sum{{", text, re.M) and re.search(rf"^{name}_count{{", text, re.M),
+              f"{name} has _sum and _count")
+
+
+# ---- streaming and whole responses ----------------------------------------------------------------
+
+def test_streamed_chat_event_order_and_usage():
+    content = "Name three colours of the rainbow."
+    status, headers, body = server.post("/v1/chat/completions", chat(content, 12, True, include_usage=True))
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/event-stream"),
+          f"stream: {status} {headers}")
+    events = events_of(body)
+    check(len(events) == 1 + 12 + 1 + 1, f"role + 12 tokens + usage + [DONE]: {len(events)} events")
+    if len(events) != 15:
+        return
+    chunks = [json.loads(e) for e in events[:-1]]
+    check(events[-1] == "[DONE]", f"last event: {events[-1]!r}")
+    check(chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}, f"role chunk: {chunks[0]}")
+    tokens = chunks[1:13]
+    ids = {c["id"] for c in chunks}
+    check(len(ids) == 1 and ids.pop().startswith("chatcmpl-"), "one chatcmpl- id across the stream")
+    check(all(c["object"] == "chat.completion.chunk" and c["model"] == MODEL for c in chunks), "chunk object/model")
+    check(all(set(c["choices"][0]["delta"]) == {"content"} and c["choices"][0]["delta"]["content"] for c in tokens),
+          "content chunks carry only non-empty content")
+    check(all(c["choices"][0]["finish_reason"] is None for c in tokens[:-1]) and
+          tokens[-1]["choices"][0]["finish_reason"] == "length", "finish_reason only on the last token, 'length'")
+    timings = tokens[-1].get("servestat_timings", {})
+    check(set(timings) == {"queue", "prefill", "decode"} and all(v >= 0 for v in timings.values()) and
+          timings["prefill"] > 0 and timings["decode"] > 0, f"servestat_timings: {timings}")
+    usage_chunk = chunks[13]
+    prompt_tokens = tokenize({"messages": [{"role": "user", "content": content}]})
+    check(usage_chunk["choices"] == [] and usage_chunk["usage"] == {
+        "prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + 12, "completion_tokens": 12},
+        f"usage chunk {usage_chunk} (prompt {prompt_tokens} by /tokenize)")
+    text = "".join(c["choices"][0]["delta"]["content"] for c in tokens)
+    check(tokenize({"prompt": text}) == 12, f"12 output tokens count as 12: {text!r}")
+
+
+def test_streamed_completion_uses_text_and_no_usage_unless_asked():
+    status, _, body = server.post("/v1/completions",
+                                  {"model": MODEL, "prompt": "word " * 10, "max_tokens": 5, "stream": True})
+    events = events_of(body)
+    check(status == 200 and len(events) == 6 and events[-1] == "[DONE]", f"5 chunks + [DONE]: {events}")
+    chunks = [json.loads(e) for e in events[:-1]]
+    check(all(c["object"] == "text_completion" and c["choices"][0]["text"] for c in chunks), f"text chunks: {chunks}")
+    check(chunks[-1]["choices"][0]["finish_reason"] == "length" and "servestat_timings" in chunks[-1],
+          f"final chunk: {chunks[-1]}")
+
+
+def test_whole_response_usage_and_timings_header():
+    content = "hello there"
+    status, headers, body = server.post("/v1/chat/completions", chat(content, 7, False))
+    out = json.loads(body)
+    prompt_tokens = tokenize({"messages": [{"role": "user", "content": content}]})
+    check(status == 200 and out.get("object") == "chat.completion", f"whole chat: {status} {out}")
+    check(out["usage"] == {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + 7, "completion_tokens": 7},
+          f"usage {out['usage']}")
+    choice = out["choices"][0]
+    check(choice["message"]["role"] == "assistant" and choice["finish_reason"] == "length", f"choice {choice}")
+    check(tokenize({"prompt": choice["message"]["content"]}) == 7, "the content is 7 tokens")
+    m = TIMINGS.fullmatch(headers.get("x-servestat-timings", ""))
+    check(m is not None, f"x-servestat-timings: {headers.get('x-servestat-timings')!r}")
+    if m:
+        queue, prefill, decode = map(float, m.groups())
+        check(queue >= 0 and prefill > 0 and decode > 0, f"timings {m.group(0)}")
+    # A completion without max_tokens gets vLLM's default of 16.
+    status, _, body = server.post("/v1/completions", {"model": MODEL, "prompt": "word"})
+    out = json.loads(body)
+    check(status == 200 and out["usage"]["completion_tokens"] == 16 and out["usage"]["prompt_tokens"] == 1,
+          f"completion default max_tokens: {out.get('usage')}")
+
+
+def test_keep_alive_serves_many_requests_on_one_connection():
+    conn = server.connection()
+    sockets = set()
+    for method, path, body in [("GET", "/v1/models", None), ("POST", "/v1/chat/completions", chat("hi", 3, False)),
+                               ("POST", "/v1/chat/completions", chat("hi", 3, True)), ("GET", "/health", None),
+                               ("POST", "/v1/completions", {"prompt": "x", "max_tokens": 2})]:
+        conn.request(method, path, body=json.dumps(body) if body else None, headers=dict(JSON))
+        r = conn.getresponse()
+        r.read()
+        check(r.status == 200 and not r.will_close, f"{method} {path}: {r.status}, will_close {r.will_close}")
+        sockets.add(id(conn.sock))
+    check(len(sockets) == 1, "one connection for all requests")
+    conn.close()
+
+
+def test_context_overflow_is_vllms_400():
+    # "word " * 4030 is 4030 tokens; 4030 + 128 > 4096: the notebook's Experiment 1 failure.
+    prompt = "word " * 4030
+    check(tokenize({"prompt": prompt}) == 4030, "the prompt is 4030 tokens")
+    status, _, body = server.post("/v1/completions", {"model": MODEL, "prompt": prompt, "max_tokens": 128})
+    err = error_of(status, body, 400, "overflow")
+    check(err.get("type") == "BadRequestError" and err.get("message") ==
+          "'max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context length is 4096 "
+          "tokens and your request has 4030 input tokens (128 > 4096 - 4030).", f"overflow message: {err}")
+    status, _, body = server.post("/v1/completions", {"model": MODEL, "prompt": [7] * 4100, "max_tokens": 1})
+    err = error_of(status, body, 400, "prompt over the context")
+    check(err.get("message") == "This model's maximum context length is 4096 tokens. However, your request has 4100 "
+          "input tokens. Please reduce the length of the input messages.", f"prompt-only overflow: {err}")
+    # One token left: it fits.
+    status, _, body = server.post("/v1/completions", {"model": MODEL, "prompt": [7] * 4095, "max_tokens": 1})
+    check(status == 200, f"4095 + 1 fits: {status} {body[:200]!r}")
+
+
+# ---- robustness ----------------------------------------------------------------------------------
+
+def raw_exchange(port, data, read_timeout=5):
+    """Sends raw bytes, returns everything read until the server closes or goes quiet."""
+    with socket.create_connection(("127.0.0.1", port), timeout=read_timeout) as s:
+        s.sendall(data)
+        out = b""
+        try:
+            while True:
+                part = s.recv(65536)
+                if not part:
+                    break
+                out += part
+        except socket.timeout:
+            pass
+    return out
+
+
+def test_bad_requests_get_4xx_and_the_server_keeps_serving():
+    cases = [
+        ("POST", "/v1/chat/completions", '{"messages": [', JSON, 400, "malformed JSON"),
+        ("POST", "/v1/chat/completions", "[1, 2]", JSON, 400, "not an object"),
+        ("POST", "/v1/chat/completions", json.dumps(chat("hi", 2, False)), {"Content-Type": "text/plain"}, 415,
+         "wrong content type"),
+        ("POST", "/v1/chat/completions", json.dumps(chat("hi", 2, False)), {}, 415, "no content type"),
+        ("POST", "/v1/chat/completions", json.dumps({"model": MODEL, "max_tokens": 2}), JSON, 400, "no messages"),
+        ("POST", "/v1/chat/completions", json.dumps({"messages": "hi"}), JSON, 400, "messages not a list"),
+        ("POST", "/v1/chat/completions", json.dumps(chat("hi", 0, False)), JSON, 400, "max_tokens 0"),
+        ("POST", "/v1/chat/completions", json.dumps(chat("hi", "many", False)), JSON, 400, "max_tokens a string"),
+        ("POST", "/v1/completions", json.dumps({"model": MODEL, "max_tokens": 2}), JSON, 400, "no prompt"),
+        ("POST", "/v1/completions", json.dumps({"prompt": ""}), JSON, 400, "empty prompt"),
+        ("POST", "/tokenize", json.dumps({"model": MODEL}), JSON, 400, "tokenize without prompt"),
+        ("POST", "/v1/chat/completions", json.dumps({**chat("hi", 2, False), "model": "gpt-4"}), JSON, 404,
+         "unknown model"),
+        ("GET", "/v2/everything", None, {}, 404, "unknown path"),
+        ("GET", "/v1/chat/completions", None, {}, 405, "GET on a POST route"),
+        ("POST", "/v1/models", "{}", JSON, 405, "POST on a GET route"),
+        ("POST", "/v1/chat/completions", "{" + " " * (1 << 20) + "}", JSON, 413, "body over --max-body-bytes"),
+    ]
+    for method, path, body, headers, expected, what in cases:
+        try:
+            status, got_headers, out = server.request(method, path, body, headers)
+        except (OSError, http.client.HTTPException) as e:
+            check(False, f"{what}: {e!r}")
+            continue
+        err = error_of(status, out, expected, what)
+        if expected == 405:
+            check(got_headers.get("Allow") in ("GET", "POST"), f"{what}: Allow header {got_headers.get('Allow')}")
+        if what == "unknown model":
+            check(err.get("message") == "The model `gpt-4` does not exist.", f"unknown model message: {err}")
+    # Not HTTP at all: a 400 and a closed connection.
+    out = raw_exchange(server.port, b"HELLO THERE\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 400"), f"garbage request: {out[:80]!r}")
+    # A chunked body over the limit is cut off while it is read.
+    big = b"{" + b" " * (1 << 20) + b"}"
+    request = (b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % len(big) + big + b"\r\n0\r\n\r\n")
+    out = raw_exchange(server.port, request)
+    check(out.startswith(b"HTTP/1.1 413"), f"chunked body over the limit: {out[:80]!r}")
+    # Expect: 100-continue is answered before the body is sent.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+        body = json.dumps(chat("hi", 2, False)).encode()
+        s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+        interim = s.recv(4096)
+        check(interim.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"), f"100 Continue: {interim!r}")
+        s.sendall(body)
+        final = interim[len(b"HTTP/1.1 100 Continue\r\n\r\n"):] + s.recv(65536)
+        check(final.startswith(b"HTTP/1.1 200"), f"after 100 Continue: {final[:80]!r}")
+    status, _, out = server.post("/v1/chat/completions", chat("still there?", 3, False))
+    check(status == 200 and json.loads(out)["usage"]["completion_tokens"] == 3, "a normal request after the bad ones")
+
+
+def dechunk(raw):
+    """(status line, body) of a raw HTTP/1.1 response with a chunked body."""
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    body = b""
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            break
+        body += rest[:size]
+        rest = rest[size + 2:]
+    return head.split(b"\r\n", 1)[0], body
+
+
+def test_500_concurrent_streams_all_complete():
+    n, max_tokens = 500, 8
+    payload = json.dumps(chat("How many streams?", max_tokens, True, include_usage=True)).encode()
+    request = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(payload)) + payload
+
+    async def one():
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(request)
+        await writer.drain()
+        raw = await reader.read()  # to EOF: the server closes after the stream (Connection: close)
+        writer.close()
+        status, body = dechunk(raw)
+        events = body.decode().split("\n\n")[:-1]
+        contents = [e for e in events if e.startswith("data: {") and '"delta":{"content":' in e]
+        return status == b"HTTP/1.1 200 OK" and len(contents) == max_tokens and events[-1] == "data: [DONE]"
+
+    async def all_of_them():
+        return await asyncio.wait_for(asyncio.gather(*(one() for _ in range(n)), return_exceptions=True), 60)
+
+    results = asyncio.run(all_of_them())
+    good = sum(1 for r in results if r is True)
+    errors = [r for r in results if isinstance(r, BaseException)][:3]
+    check(good == n, f"{good} of {n} streams complete with {max_tokens} content chunks; errors {errors}")
+    check(server.metric("vllm:num_requests_running") == 0 and server.metric("vllm:num_requests_waiting") == 0,
+          "nothing left in the engine")
+
+
+def wait_for_metric(sim, name, value, seconds=5):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if sim.metric(name) == value:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def start_stream(port, max_tokens):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    payload = json.dumps(chat("a long answer please", max_tokens, True)).encode()
+    s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(payload) + payload)
+    return s
+
+
+def test_vanished_clients_are_cancelled_and_the_server_goes_on():
+    # Real time and one sequence at a time: a 4000-token answer takes ~18 s, so the first client is
+    # mid-stream and the second one still queued when they hang up.
+    sim = Simulator("--time-scale", "1", "--max-num-seqs", "1")
+    try:
+        first = start_stream(sim.port, 4000)
+        seen = b""
+        while seen.count(b"data: ") < 4:
+            seen += first.recv(65536)
+        second = start_stream(sim.port, 4000)
+        check(wait_for_metric(sim, "vllm:num_requests_waiting", 1), "the second request waits")
+        check(sim.metric("vllm:num_requests_running") == 1, "the first request runs")
+        second.close()  # queued, no byte of it sent yet: the server notices from the socket alone
+        check(wait_for_metric(sim, "vllm:num_requests_waiting", 0), "the vanished queued request leaves the queue")
+        first.close()
+        check(wait_for_metric(sim, "vllm:num_requests_running", 0), "the vanished stream is cancelled")
+        status, _, body = sim.post("/v1/chat/completions", chat("anyone?", 3, False))
+        check(status == 200 and json.loads(body)["usage"]["completion_tokens"] == 3, "serves after the hang-ups")
+        # A client that stops reading delays only itself.
+        slow = start_stream(sim.port, 50)
+        status, _, _ = sim.post("/v1/chat/completions", chat("me too", 2, False))
+        check(status == 200, "a request beside a client that does not read")
+        slow.close()
+    finally:
+        rc, _ = sim.stop()
+        check(rc == 0, f"exit {rc}")
+
+
+def e2e_by_header(sim, body):
+    status, headers, out = sim.post("/v1/completions", body)
+    m = TIMINGS.fullmatch(headers.get("x-servestat-timings", ""))
+    check(status == 200 and m is not None, f"timed request: {status} {out[:200]!r}")
+    return sum(map(float, m.groups())) if m else 0.0
+
+
+def test_bad_preset_queues_at_higher_concurrency():
+    # 3000-token prompts under --long-prefill-token-threshold 1024 and 8192 batched tokens: alone a
+    # prompt prefills in 3 short steps; eight at once share every step, which gets 8x as long.
+    sim = Simulator("--preset", "l4-qwen2.5-3b-bad", "--time-scale", "50")
+    try:
+        body = {"model": MODEL, "prompt": "word " * 3000, "max_tokens": 16}
+        alone = [e2e_by_header(sim, body) for _ in range(4)]
+        together = [0.0] * 8
+        barrier = threading.Barrier(8)
+
+        def client(i):
+            barrier.wait()
+            together[i] = e2e_by_header(sim, body)
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        mean1, mean8 = sum(alone) / len(alone), sum(together) / len(together)
+        check(mean8 > 1.5 * mean1, f"server e2e at c=8 ({mean8:.4f} s) well above c=1 ({mean1:.4f} s)")
+    finally:
+        sim.stop()
+
+
+def test_options_presets_and_overrides():
+    res = subprocess.run([SERVESTAT, "simulate", "--list-presets"], capture_output=True, text=True)
+    check(res.returncode == 0 and "l4-qwen2.5-3b-bad" in res.stdout and "l4-qwen2.5-3b-fair" in res.stdout,
+          f"--list-presets: {res.returncode} {res.stdout!r}")
+    res = subprocess.run([SERVESTAT, "simulate", "--preset", "nope"], capture_output=True, text=True)
+    check(res.returncode == 2 and "unknown preset 'nope'" in res.stderr, f"unknown preset: {res.stderr!r}")
+    res = subprocess.run([SERVESTAT, "simulate", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "2048"],
+                         capture_output=True, text=True)
+    check(res.returncode == 2 and "max_num_batched_tokens" in res.stderr, f"refused config: {res.stderr!r}")
+    # A flag given with a preset wins over the preset.
+    sim = Simulator("--preset", "l4-qwen2.5-3b-fair", "--max-model-len", "2048", "--model", "tiny")
+    try:
+        status, _, body = sim.request("GET", "/v1/models", headers={})
+        card = json.loads(body)["data"][0]
+        check(card["id"] == "tiny" and card["max_model_len"] == 2048, f"overridden preset: {card}")
+    finally:
+        sim.stop()
+
+
+def test_sigterm_ends_streams_and_exits_0_quickly():
+    s = start_stream(server.port, 4000)  # ~0.4 s at --time-scale 50
+    s.recv(4096)
+    rc, seconds = server.stop()
+    check(rc == 0, f"exit {rc} on SIGTERM")
+    check(seconds < 1.0, f"exits within a second of SIGTERM: {seconds:.2f} s")
+    s.close()
+
+
+if __name__ == "__main__":
+    sys.exit(run_tests(WORK, [test_listening_line_and_models, test_health,
+                              test_tokenize_counts_by_the_documented_heuristic,
+                              test_metrics_names_and_format, test_streamed_chat_event_order_and_usage,
+                              test_streamed_completion_uses_text_and_no_usage_unless_asked,
+                              test_whole_response_usage_and_timings_header,
+                              test_keep_alive_serves_many_requests_on_one_connection,
+                              test_context_overflow_is_vllms_400,
+                              test_bad_requests_get_4xx_and_the_server_keeps_serving,
+                              test_500_concurrent_streams_all_complete,
+                              test_vanished_clients_are_cancelled_and_the_server_goes_on,
+                              test_bad_preset_queues_at_higher_concurrency, test_options_presets_and_overrides,
+                              test_sigterm_ends_streams_and_exits_0_quickly]))
