@@ -4,10 +4,19 @@
 #include <algorithm>   // std::search, std::equal
 #include <cctype>      // std::tolower
 #include <charconv>    // std::to_chars
+#include <cstdint>     // std::uint64_t
 #include <string>      // std::string
 #include <string_view> // std::string_view
 
 namespace servestat::detail {
+
+// FNV-1a: a hash that is the same on every platform (std::hash is not), for seeds derived from names
+// and texts.
+inline std::uint64_t fnv1a(std::string_view text) noexcept {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    return h;
+}
 
 inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

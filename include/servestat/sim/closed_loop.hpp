@@ -9,6 +9,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"     // usage_error
+#include "servestat/core/random.hpp"     // detail::splitmix64
 #include "servestat/sim/engine.hpp"      // engine, engine_config
 #include "servestat/stats/quantile.hpp"  // quantile_sorted
 
@@ -49,20 +50,10 @@ struct closed_loop_summary {
 
 namespace detail {
 
-// splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on every platform.
-struct splitmix64 {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [lo, hi]; the modulo bias is below 1e-15 for these ranges.
-    std::int32_t between(std::int32_t lo, std::int32_t hi) {
-        return lo + static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-    }
-};
+// Uniform in [lo, hi]; the modulo bias is below 1e-15 for these ranges.
+inline std::int32_t between(servestat::detail::splitmix64& rng, std::int32_t lo, std::int32_t hi) {
+    return lo + static_cast<std::int32_t>(rng.next() % static_cast<std::uint64_t>(hi - lo + 1));
+}
 
 inline double sorted_quantile(std::vector<double>& xs, double q) {
     if (xs.empty()) return 0;
@@ -83,13 +74,13 @@ inline constexpr std::int32_t mix_max_tokens = 16;
 inline std::vector<workload_item> mix_workload(double long_share, int n, std::uint64_t seed) {
     if (!(long_share >= 0 && long_share <= 1)) throw usage_error("mix_workload: long_share must be in [0, 1]");
     if (n < 0) throw usage_error("mix_workload: n must not be negative");
-    detail::splitmix64 rng{seed};
+    servestat::detail::splitmix64 rng{seed};
     const auto longs = static_cast<int>(std::lround(long_share * n));
     std::vector<workload_item> items;
     items.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
         const bool is_long = i < longs;
-        items.push_back({is_long ? rng.between(mix_long_min, mix_long_max) : rng.between(mix_short_min, mix_short_max),
+        items.push_back({is_long ? detail::between(rng, mix_long_min, mix_long_max) : detail::between(rng, mix_short_min, mix_short_max),
                          mix_max_tokens});
     }
     for (std::size_t i = items.size(); i > 1; --i) // Fisher-Yates

@@ -13,6 +13,7 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
 
+#include "servestat/core/random.hpp"  // detail::mix64
 #include "servestat/sim/metrics.hpp" // request_timings
 #include "servestat/sim/tokens.hpp"  // count_tokens, count_chat_tokens, output_token
 
@@ -219,7 +220,7 @@ inline std::string models_body(std::string_view model, std::int32_t max_model_le
 inline std::string tokenize_body(std::int32_t count, std::int32_t max_model_len, std::uint64_t seed) {
     auto ids = nlohmann::ordered_json::array();
     for (std::int32_t i = 0; i < count; ++i)
-        ids.push_back(detail::mix64(seed ^ static_cast<std::uint64_t>(i)) % 151643);
+        ids.push_back(servestat::detail::mix64(seed ^ static_cast<std::uint64_t>(i)) % 151643);
     nlohmann::ordered_json j = {{"count", count}, {"max_model_len", max_model_len}, {"tokens", ids},
                                 {"token_strs", nullptr}};
     return detail::dump_json(j);

@@ -37,11 +37,13 @@
 #include <fmt/format.h>                       // fmt::format
 
 #include "servestat/core/errors.hpp"   // usage_error
+#include "servestat/core/random.hpp"   // detail::mix64
+#include "servestat/core/text.hpp"     // detail::fnv1a
 #include "servestat/sim/engine.hpp"    // engine, engine_config, step_result
 #include "servestat/sim/http_api.hpp"  // parse_generation_request, response_builder, api_error
 #include "servestat/sim/metrics.hpp"   // server_metrics, request_timings
 #include "servestat/sim/sse.hpp"       // append_sse_event, append_http_chunk
-#include "servestat/sim/tokens.hpp"    // output_token, detail::mix64
+#include "servestat/sim/tokens.hpp"    // output_token
 
 // One thread, one io_context, C++20 coroutines: an accept loop, one coroutine per connection and
 // one engine loop. The engine loop runs a step, sleeps for its simulated duration divided by
@@ -108,13 +110,6 @@ inline bool is_json_content_type(std::string_view value) {
     while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
     while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
     return beast::iequals(to_beast(type), "application/json");
-}
-
-// Stable across platforms (std::hash is not): /tokenize's stand-in ids depend only on the body.
-inline std::uint64_t fnv1a(std::string_view s) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    return h;
 }
 
 inline std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
@@ -397,7 +392,7 @@ private:
             if (path == "/tokenize") {
                 require(request, http::verb::post, "POST");
                 const auto count = parse_tokenize_request(request.body(), options_.model);
-                const auto seed = detail::fnv1a(request.body());
+                const auto seed = servestat::detail::fnv1a(request.body());
                 return {text_response(http::status::ok, version, keep, "application/json",
                                       tokenize_body(count, max_model_len(), seed)),
                         std::nullopt};
@@ -490,7 +485,7 @@ private:
         const std::uint64_t id = ++last_id_;
         auto pending = std::make_shared<detail::pending_request>(stream.get_executor());
         pending->id = id;
-        pending->seed = detail::mix64(options_.seed ^ detail::mix64(id));
+        pending->seed = servestat::detail::mix64(options_.seed ^ servestat::detail::mix64(id));
         pending->prompt_tokens = g.prompt_tokens;
         pending->max_tokens = effective_max_tokens(g, max_model_len());
         const double arrival = sim_now();
@@ -511,7 +506,7 @@ private:
 
         const auto prefix = g.kind == api_kind::chat ? "chatcmpl-" : "cmpl-";
         const response_builder builder(
-            g.kind, fmt::format("{}{:016x}{:016x}", prefix, pending->seed, detail::mix64(pending->seed)), unix_time(),
+            g.kind, fmt::format("{}{:016x}{:016x}", prefix, pending->seed, servestat::detail::mix64(pending->seed)), unix_time(),
             options_.model);
         bool keep = false;
         if (g.stream)

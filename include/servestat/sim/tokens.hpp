@@ -9,6 +9,8 @@
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
+#include "servestat/core/random.hpp" // detail::mix64
+
 // The simulator has no tokenizer; it needs counts that are stable across platforms, cheap, and
 // roughly the size of a BPE tokenizer's on English text, so that prompt lengths from a real workload
 // land near the same budgets. The rule (docs/simulator.md has examples):
@@ -48,14 +50,6 @@ inline constexpr std::array<std::string_view, 32> output_vocabulary = {
     "as",   "was",  "at",   "by",   "this", "from", "or",   "an",   "be",   "are",  "not",
     "but",  "all",  "can",  "one",  "time", "more", "data", "load", "text", "word"};
 
-// splitmix64's finalizer: a well-mixed, platform-independent hash of (seed, index).
-inline std::uint64_t mix64(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
 } // namespace detail
 
 inline std::int32_t count_tokens(std::string_view text) {
@@ -94,7 +88,7 @@ inline std::int32_t count_chat_tokens(const std::vector<std::pair<std::string, s
 // Text of output token `index` of a request: " word", one token by count_tokens, the same for the
 // same (request_seed, index) everywhere.
 inline std::string output_token(std::uint64_t request_seed, std::int32_t index) {
-    const std::uint64_t h = detail::mix64(request_seed ^ detail::mix64(static_cast<std::uint64_t>(index)));
+    const std::uint64_t h = servestat::detail::mix64(request_seed ^ servestat::detail::mix64(static_cast<std::uint64_t>(index)));
     const auto word = detail::output_vocabulary[h % detail::output_vocabulary.size()];
     std::string out;
     out.reserve(word.size() + 1);

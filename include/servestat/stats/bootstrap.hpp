@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>   // std::sort, std::fill, std::lower_bound
-#include <array>       // std::array
 #include <cmath>       // std::isnan
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::uint32_t, std::uint64_t
@@ -13,6 +12,8 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"    // usage_error
+#include "servestat/core/random.hpp"    // detail::xoshiro256, detail::draw_below
+#include "servestat/core/text.hpp"      // detail::fnv1a
 #include "servestat/stats/quantile.hpp" // quantile_method, detail::plan_quantile, percentile_sorted
 
 namespace servestat {
@@ -30,73 +31,10 @@ struct interval {
     double low = 0, high = 0;
 };
 
-namespace detail {
-
-// xoshiro256** (Blackman and Vigna), seeded through splitmix64: an exactly specified generator, so a
-// seed gives the same resamples everywhere, and cheaper per number than mt19937_64, which matters
-// when a bootstrap draws 10^9 indices.
-class xoshiro256 {
-public:
-    using result_type = std::uint64_t;
-    explicit xoshiro256(std::uint64_t seed) {
-        for (auto& word : state_) {
-            seed += 0x9e3779b97f4a7c15ull;
-            std::uint64_t z = seed;
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            word = z ^ (z >> 31);
-        }
-    }
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return ~result_type{0}; }
-    result_type operator()() noexcept {
-        const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-        const std::uint64_t t = state_[1] << 17;
-        state_[2] ^= state_[0];
-        state_[3] ^= state_[1];
-        state_[1] ^= state_[2];
-        state_[0] ^= state_[3];
-        state_[2] ^= t;
-        state_[3] = rotl(state_[3], 45);
-        return result;
-    }
-
-private:
-    static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-    std::array<std::uint64_t, 4> state_{};
-};
-
-__extension__ typedef unsigned __int128 uint128; // GCC and Clang: the full 64 x 64 bit product
-
-// A uniform index below n by Lemire's multiply-and-reject ("Fast random integer generation in an
-// interval", 2019): exact, and a division only on the rare rejection path. std's distributions are
-// left to each standard library and would give other resamples elsewhere.
-inline std::uint64_t draw_below(xoshiro256& rng, std::uint64_t n) noexcept {
-    uint128 product = static_cast<uint128>(rng()) * n;
-    auto low = static_cast<std::uint64_t>(product);
-    if (low < n) {
-        const std::uint64_t biased_below = (0 - n) % n; // 2^64 mod n
-        while (low < biased_below) {
-            product = static_cast<uint128>(rng()) * n;
-            low = static_cast<std::uint64_t>(product);
-        }
-    }
-    return static_cast<std::uint64_t>(product >> 64);
-}
-
-// FNV-1a: a stable seed per statistic name, so one metric's interval does not depend on which other
-// metrics were compared before it.
-inline std::uint64_t name_hash(std::string_view name) noexcept {
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-    return h;
-}
-
-} // namespace detail
-
-// A generator for the resamples of one named statistic family under a seed.
+// A generator for the resamples of one named statistic family under a seed: one stream per name, so
+// one subset's intervals do not depend on which others were compared before it.
 inline detail::xoshiro256 bootstrap_rng(std::uint64_t seed, std::string_view name) {
-    return detail::xoshiro256(seed ^ detail::name_hash(name));
+    return detail::xoshiro256(seed ^ detail::fnv1a(name));
 }
 
 // Resamples requests, not values: each draw picks n of a subset's n requests with replacement, and
