@@ -24,7 +24,7 @@
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/plots.hpp"        // detail::slug, detail::metric_values
-#include "servestat/report/sweep_view.hpp"   // detail::load_text, series_over_load, find_knee_of, sweep_cell
+#include "servestat/report/sweep_view.hpp"   // detail::format_load, series_over_load, find_knee_of, sweep_cell
 
 namespace servestat::report {
 
@@ -131,7 +131,7 @@ inline std::string readable_name(const change& c) {
 inline std::string param_of(const comparison& c) { return c.sweep ? c.sweep->param : std::string("load"); }
 
 inline std::string load_prefix(const comparison& c, const compared_pair& p) {
-    return p.load ? load_text(param_of(c), *p.load) + ": " : std::string();
+    return p.load ? format_load(param_of(c), *p.load) + ": " : std::string();
 }
 
 inline std::string pair_heading(const comparison& c, const compared_pair& p) {
@@ -189,7 +189,7 @@ inline std::string knee_name(const std::string& curve) {
 }
 
 inline std::string knee_sentence(const std::string& param, const knee_shift& k) {
-    auto at = [&](const std::optional<double>& load) { return load ? load_text(param, *load) : std::string("none found"); };
+    auto at = [&](const std::optional<double>& load) { return load ? format_load(param, *load) : std::string("none found"); };
     if (k.before == k.after)
         return knee_name(k.curve) + (k.before ? " stayed at " + at(k.before) + "." : ": no knee on either side.");
     return knee_name(k.curve) + " moved from " + at(k.before) + " to " + at(k.after) + ".";
@@ -285,7 +285,7 @@ inline void add_too_few(const comparison& c, const compare_options& o, std::vect
 
 inline std::string load_list(const std::string& param, const std::vector<double>& loads) {
     std::string out;
-    for (double l : loads) out.append(out.empty() ? "" : ", ").append(load_text(param, l));
+    for (double l : loads) out.append(out.empty() ? "" : ", ").append(format_load(param, l));
     return out;
 }
 
@@ -365,7 +365,7 @@ inline json pair_view(const comparison& c, const compared_pair& p) {
         subsets.back()["rows"].push_back(change_row(x, x.metric + " " + x.statistic));
     }
     return {{"heading", pair_heading(c, p)}, {"has_load", p.load.has_value()},
-            {"load", p.load ? load_text(param_of(c), *p.load) : std::string()},
+            {"load", p.load ? format_load(param_of(c), *p.load) : std::string()},
             {"before", identity(rc.before)}, {"after", identity(rc.after)}, {"run_rows", run_rows},
             {"subsets", subsets}, {"has_plots", false}, {"plots", json::array()}};
 }
@@ -395,7 +395,7 @@ inline json sweep_compare_view(const comparison& c) {
     json levels = json::array();
     for (const auto& p : c.pairs) {
         const change* rps = find_change(p.comparison, "rps");
-        levels.push_back({{"load", p.load ? load_text(s.param, *p.load) : std::string(missing_value)},
+        levels.push_back({{"load", p.load ? format_load(s.param, *p.load) : std::string(missing_value)},
                           {"rps", level_cell(p, "rps")},
                           {"rps_change", rps && rps->relative ? signed_percent(*rps->relative) : std::string(missing_value)},
                           {"e2e_p50", level_cell(p, "e2e.p50")}, {"e2e_p99", level_cell(p, "e2e.p99")},
@@ -416,7 +416,7 @@ inline json gate_view(const comparison& c, const gate_outcome& g) {
     json failed = json::array();
     for (const auto& f : g.failures) {
         const change& x = *f.failed;
-        std::string text = f.load ? load_text(param_of(c), *f.load) + ": " : std::string();
+        std::string text = f.load ? format_load(param_of(c), *f.load) + ": " : std::string();
         failed.push_back({{"text", text + x.name + " regressed, " + value_text(x, x.before) + " → " +
                                        value_text(x, x.after) + (x.relative ? " (" + signed_percent(*x.relative) + ")" : "")}});
     }
@@ -561,7 +561,7 @@ inline void mark_saturation(plot::line_options& o, const sweep_analysis& a, cons
     for (const auto& row : a.rows)
         if (row.load == *k->load)
             if (const auto y = sweep_cell(row, column))
-                o.marks.push_back({row.load, *y, std::string(side) + ": knee " + load_text(param, row.load)});
+                o.marks.push_back({row.load, *y, std::string(side) + ": knee " + format_load(param, row.load)});
 }
 
 inline std::vector<plot_file> sweep_compare_plots(const sweep_shift& s) {

@@ -20,15 +20,11 @@ namespace servestat::report {
 namespace detail {
 
 inline std::optional<double> sweep_cell(const sweep_row& row, std::string_view column) {
-    const auto columns = sweep_table_columns();
-    for (std::size_t i = 0; i < columns.size(); ++i)
-        if (columns[i] == column) return row.values[i];
-    return std::nullopt;
+    const std::size_t i = servestat::detail::column_index(column);
+    return i < row.values.size() ? row.values[i] : std::nullopt;
 }
 
-inline std::string load_text(const std::string& param, double load) {
-    return param == "concurrency" ? fmt::format("c={:g}", load) : fmt::format("{}={:g}", param, load);
-}
+using servestat::detail::format_load; // "c=16", "request_rate=2.5"
 
 inline std::string sweep_title(const sweep_analysis& a) {
     return "Sweep over " + a.curve.param + (a.curve.group.empty() ? "" : " (" + a.curve.group + ")");
@@ -45,9 +41,9 @@ inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
         if (k.curve == key) what = text;
     if (!k.x) return what + ": no knee" + (k.shape.empty() ? std::string(" (too few points)") : " (" + k.shape + ")") + ".";
     const std::string y = k.y_name == "rps" ? fmt::format("{:.3g} req/s", k.y.value_or(0)) : format_seconds(k.y);
-    std::string at = k.x_name == a.curve.param ? load_text(a.curve.param, *k.x)
+    std::string at = k.x_name == a.curve.param ? format_load(a.curve.param, *k.x)
                                                : fmt::format("{:.3g} req/s", *k.x) +
-                                                     (k.load ? " (" + load_text(a.curve.param, *k.load) + ")" : "");
+                                                     (k.load ? " (" + format_load(a.curve.param, *k.load) + ")" : "");
     return fmt::format("{}: knee at {}, where it is {} ({}).", what, at, y, k.shape);
 }
 
@@ -57,7 +53,7 @@ inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity
     if (!c.known) return fmt::format("{}: unknown, no load level has that percentile.", objective);
     if (!c.max_load) return fmt::format("{}: not met at any measured load.", objective);
     if (!c.limited)
-        return fmt::format("{}: met at every measured load, up to {}.", objective, load_text(a.curve.param, *c.max_load));
+        return fmt::format("{}: met at every measured load, up to {}.", objective, format_load(a.curve.param, *c.max_load));
     return fmt::format("{}: met up to {} {}{}.", objective, a.curve.param, fmt::format("{:.3g}", *c.max_load),
                        c.interpolated ? " (interpolated between measured loads)" : "");
 }
@@ -132,8 +128,8 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
     };
     auto mark = [&](plot::line_options& o, std::string_view curve) {
         if (const auto* k = detail::find_knee_of(a, curve))
-            o.marks.push_back({*k->x, *k->y, "knee " + (k->x_name == param ? detail::load_text(param, *k->x)
-                                                        : k->load ? detail::load_text(param, *k->load)
+            o.marks.push_back({*k->x, *k->y, "knee " + (k->x_name == param ? detail::format_load(param, *k->x)
+                                                        : k->load ? detail::format_load(param, *k->load)
                                                                   : fmt::format("{:.3g} req/s", *k->x))});
     };
 
@@ -173,7 +169,7 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
         if (!rps || !p99) continue;
         tradeoff.x.push_back(*rps);
         tradeoff.y.push_back(*p99);
-        labels.push_back(detail::load_text(param, row.load));
+        labels.push_back(detail::format_load(param, row.load));
     }
     if (tradeoff.x.size() > 1) {
         plot::line_options o;

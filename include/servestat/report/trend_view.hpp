@@ -32,10 +32,14 @@ namespace detail::trend_parts {
 
 using servestat::detail::or_null;
 
+using report::detail::delta_text;
+using report::detail::kind_of;
+using report::detail::value_kind;
 using report::detail::p_clause;
+using report::detail::readable_name;
 using report::detail::signed_percent;
 
-inline bool is_share(const change& c) { return c.metric == "success_rate" || c.metric == "goodput_share"; }
+inline bool is_share(const change& c) { return kind_of(c) == value_kind::share; }
 
 // "2026-11-09 21:00 UTC"; the date alone with `with_time` false.
 inline std::string date_text(const std::optional<std::int64_t>& ns, bool with_time = true) {
@@ -119,12 +123,6 @@ inline json row_json(const trend_step& s) {
             {"ttft_p99", latency_cell(s, metric::ttft, 99)}};
 }
 
-// "e2e p50", "success rate"
-inline std::string readable(const change& c) {
-    if (!c.subset.empty()) return c.metric + " " + c.statistic;
-    return c.metric == "success_rate" ? "success rate" : c.metric == "goodput_share" ? "goodput share" : c.metric;
-}
-
 // How large a change is and how sure: {"15.2%", "95% CI +11.0% to +19.5%, p < 0.001", "+15.2%"};
 // shares move in percentage points.
 struct sized_change {
@@ -135,12 +133,10 @@ inline std::optional<sized_change> size_of(const change& c, const compare_option
     if (!c.p_value) return std::nullopt;
     const std::string level = fmt::format("{:g}% CI", 100 * o.verdicts.confidence), p = p_clause(*c.p_value);
     if (is_share(c) && c.delta && c.delta_ci) {
-        auto pp = [](double d) {
-            return std::string(d < 0 ? "−" : "+").append(fmt::format("{:.1f} pp", std::abs(100 * d)));
-        };
         return sized_change{fmt::format("{:.1f} pp", std::abs(100 * *c.delta)),
-                            fmt::format("{} {} to {}, {}", level, pp(c.delta_ci->low), pp(c.delta_ci->high), p),
-                            pp(*c.delta)};
+                            fmt::format("{} {} to {}, {}", level, delta_text(c, c.delta_ci->low),
+                                        delta_text(c, c.delta_ci->high), p),
+                            delta_text(c, *c.delta)};
     }
     if (!c.relative || !c.relative_ci) return std::nullopt;
     return sized_change{fmt::format("{:.1f}%", std::abs(100 * *c.relative)),
@@ -168,7 +164,7 @@ inline void step_findings(const run_comparison& rc, const std::string& name, con
         const change& c = rc.changes[i];
         const auto lead = published(c) && significant(c) && !told[i] ? size_of(c, o) : std::nullopt;
         if (!lead) continue;
-        std::string text = fmt::format("{}: {} {} by {} against the previous run ({})", name, readable(c),
+        std::string text = fmt::format("{}: {} {} by {} against the previous run ({})", name, readable_name(c),
                                        to_string(c.result), lead->size, lead->evidence);
         std::vector<std::string> statistics, shifts;
         for (std::size_t j = i + 1; j < rc.changes.size() && !c.subset.empty(); ++j) {
@@ -197,7 +193,7 @@ inline std::vector<std::string> findings(const trend& t, std::span<const run> ru
     for (const char* name : {"e2e.p50", "ttft.p50"}) {
         const change* c = find(t.steps.back().vs_first, name);
         if (c == nullptr) continue;
-        const std::string lead = fmt::format("Against the first run ({}), the latest run's {}", first, readable(*c));
+        const std::string lead = fmt::format("Against the first run ({}), the latest run's {}", first, readable_name(*c));
         const auto size = size_of(*c, o);
         const std::string p = c->p_value ? ", " + p_clause(*c->p_value) : "";
         if (significant(*c) && size)
