@@ -8,9 +8,11 @@
 
 #include "compare_command.hpp" // compare_args, run_compare_command
 #include "knee_command.hpp"   // knee_args, run_knee_command
+#include "load_command.hpp"   // load_args, run_load_command
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
 #include "simulate_command.hpp" // simulate_args, run_simulate_command
 #include "stats_command.hpp"  // stats_args, run_stats_command
+#include "workload_command.hpp" // workload_args, run_workload_command
 
 namespace {
 
@@ -47,6 +49,16 @@ int main(int argc, char** argv) {
     auto* knee_cmd = app.add_subcommand("knee", "Kneedle knee/elbow of a curve in a CSV file (kneed 0.8.x semantics)");
     servestat::cli::add_knee_options(*knee_cmd, knee);
 
+    servestat::cli::load_args load;
+    auto* load_cmd = app.add_subcommand("load", "Load test an OpenAI-compatible server and log every request "
+                                                "(closed or open loop, trace replay, sweeps)");
+    servestat::cli::add_load_options(*load_cmd, load);
+
+    servestat::cli::workload_args workload;
+    auto* workload_cmd = app.add_subcommand("workload", "Workload JSONL for `servestat load`: prompt mixes by token "
+                                                        "bucket (the notebook's presets), or synthetic prompts");
+    servestat::cli::add_workload_options(*workload_cmd, workload);
+
     servestat::cli::simulate_args simulate;
     auto* simulate_cmd = app.add_subcommand("simulate", "A simulated vLLM server (OpenAI API, continuous batching) "
                                                         "to test and rehearse against");
@@ -70,6 +82,11 @@ int main(int argc, char** argv) {
         if (report_cmd->parsed()) return servestat::cli::run_report_command(report);
         if (compare_cmd->parsed()) return servestat::cli::run_compare_command(compare);
         if (knee_cmd->parsed()) return servestat::cli::run_knee_command(knee);
+        if (load_cmd->parsed()) return servestat::cli::run_load_command(load);
+        if (workload_cmd->parsed())
+            return servestat::cli::run_workload_command(workload, [](const servestat::cli::workload_args& w) {
+                return servestat::cli::server_token_counter_for(w.url, w.api_key, w.model);
+            });
         if (simulate_cmd->parsed()) return servestat::cli::run_simulate_command(simulate);
         if (templates_list->parsed()) return servestat::cli::list_templates();
         if (templates_dump->parsed()) return servestat::cli::dump_template(template_name);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>   // std::array
+#include <cmath>   // std::log, std::sqrt, std::pow
 #include <cstdint> // std::uint64_t
 
 namespace servestat::detail {
@@ -73,6 +74,55 @@ inline std::uint64_t draw_below(xoshiro256& rng, std::uint64_t n) noexcept {
         }
     }
     return static_cast<std::uint64_t>(product >> 64);
+}
+
+// ---- continuous draws for arrival schedules, each exactly specified so that a seed gives the same
+// numbers everywhere up to libm's log, sqrt and pow ----
+
+// A uniform double in (0, 1]: the top 53 bits of one draw plus one, times 2^-53. Never 0, so its log
+// is finite and an exponential draw never overflows.
+inline double uniform_open_closed(xoshiro256& rng) noexcept {
+    return static_cast<double>((rng() >> 11) + 1) * 0x1.0p-53;
+}
+
+// Exponential with mean 1, by inversion: -log(U).
+inline double standard_exponential(xoshiro256& rng) noexcept { return -std::log(uniform_open_closed(rng)); }
+
+// Standard normal by Marsaglia's polar method: two uniform draws in (-1, 1] per try, rejected
+// unless they fall inside the unit circle (and off its centre); the second normal of each accepted
+// pair is dropped, which keeps the function stateless.
+inline double standard_normal(xoshiro256& rng) noexcept {
+    for (;;) {
+        const double u = 2.0 * uniform_open_closed(rng) - 1.0;
+        const double v = 2.0 * uniform_open_closed(rng) - 1.0;
+        const double s = u * u + v * v;
+        if (s < 1.0 && s > 0.0) return u * std::sqrt(-2.0 * std::log(s) / s);
+    }
+}
+
+// Gamma with the given shape (> 0) and scale 1, by Marsaglia and Tsang ("A simple method for
+// generating gamma variables", 2000): per try one standard_normal() and one uniform_open_closed(),
+// the squeeze first and the log test only when it fails. A shape below 1 draws Gamma(shape + 1) and
+// then multiplies by U^(1/shape), their boost for small shapes.
+inline double standard_gamma(xoshiro256& rng, double shape) noexcept {
+    if (shape < 1.0) {
+        const double g = standard_gamma(rng, shape + 1.0);
+        return g * std::pow(uniform_open_closed(rng), 1.0 / shape);
+    }
+    const double d = shape - 1.0 / 3.0;
+    const double c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+        double x = 0, v = 0;
+        do {
+            x = standard_normal(rng);
+            v = 1.0 + c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        const double u = uniform_open_closed(rng);
+        const double x2 = x * x;
+        if (u < 1.0 - 0.0331 * x2 * x2) return d * v;
+        if (std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v))) return d * v;
+    }
 }
 
 } // namespace servestat::detail

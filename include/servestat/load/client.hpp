@@ -1,0 +1,337 @@
+// The driver's HTTP/1.1 client: one keep-alive connection sends requests and times their responses.
+#pragma once
+
+#include <array>       // std::array
+#include <chrono>      // std::chrono::steady_clock, duration
+#include <cstddef>     // std::size_t
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+
+#include <boost/asio/awaitable.hpp>     // boost::asio::awaitable
+#include <boost/asio/connect.hpp>       // boost::asio::async_connect
+#include <boost/asio/ip/tcp.hpp>        // boost::asio::ip::tcp
+#include <boost/asio/redirect_error.hpp> // boost::asio::redirect_error
+#include <boost/asio/use_awaitable.hpp> // boost::asio::use_awaitable
+#include <boost/beast/core/error.hpp>        // boost::beast::error
+#include <boost/beast/core/flat_buffer.hpp>  // boost::beast::flat_buffer
+#include <boost/beast/core/tcp_stream.hpp>   // boost::beast::tcp_stream
+#include <boost/beast/http/buffer_body.hpp>  // boost::beast::http::buffer_body
+#include <boost/beast/http/error.hpp>        // boost::beast::http::error::need_buffer
+#include <boost/beast/http/message.hpp>      // boost::beast::http::request
+#include <boost/beast/http/parser.hpp>       // boost::beast::http::response_parser
+#include <boost/beast/http/read.hpp>         // boost::beast::http::async_read_header, async_read(_some)
+#include <boost/beast/http/string_body.hpp>  // boost::beast::http::string_body
+#include <boost/beast/http/write.hpp>        // boost::beast::http::async_write
+#include <fmt/format.h>                      // fmt::format
+
+#include "servestat/core/errors.hpp"      // usage_error
+#include "servestat/load/log_writer.hpp"  // request_result
+#include "servestat/load/response.hpp"    // response_reader, parse_timings_header
+#include "servestat/load/sse.hpp"         // sse_parser
+
+namespace servestat::load {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using steady = std::chrono::steady_clock;
+
+// Where the server is: http://host[:port][/prefix]. TLS is not supported: load tests run next to the
+// server, and a TLS handshake per connection would be measured as the server's latency.
+struct endpoint {
+    std::string host;
+    std::string port = "80";
+    std::string prefix; // e.g. "/v1" stripped: paths below are absolute; a proxy prefix stays
+    std::string url() const { return fmt::format("http://{}:{}{}", host, port, prefix); }
+};
+
+inline endpoint parse_url(std::string_view url) {
+    constexpr std::string_view scheme = "http://";
+    if (url.starts_with("https://"))
+        throw usage_error(fmt::format("--url {}: only plain HTTP is supported (no TLS); run the load test "
+                                      "next to the server or through a local port forward",
+                                      url));
+    if (!url.starts_with(scheme)) throw usage_error(fmt::format("--url {}: expected http://HOST[:PORT]", url));
+    auto rest = url.substr(scheme.size());
+    endpoint out;
+    if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
+        out.prefix = std::string(rest.substr(slash));
+        rest = rest.substr(0, slash);
+    }
+    while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
+    // Users paste the OpenAI base URL (".../v1"); the driver adds /v1/... itself.
+    if (out.prefix.ends_with("/v1")) out.prefix.resize(out.prefix.size() - 3);
+    const auto colon = rest.rfind(':');
+    if (colon != std::string_view::npos && rest.find(']') == std::string_view::npos) {
+        out.host = std::string(rest.substr(0, colon));
+        out.port = std::string(rest.substr(colon + 1));
+    } else {
+        out.host = std::string(rest);
+    }
+    if (out.host.empty() || out.port.empty() || out.port.find_first_not_of("0123456789") != std::string::npos)
+        throw usage_error(fmt::format("--url {}: expected http://HOST[:PORT]", url));
+    return out;
+}
+
+struct http_options {
+    std::string api_key;             // sent as "Authorization: Bearer KEY" when not empty
+    double timeout = 600;            // seconds from sending to the last byte; then status timeout
+    std::size_t max_body_bytes = 64 << 20;
+};
+
+// A request ready to send: everything that could fail before the network is done already.
+struct prepared_request {
+    std::string target; // "/v1/chat/completions"
+    std::string body;   // JSON
+    bool stream = true;
+};
+
+namespace detail {
+
+inline double seconds_since(steady::time_point start) {
+    return std::chrono::duration<double>(steady::now() - start).count();
+}
+
+inline std::string error_message_of(std::string_view body) {
+    response_reader reader;
+    try {
+        if (auto info = reader.read(body); info.error) return *info.error;
+    } catch (const response_error&) {
+    }
+    return std::string(body.substr(0, 500));
+}
+
+// A failure of the transport, with the status the log gives it.
+struct transport_failure {
+    request_status status;
+    std::string message;
+};
+
+} // namespace detail
+
+// One keep-alive connection. Not thread-safe: a connection belongs to one coroutine at a time.
+class connection {
+public:
+    connection(net::any_io_executor executor, const endpoint& where, const tcp::resolver::results_type& addresses,
+               const http_options& options)
+        : executor_(std::move(executor)), where_(where), addresses_(addresses), options_(options) {}
+
+    bool is_open() const { return stream_.has_value(); }
+    void close() {
+        if (stream_) {
+            beast::error_code ignored;
+            stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
+            stream_->close();
+        }
+        stream_.reset();
+        buffer_.clear();
+    }
+    steady::time_point last_used() const { return last_used_; }
+
+    // Sends the request and fills out's timing, tokens and status; t_sent is stamped here. Never
+    // throws for what a server or network does: those are data (status transport/timeout/error).
+    net::awaitable<void> send(const prepared_request& request, steady::time_point run_start, request_result& out) {
+        out.t_sent = detail::seconds_since(run_start);
+        const auto deadline = std::chrono::duration<double>(options_.timeout);
+        // A reused connection the server has closed meanwhile fails before any byte of the response
+        // arrives; that is the idle keep-alive race, not the server's answer, so it is retried once.
+        const bool reused = is_open();
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            bool response_started = false;
+            try {
+                co_await exchange(request, run_start, out, deadline, response_started);
+                last_used_ = steady::now();
+                co_return;
+            } catch (const boost::system::system_error& e) {
+                close();
+                if (attempt == 0 && reused && !response_started && !timed_out(e.code())) continue;
+                record_failure(out, e.code(), run_start);
+                co_return;
+            } catch (const response_error& e) {
+                close();
+                out.status = request_status::error;
+                out.error = fmt::format("malformed response: {}", e.what());
+                out.t_end = detail::seconds_since(run_start);
+                co_return;
+            }
+        }
+    }
+
+    // The user stopped the run: abort whatever is in flight on this connection.
+    void cancel() {
+        cancelled_ = true;
+        close();
+    }
+
+private:
+    static bool timed_out(const boost::system::error_code& ec) { return ec == beast::error::timeout; }
+
+    void record_failure(request_result& out, const boost::system::error_code& ec, steady::time_point run_start) {
+        out.t_end = detail::seconds_since(run_start);
+        out.t_first.reset();
+        out.itl.clear();
+        if (cancelled_) {
+            out.status = request_status::cancelled;
+            out.error = "cancelled: the run was stopped";
+        } else if (timed_out(ec)) {
+            out.status = request_status::timeout;
+            out.error = fmt::format("no complete response within {} s", options_.timeout);
+        } else {
+            out.status = request_status::transport;
+            out.error = fmt::format("transport: {}", ec.message());
+        }
+    }
+
+    template <class Duration>
+    net::awaitable<void> exchange(const prepared_request& request, steady::time_point run_start, request_result& out,
+                                  Duration deadline, bool& response_started) {
+        if (!stream_) {
+            stream_.emplace(executor_);
+            stream_->expires_after(std::chrono::duration_cast<steady::duration>(deadline));
+            co_await stream_->async_connect(addresses_, net::use_awaitable);
+            stream_->socket().set_option(tcp::no_delay(true));
+        }
+        stream_->expires_after(std::chrono::duration_cast<steady::duration>(deadline));
+        http::request<http::string_body> req{http::verb::post, where_.prefix + request.target, 11};
+        req.set(http::field::host, where_.host);
+        req.set(http::field::content_type, "application/json");
+        req.set(http::field::accept, request.stream ? "text/event-stream" : "application/json");
+        req.set(http::field::user_agent, "servestat-load/0.1");
+        if (!options_.api_key.empty()) req.set(http::field::authorization, "Bearer " + options_.api_key);
+        req.keep_alive(true);
+        req.body() = request.body;
+        req.prepare_payload();
+        co_await http::async_write(*stream_, req, net::use_awaitable);
+
+        http::response_parser<http::buffer_body> parser;
+        parser.body_limit(boost::none); // a stream is as long as the server makes it; events are capped
+        co_await http::async_read_header(*stream_, buffer_, parser, net::use_awaitable);
+        response_started = true;
+        out.http_status = static_cast<int>(parser.get().result_int());
+        if (auto header = parser.get().find("x-servestat-timings"); header != parser.get().end())
+            set_timings(out, parse_timings_header(std::string_view(header->value().data(), header->value().size())));
+        const bool is_event_stream = parser.get()[http::field::content_type].starts_with("text/event-stream");
+        if (out.http_status == 200 && request.stream && is_event_stream)
+            co_await read_stream(parser, run_start, out);
+        else
+            co_await read_whole(parser, run_start, out, request.stream);
+        if (!parser.keep_alive()) close();
+    }
+
+    static void set_timings(request_result& out, const std::optional<server_timings>& t) {
+        if (!t) return;
+        out.server_queue = t->queue;
+        out.server_prefill = t->prefill;
+        out.server_decode = t->decode;
+    }
+
+    // Reads the body into `body`, at most max_body_bytes of it.
+    net::awaitable<void> read_body(http::response_parser<http::buffer_body>& parser, std::string& body) {
+        std::array<char, 16384> piece{};
+        while (!parser.is_done()) {
+            parser.get().body().data = piece.data();
+            parser.get().body().size = piece.size();
+            beast::error_code ec;
+            co_await http::async_read(*stream_, buffer_, parser, net::redirect_error(net::use_awaitable, ec));
+            if (ec && ec != http::error::need_buffer) throw boost::system::system_error(ec);
+            const auto got = piece.size() - parser.get().body().size;
+            if (body.size() + got > options_.max_body_bytes)
+                throw response_error(fmt::format("body larger than {} bytes", options_.max_body_bytes));
+            body.append(piece.data(), got);
+        }
+    }
+
+    net::awaitable<void> read_whole(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
+                                    request_result& out, bool asked_for_stream) {
+        std::string body;
+        co_await read_body(parser, body);
+        out.t_end = detail::seconds_since(run_start);
+        if (out.http_status != 200) {
+            out.status = request_status::error;
+            out.error = detail::error_message_of(body);
+            co_return;
+        }
+        if (asked_for_stream) throw response_error("asked for a stream, got a response that is not text/event-stream");
+        const auto info = reader_.read(body);
+        if (info.error) {
+            out.status = request_status::error;
+            out.error = *info.error;
+            co_return;
+        }
+        if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
+        out.output_tokens = info.completion_tokens.value_or(0);
+        set_timings(out, info.timings);
+        out.status = request_status::ok;
+    }
+
+    net::awaitable<void> read_stream(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
+                                     request_result& out) {
+        sse_parser events;
+        std::array<char, 16384> piece{};
+        std::int32_t content_chunks = 0;
+        double last_content = 0;
+        bool done = false;
+        std::optional<std::int32_t> completion_tokens;
+        std::optional<std::string> stream_error;
+        auto on_event = [&](const sse_event& event, double now) {
+            if (done) return;
+            if (event.data == "[DONE]") {
+                done = true;
+                return;
+            }
+            const auto info = reader_.read(event.data);
+            if (info.error) {
+                stream_error = *info.error;
+                return;
+            }
+            if (info.has_content) {
+                if (content_chunks == 0) out.t_first = now;
+                else out.itl.push_back(now - last_content);
+                last_content = now;
+                ++content_chunks;
+            }
+            if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
+            if (info.completion_tokens) completion_tokens = info.completion_tokens;
+            set_timings(out, info.timings);
+        };
+        while (!parser.is_done()) {
+            parser.get().body().data = piece.data();
+            parser.get().body().size = piece.size();
+            beast::error_code ec;
+            // read_some: back after each arrival, not when the piece is full, so chunks are timed
+            // as they come.
+            co_await http::async_read_some(*stream_, buffer_, parser, net::redirect_error(net::use_awaitable, ec));
+            if (ec && ec != http::error::need_buffer) throw boost::system::system_error(ec);
+            // One clock reading per read: events that arrived together arrived at the same time.
+            const double now = detail::seconds_since(run_start);
+            const auto got = piece.size() - parser.get().body().size;
+            events.feed(std::string_view(piece.data(), got), [&](const sse_event& e) { on_event(e, now); });
+        }
+        out.t_end = detail::seconds_since(run_start);
+        out.output_tokens = completion_tokens.value_or(content_chunks);
+        if (stream_error) {
+            out.status = request_status::error;
+            out.error = *stream_error;
+        } else if (events.has_partial_event()) {
+            throw response_error("the event stream ended inside an event");
+        } else if (!done) {
+            throw response_error("the event stream ended without data: [DONE]");
+        } else {
+            out.status = request_status::ok;
+        }
+    }
+
+    net::any_io_executor executor_;
+    const endpoint& where_;
+    const tcp::resolver::results_type& addresses_;
+    const http_options& options_;
+    std::optional<beast::tcp_stream> stream_;
+    beast::flat_buffer buffer_;
+    response_reader reader_;
+    steady::time_point last_used_{};
+    bool cancelled_ = false;
+};
+
+} // namespace servestat::load

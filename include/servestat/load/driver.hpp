@@ -1,0 +1,230 @@
+// The load patterns: a closed loop of N clients, or an open loop that starts requests on a schedule.
+#pragma once
+
+#include <chrono>        // std::chrono
+#include <csignal>       // SIGINT, SIGTERM
+#include <cstddef>       // std::size_t
+#include <cstdint>       // std::int32_t
+#include <exception>     // std::exception_ptr, std::rethrow_exception
+#include <functional>    // std::function
+#include <memory>        // std::unique_ptr, std::make_unique
+#include <optional>      // std::optional
+#include <string>        // std::string, std::to_string
+#include <unordered_set> // std::unordered_set
+#include <vector>        // std::vector
+
+#include <boost/asio/co_spawn.hpp>     // boost::asio::co_spawn
+#include <boost/asio/io_context.hpp>   // boost::asio::io_context
+#include <boost/asio/signal_set.hpp>   // boost::asio::signal_set
+#include <boost/asio/steady_timer.hpp> // boost::asio::steady_timer
+
+#include "servestat/core/errors.hpp"  // error, usage_error
+#include "servestat/load/client.hpp"  // connection, endpoint, http_options, prepared_request
+
+namespace servestat::load {
+
+// A request as the workload and the context budget made it, before it is sent.
+struct planned_request {
+    prepared_request http;
+    std::int32_t prompt_tokens = 0; // the driver's count; the server's usage replaces it when it has one
+    std::int32_t max_tokens = 0;
+    std::optional<std::int32_t> prompt_tokens_original;
+    bool trimmed = false;
+};
+
+// How requests start. Closed loop: `concurrency` clients, each sending its next request when the
+// previous one ends (t_sched = that moment), for `requests` requests or until `duration`. Open loop:
+// request i is due at schedule[i]; a request that cannot start on time (max_concurrency reached)
+// keeps its t_sched, so the wait shows as client_queue instead of vanishing (coordinated omission).
+struct load_pattern {
+    std::int32_t concurrency = 0;
+    std::optional<std::size_t> requests;
+    std::optional<double> duration;
+    std::vector<double> schedule;
+    std::int32_t max_concurrency = 0; // open loop: at most this many in flight; 0 = no limit
+
+    bool is_open_loop() const { return !schedule.empty(); }
+};
+
+struct run_totals {
+    std::size_t sent = 0;
+    std::size_t ok = 0;
+    double wall_seconds = 0;
+    bool stopped = false; // stop() ended it early
+};
+
+// Servers close idle keep-alive connections (uvicorn, under vLLM, after 5 s); an open loop does not
+// reuse a connection idle for longer than this, so a request never races the server's close.
+inline constexpr double reuse_idle_seconds = 4.0;
+
+class driver {
+public:
+    using plan_function = std::function<const planned_request&(std::size_t index)>;
+    using result_function = std::function<void(const request_result&)>;
+
+private:
+    struct state {
+        const load_pattern& pattern;
+        const plan_function& plan;
+        const result_function& on_result;
+        steady::time_point start;
+        std::size_t next = 0;
+        std::size_t sent = 0;
+        std::size_t ok = 0;
+        std::int32_t in_flight = 0;
+        bool stopping = false;
+        std::vector<std::unique_ptr<connection>> idle;
+        std::unordered_set<connection*> active;
+        net::steady_timer* due = nullptr; // the dispatcher's wait for the next start
+        net::steady_timer slot;           // cancelled when an open-loop request ends
+        net::signal_set* signals = nullptr;
+        std::size_t live = 0; // coroutines of this run still going
+
+        state(net::io_context& io, const load_pattern& p, const plan_function& f, const result_function& r)
+            : pattern(p), plan(f), on_result(r), start(steady::now()), slot(io) {}
+    };
+
+public:
+    driver(net::io_context& io, endpoint where, http_options options)
+        : io_(io), where_(std::move(where)), options_(std::move(options)) {
+        tcp::resolver resolver(io_);
+        boost::system::error_code ec;
+        addresses_ = resolver.resolve(where_.host, where_.port, ec);
+        if (ec) throw error(fmt::format("cannot resolve {}: {}", where_.host, ec.message()));
+    }
+
+    const endpoint& where() const { return where_; }
+    const tcp::resolver::results_type& addresses() const { return addresses_; }
+    const http_options& options() const { return options_; }
+
+    // Runs the pattern to the end (or to stop()); `on_result` sees every request as it completes.
+    run_totals run(const load_pattern& pattern, const plan_function& plan, const result_function& on_result) {
+        validate(pattern);
+        state s(io_, pattern, plan, on_result);
+        state_ = &s;
+        // SIGINT/SIGTERM end the run as stop() does; the log keeps every request that completed.
+        net::signal_set signals(io_, SIGINT, SIGTERM);
+        s.signals = &signals;
+        signals.async_wait([this](const boost::system::error_code& ec, int) {
+            if (!ec) stop();
+        });
+        if (pattern.is_open_loop()) {
+            spawn(s, dispatch(s));
+        } else {
+            for (std::int32_t i = 0; i < pattern.concurrency; ++i) spawn(s, closed_client(s));
+        }
+        io_.restart();
+        try {
+            io_.run();
+        } catch (...) {
+            state_ = nullptr;
+            throw;
+        }
+        state_ = nullptr;
+        return {s.sent, s.ok, detail::seconds_since(s.start), s.stopping};
+    }
+
+    // Runs a coroutine of the run; when the last one ends the signal wait is dropped so that
+    // io_context::run returns.
+    void spawn(state& s, net::awaitable<void> work) {
+        ++s.live;
+        net::co_spawn(io_, std::move(work), [&s](std::exception_ptr e) {
+            if (--s.live == 0 && s.signals) s.signals->cancel();
+            if (e) std::rethrow_exception(e);
+        });
+    }
+
+    // Ends the run early: nothing new starts, requests in flight end as `cancelled`. Call it from the
+    // io_context's thread (a signal_set handler).
+    void stop() {
+        if (!state_) return;
+        state_->stopping = true;
+        if (state_->due) state_->due->cancel();
+        state_->slot.cancel();
+        for (auto* c : state_->active) c->cancel();
+    }
+
+private:
+    static void validate(const load_pattern& p) {
+        if (p.is_open_loop()) return;
+        if (p.concurrency <= 0) throw usage_error("--concurrency must be at least 1");
+        if (!p.requests && !p.duration) throw usage_error("give a number of requests (-n) or a --duration");
+    }
+
+    net::awaitable<void> send_one(state& s, connection& conn, std::size_t index, double t_sched) {
+        const planned_request& p = s.plan(index);
+        request_result r;
+        r.id = std::to_string(index);
+        r.t_sched = t_sched;
+        r.prompt_tokens = p.prompt_tokens;
+        r.max_tokens = p.max_tokens;
+        r.prompt_tokens_original = p.prompt_tokens_original;
+        r.trimmed = p.trimmed;
+        ++s.sent;
+        s.active.insert(&conn);
+        co_await conn.send(p.http, s.start, r);
+        s.active.erase(&conn);
+        if (r.status == request_status::ok) ++s.ok;
+        s.on_result(r);
+    }
+
+    bool closed_loop_done(const state& s) const {
+        if (s.stopping) return true;
+        if (s.pattern.requests && s.next >= *s.pattern.requests) return true;
+        return s.pattern.duration && detail::seconds_since(s.start) >= *s.pattern.duration;
+    }
+
+    net::awaitable<void> closed_client(state& s) {
+        connection conn(io_.get_executor(), where_, addresses_, options_);
+        while (!closed_loop_done(s)) {
+            const auto index = s.next++;
+            co_await send_one(s, conn, index, detail::seconds_since(s.start));
+        }
+        conn.close();
+    }
+
+    std::unique_ptr<connection> take_connection(state& s) {
+        while (!s.idle.empty()) {
+            auto c = std::move(s.idle.back());
+            s.idle.pop_back();
+            if (c->is_open() && std::chrono::duration<double>(steady::now() - c->last_used()).count() < reuse_idle_seconds)
+                return c;
+        }
+        return std::make_unique<connection>(io_.get_executor(), where_, addresses_, options_);
+    }
+
+    net::awaitable<void> open_request(state& s, std::size_t index) {
+        auto conn = take_connection(s);
+        co_await send_one(s, *conn, index, s.pattern.schedule[index]);
+        --s.in_flight;
+        s.slot.cancel();
+        if (conn->is_open() && !s.stopping) s.idle.push_back(std::move(conn));
+    }
+
+    net::awaitable<void> dispatch(state& s) {
+        net::steady_timer due(io_);
+        s.due = &due;
+        const auto& schedule = s.pattern.schedule;
+        for (std::size_t i = 0; i < schedule.size() && !s.stopping; ++i) {
+            due.expires_at(s.start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(schedule[i])));
+            boost::system::error_code ec;
+            co_await due.async_wait(net::redirect_error(net::use_awaitable, ec));
+            while (s.pattern.max_concurrency > 0 && s.in_flight >= s.pattern.max_concurrency && !s.stopping) {
+                s.slot.expires_at(steady::time_point::max());
+                co_await s.slot.async_wait(net::redirect_error(net::use_awaitable, ec));
+            }
+            if (s.stopping) break;
+            ++s.in_flight;
+            spawn(s, open_request(s, i));
+        }
+        s.due = nullptr;
+    }
+
+    net::io_context& io_;
+    endpoint where_;
+    http_options options_;
+    tcp::resolver::results_type addresses_;
+    state* state_ = nullptr;
+};
+
+} // namespace servestat::load

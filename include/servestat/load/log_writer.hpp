@@ -1,0 +1,128 @@
+// The load driver's output: the canonical JSONL log, written as requests complete.
+#pragma once
+
+#include <cerrno>      // errno
+#include <cmath>       // std::isfinite
+#include <cstdint>     // std::int32_t
+#include <cstring>     // std::strerror
+#include <filesystem>  // std::filesystem::path
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <fcntl.h>  // ::open, O_* flags
+#include <unistd.h> // ::write, ::close
+
+#include <fmt/format.h>       // fmt::format_to
+#include <nlohmann/json.hpp>  // nlohmann::ordered_json
+
+#include "servestat/core/errors.hpp"         // error
+#include "servestat/core/request_status.hpp" // request_status, to_string
+
+namespace servestat::load {
+
+// One request as the driver measured it; times are seconds since the run started.
+struct request_result {
+    std::string id;
+    double t_sched = 0;
+    double t_sent = 0;
+    std::optional<double> t_first; // the first chunk that carried content
+    double t_end = 0;
+    std::int32_t prompt_tokens = 0;
+    std::int32_t output_tokens = 0;
+    std::int32_t max_tokens = 0;
+    std::optional<std::int32_t> prompt_tokens_original; // set when budgeting trimmed the prompt
+    bool trimmed = false;
+    request_status status = request_status::ok;
+    int http_status = 0; // 0: no response arrived
+    std::string error;
+    std::vector<double> itl; // gaps between content chunks after the first
+    std::optional<double> server_queue, server_prefill, server_decode;
+};
+
+namespace detail {
+
+inline void append_seconds(std::string& out, std::string_view key, double seconds) {
+    fmt::format_to(std::back_inserter(out), R"(,"{}":{:.6f})", key, seconds);
+}
+
+inline void append_optional_seconds(std::string& out, std::string_view key, const std::optional<double>& s) {
+    if (s && std::isfinite(*s)) append_seconds(out, key, *s);
+}
+
+} // namespace detail
+
+// The request's canonical log line, newline included. Microseconds are the resolution: the clock's
+// jitter on a loaded machine is larger.
+inline std::string log_line(const request_result& r) {
+    std::string out = R"({"id":)";
+    out.append(nlohmann::json(r.id).dump());
+    detail::append_seconds(out, "t_sched", r.t_sched);
+    detail::append_seconds(out, "t_sent", r.t_sent);
+    detail::append_optional_seconds(out, "t_first", r.t_first);
+    detail::append_seconds(out, "t_end", r.t_end);
+    fmt::format_to(std::back_inserter(out), R"(,"prompt_tokens":{},"output_tokens":{},"max_tokens":{})",
+                   r.prompt_tokens, r.output_tokens, r.max_tokens);
+    if (r.trimmed) out.append(R"(,"trimmed":true)");
+    if (r.prompt_tokens_original)
+        fmt::format_to(std::back_inserter(out), R"(,"prompt_tokens_original":{})", *r.prompt_tokens_original);
+    out.append(R"(,"status":")").append(to_string(r.status)).append("\"");
+    if (r.http_status != 0) fmt::format_to(std::back_inserter(out), R"(,"http_status":{})", r.http_status);
+    if (!r.error.empty())
+        out.append(R"(,"error":)").append(nlohmann::json(r.error).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (!r.itl.empty()) {
+        out.append(R"(,"itl":[)");
+        for (std::size_t i = 0; i < r.itl.size(); ++i)
+            fmt::format_to(std::back_inserter(out), "{}{:.6f}", i == 0 ? "" : ",", r.itl[i]);
+        out.append("]");
+    }
+    detail::append_optional_seconds(out, "server_queue", r.server_queue);
+    detail::append_optional_seconds(out, "server_prefill", r.server_prefill);
+    detail::append_optional_seconds(out, "server_decode", r.server_decode);
+    return out.append("}\n");
+}
+
+// The header line: {"servestat":"log","version":1,"run":{...}}.
+inline std::string header_line(const nlohmann::ordered_json& run) {
+    nlohmann::ordered_json header;
+    header["servestat"] = "log";
+    header["version"] = 1;
+    header["run"] = run;
+    return header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).append("\n");
+}
+
+// Appends whole lines with one write(2) each, so a process killed at any instant (kill -9 included)
+// leaves every line it finished in the kernel and at most the line being written incomplete; and no
+// user-space buffer that a crash would lose.
+class log_writer {
+public:
+    explicit log_writer(std::filesystem::path file) : file_(std::move(file)) {
+        fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+        if (fd_ < 0) throw error(fmt::format("{}: cannot write the log: {}", file_.string(), std::strerror(errno)));
+    }
+    log_writer(const log_writer&) = delete;
+    log_writer& operator=(const log_writer&) = delete;
+    ~log_writer() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+
+    void write(std::string_view line) {
+        while (!line.empty()) {
+            const auto n = ::write(fd_, line.data(), line.size());
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw error(fmt::format("{}: writing the log failed: {}", file_.string(), std::strerror(errno)));
+            }
+            line.remove_prefix(static_cast<std::size_t>(n));
+        }
+    }
+
+    const std::filesystem::path& path() const { return file_; }
+
+private:
+    std::filesystem::path file_;
+    int fd_ = -1;
+};
+
+} // namespace servestat::load

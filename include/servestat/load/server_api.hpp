@@ -1,0 +1,156 @@
+// Small calls to the server around a run: /v1/models, /tokenize, /metrics and readiness.
+#pragma once
+
+#include <chrono>      // std::chrono
+#include <cstdint>     // std::int32_t
+#include <exception>   // std::exception_ptr, std::rethrow_exception
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <thread>      // std::this_thread::sleep_for
+#include <vector>      // std::vector
+
+#include <boost/asio/co_spawn.hpp>   // boost::asio::co_spawn
+#include <boost/asio/io_context.hpp> // boost::asio::io_context
+#include <nlohmann/json.hpp>         // nlohmann::json
+
+#include "servestat/core/errors.hpp"        // error
+#include "servestat/load/client.hpp"        // endpoint, tcp, http
+#include "servestat/load/token_counter.hpp" // token_counter, chat_message
+
+namespace servestat::load {
+
+struct http_reply {
+    int status = 0;
+    std::string body;
+};
+
+namespace detail {
+
+inline net::awaitable<http_reply> exchange_once(endpoint where, http::verb verb, std::string target, std::string body,
+                                                std::string api_key, double timeout) {
+    auto executor = co_await net::this_coro::executor;
+    tcp::resolver resolver(executor);
+    const auto addresses = co_await resolver.async_resolve(where.host, where.port, net::use_awaitable);
+    beast::tcp_stream stream(executor);
+    stream.expires_after(std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(timeout)));
+    co_await stream.async_connect(addresses, net::use_awaitable);
+    http::request<http::string_body> req{verb, where.prefix + target, 11};
+    req.set(http::field::host, where.host);
+    req.set(http::field::user_agent, "servestat-load/0.1");
+    if (!api_key.empty()) req.set(http::field::authorization, "Bearer " + api_key);
+    if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
+    req.body() = std::move(body);
+    req.prepare_payload();
+    co_await http::async_write(stream, req, net::use_awaitable);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(64 << 20);
+    co_await http::async_read(stream, buffer, parser, net::use_awaitable);
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    co_return http_reply{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
+}
+
+} // namespace detail
+
+// One request on its own connection, run to completion on a private io_context. Throws
+// boost::system::system_error when the server cannot be reached or does not answer in time.
+inline http_reply http_call(const endpoint& where, http::verb verb, std::string_view target, std::string body = {},
+                            const std::string& api_key = {}, double timeout = 30) {
+    net::io_context io;
+    http_reply reply;
+    std::exception_ptr failure;
+    net::co_spawn(io, detail::exchange_once(where, verb, std::string(target), std::move(body), api_key, timeout),
+                  [&](std::exception_ptr e, http_reply r) {
+                      failure = e;
+                      reply = std::move(r);
+                  });
+    io.run();
+    if (failure) std::rethrow_exception(failure);
+    return reply;
+}
+
+// What /v1/models says about the model being served.
+struct server_info {
+    std::string model;
+    std::optional<std::int32_t> max_model_len;
+    nlohmann::json card; // the model's entry as the server sent it, for the log header
+};
+
+inline server_info read_models(const endpoint& where, const std::string& api_key, const std::string& wanted_model) {
+    http_reply reply;
+    try {
+        reply = http_call(where, http::verb::get, "/v1/models", {}, api_key);
+    } catch (const boost::system::system_error& e) {
+        throw error(fmt::format("{}/v1/models: {}", where.url(), e.code().message()));
+    }
+    if (reply.status != 200)
+        throw error(fmt::format("{}/v1/models answered HTTP {}: {}", where.url(), reply.status, reply.body.substr(0, 300)));
+    const auto j = nlohmann::json::parse(reply.body, nullptr, false);
+    if (!j.is_object() || !j.contains("data") || !j["data"].is_array() || j["data"].empty())
+        throw error(fmt::format("{}/v1/models: no model listed", where.url()));
+    for (const auto& card : j["data"]) {
+        const auto id = card.value("id", std::string());
+        if (!wanted_model.empty() && id != wanted_model) continue;
+        server_info out{id, std::nullopt, card};
+        if (card.contains("max_model_len") && card["max_model_len"].is_number_integer())
+            out.max_model_len = card["max_model_len"].get<std::int32_t>();
+        return out;
+    }
+    throw error(fmt::format("{}/v1/models does not list the model '{}'", where.url(), wanted_model));
+}
+
+// Polls /v1/models until it answers 200 or `timeout` seconds pass (a starting vLLM loads weights
+// for minutes); false on timeout.
+inline bool wait_until_ready(const endpoint& where, const std::string& api_key, double timeout,
+                             const std::function<bool()>& still_worth_waiting = {}) {
+    const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(timeout));
+    while (steady::now() < deadline) {
+        try {
+            if (http_call(where, http::verb::get, "/v1/models", {}, api_key, 2).status == 200) return true;
+        } catch (const boost::system::system_error&) {
+        }
+        if (still_worth_waiting && !still_worth_waiting()) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    return false;
+}
+
+// Token counts from the server's own tokenizer (vLLM's POST /tokenize), so budgets match what the
+// server will count. Each count is one HTTP call; the budget's binary search makes ~12 per trimmed
+// prompt, done before the run starts.
+inline token_counter server_token_counter(const endpoint& where, const std::string& api_key, const std::string& model) {
+    auto count = [where, api_key](nlohmann::json request) {
+        const auto reply = http_call(where, http::verb::post, "/tokenize", request.dump(), api_key);
+        if (reply.status != 200)
+            throw error(fmt::format("{}/tokenize answered HTTP {}: {}", where.url(), reply.status, reply.body.substr(0, 300)));
+        const auto j = nlohmann::json::parse(reply.body, nullptr, false);
+        if (!j.is_object() || !j.contains("count") || !j["count"].is_number_integer())
+            throw error(fmt::format("{}/tokenize: no count in the answer", where.url()));
+        return j["count"].get<std::int32_t>();
+    };
+    token_counter out;
+    out.source = "server /tokenize";
+    out.text = [count, model](std::string_view text) {
+        return count({{"model", model}, {"prompt", std::string(text)}, {"add_special_tokens", false}});
+    };
+    out.chat = [count, model](const std::vector<chat_message>& messages) {
+        auto list = nlohmann::json::array();
+        for (const auto& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
+        return count({{"model", model}, {"messages", list}, {"add_generation_prompt", true}});
+    };
+    return out;
+}
+
+// The server's Prometheus text, or nullopt when it has no /metrics.
+inline std::optional<std::string> scrape_metrics(const endpoint& where, const std::string& api_key) {
+    try {
+        auto reply = http_call(where, http::verb::get, "/metrics", {}, api_key, 10);
+        if (reply.status == 200) return std::move(reply.body);
+    } catch (const boost::system::system_error&) {
+    }
+    return std::nullopt;
+}
+
+} // namespace servestat::load

@@ -1,0 +1,615 @@
+// `servestat load`: the load driver. Its own translation unit: Beast compiles here and in simulate.cpp only.
+#include <algorithm>  // std::nth_element, std::min
+#include <chrono>     // std::chrono::system_clock
+#include <cstdio>     // std::fputs, stderr
+#include <filesystem> // std::filesystem
+#include <fstream>    // std::ofstream
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <unistd.h> // ::isatty
+
+#include <boost/asio/io_context.hpp> // boost::asio::io_context
+#include <fmt/format.h>              // fmt::format
+#include <nlohmann/json.hpp>         // nlohmann::ordered_json
+
+#include <servestat/core/errors.hpp>           // usage_error, input_error
+#include <servestat/core/iso_time.hpp>         // detail::iso_utc
+#include <servestat/core/random.hpp>           // detail::xoshiro256, draw_below
+#include <servestat/ingest/arrival_trace.hpp>  // read_arrivals
+#include <servestat/load/arrivals.hpp>         // open-loop schedules, trace replay
+#include <servestat/load/budget.hpp>           // budget_chat, budget_prompt
+#include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
+#include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
+#include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
+#include <servestat/load/sweep_plan.hpp>       // sweep points, manifest, server process
+#include <servestat/load/workload.hpp>         // read_workload, synthetic_text
+
+#include "load_command.hpp" // load_args
+
+namespace servestat::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int exit_interrupted = 130; // as a shell reports a run ended by SIGINT
+
+void say(const std::string& text) { std::fputs(text.c_str(), stderr); }
+
+// The rows the driver will send, each budgeted once before the run starts.
+struct prepared_workload {
+    std::string name;                      // workload file stem or trace stem
+    std::vector<load::planned_request> rows;
+    std::vector<arrival> trace;            // trace replay: one row per arrival, in order
+    std::string token_source;
+    std::int32_t max_model_len = 0;
+    std::size_t trimmed = 0;
+};
+
+nlohmann::json parse_extra(const std::string& text) {
+    if (text.empty()) return nlohmann::json::object();
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) throw usage_error(fmt::format("--extra must be a JSON object, got: {}", text));
+    return j;
+}
+
+std::string request_body(const load::workload_row& row, const load::budget_result& fitted, const std::string& model,
+                         const load_args& a, const nlohmann::json& extra) {
+    nlohmann::ordered_json body;
+    body["model"] = model;
+    if (row.is_chat()) {
+        auto messages = nlohmann::ordered_json::array();
+        for (const auto& m : fitted.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+        body["messages"] = std::move(messages);
+    } else {
+        body["prompt"] = fitted.prompt;
+    }
+    body["max_tokens"] = fitted.max_tokens;
+    body["temperature"] = row.temperature.value_or(0.0);
+    for (const auto& [key, value] : row.extra.items()) body[key] = value;
+    for (const auto& [key, value] : extra.items()) body[key] = value;
+    body["stream"] = !a.no_stream;
+    if (!a.no_stream) body["stream_options"] = {{"include_usage", true}};
+    return body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// Budgeting off (--no-budget): the request goes out as the workload says; the prompt is still
+// counted so the log has prompt_tokens when the server rejects it.
+load::budget_result unbudgeted(const load::workload_row& row, std::int32_t desired, const load::token_counter& counter) {
+    load::budget_result r;
+    if (row.is_chat()) {
+        r.messages = row.messages;
+        r.prompt_tokens = counter.chat(row.messages);
+    } else {
+        r.prompt = *row.prompt;
+        r.prompt_tokens = counter.text(*row.prompt);
+    }
+    r.prompt_tokens_original = r.prompt_tokens;
+    r.max_tokens = desired;
+    return r;
+}
+
+load::planned_request plan_row(const load::workload_row& row, std::int32_t desired, const std::string& where,
+                               const load::budget_options& budget, const load::token_counter& counter,
+                               const std::string& model, const load_args& a, const nlohmann::json& extra) {
+    const auto fitted = a.no_budget ? unbudgeted(row, desired, counter)
+                        : row.is_chat() ? load::budget_chat(row.messages, desired, budget, counter, where)
+                                        : load::budget_prompt(*row.prompt, desired, budget, counter, where);
+    load::planned_request p;
+    p.http.target = row.is_chat() ? "/v1/chat/completions" : "/v1/completions";
+    p.http.body = request_body(row, fitted, model, a, extra);
+    p.http.stream = !a.no_stream;
+    p.prompt_tokens = fitted.prompt_tokens;
+    p.max_tokens = fitted.max_tokens;
+    p.trimmed = fitted.trimmed;
+    if (fitted.trimmed) p.prompt_tokens_original = fitted.prompt_tokens_original;
+    return p;
+}
+
+// Trace replay without a workload: one chat request per arrival whose prompt has the arrival's
+// token count (chat template included) and whose max_tokens is its output count.
+std::vector<load::workload_row> trace_rows(const std::vector<arrival>& arrivals, const load::token_counter& counter,
+                                           std::uint64_t seed) {
+    const std::int32_t template_tokens = counter.chat({{"user", ""}});
+    servestat::detail::xoshiro256 rng(seed);
+    std::vector<load::workload_row> rows;
+    rows.reserve(arrivals.size());
+    for (std::size_t i = 0; i < arrivals.size(); ++i) {
+        const auto target = std::max<std::int32_t>(1, arrivals[i].prompt_tokens - template_tokens);
+        auto row = load::chat_row(load::synthetic_text(target, counter, rng).text, std::max(1, arrivals[i].output_tokens));
+        row.line = i + 2;
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+load::token_counter choose_counter(const load_args& a, const load::endpoint& where, const std::string& model) {
+    if (a.heuristic_tokens) return load::heuristic_token_counter();
+    try {
+        auto counter = load::server_token_counter(where, a.api_key, model);
+        counter.text("hello");
+        return counter;
+    } catch (const std::exception& e) {
+        say(fmt::format("servestat load: {}/tokenize is not usable ({}); counting tokens with the heuristic "
+                        "(docs/load.md)\n",
+                        where.url(), e.what()));
+        return load::heuristic_token_counter();
+    }
+}
+
+prepared_workload prepare_workload(const load_args& a, const load::endpoint& where, const load::server_info& server) {
+    prepared_workload out;
+    const auto counter = choose_counter(a, where, server.model);
+    out.token_source = counter.source;
+    out.max_model_len = a.max_model_len.value_or(server.max_model_len.value_or(0));
+    if (!a.no_budget && out.max_model_len <= 0)
+        throw usage_error("the server does not say its max_model_len: give --max-model-len or --no-budget");
+    std::vector<load::workload_row> rows;
+    std::string source;
+    if (!a.workload.empty()) {
+        rows = load::read_workload(a.workload);
+        source = a.workload;
+        out.name = fs::path(a.workload).stem().string();
+    }
+    if (!a.trace.empty()) {
+        out.trace = read_arrivals(a.trace);
+        if (out.trace.empty()) throw input_error(a.trace, 0, "", "the trace has no arrivals");
+        if (rows.empty()) {
+            rows = trace_rows(out.trace, counter, a.seed);
+            source = a.trace;
+            out.name = fs::path(a.trace).stem().string();
+        }
+    }
+    if (rows.empty()) throw usage_error("give --workload FILE (see `servestat workload`) or --trace FILE");
+    const load::budget_options budget{.max_model_len = out.max_model_len, .margin = a.margin,
+                                      .min_output_tokens = a.min_output_tokens, .head_fraction = a.head_fraction};
+    const auto extra = parse_extra(a.extra);
+    out.rows.reserve(rows.size());
+    for (const auto& row : rows) {
+        const std::int32_t desired = a.max_tokens.value_or(row.max_tokens.value_or(128));
+        const auto where_in_source = fmt::format("{}:{}", source, row.line);
+        out.rows.push_back(plan_row(row, desired, where_in_source, budget, counter, server.model, a, extra));
+        if (out.rows.back().trimmed) ++out.trimmed;
+    }
+    return out;
+}
+
+// Which row request i sends: a seeded draw with replacement (the notebook's rng.choice), or the
+// trace's own order when replaying a trace.
+class request_order {
+public:
+    request_order(const prepared_workload& w, std::uint64_t seed) : workload_(w), rng_(seed) {}
+    const load::planned_request& operator()(std::size_t index) {
+        if (!workload_.trace.empty()) return workload_.rows[index % workload_.rows.size()];
+        while (picks_.size() <= index) picks_.push_back(servestat::detail::draw_below(rng_, workload_.rows.size()));
+        return workload_.rows[picks_[index]];
+    }
+
+private:
+    const prepared_workload& workload_;
+    servestat::detail::xoshiro256 rng_;
+    std::vector<std::uint64_t> picks_;
+};
+
+// done/total, ok/failed, rate and running latency percentiles on one line of a terminal.
+class progress {
+public:
+    progress(std::string label, std::optional<std::size_t> total, bool live)
+        : label_(std::move(label)), total_(total), live_(live), start_(load::steady::now()) {}
+
+    void add(const load::request_result& r) {
+        ++done_;
+        if (r.status == request_status::ok) {
+            ++ok_;
+            latencies_.push_back(r.t_end - r.t_sent);
+        }
+        if (!live_) return;
+        const auto now = load::steady::now();
+        if (now - last_draw_ < std::chrono::milliseconds(200) && done_ != total_.value_or(0)) return;
+        last_draw_ = now;
+        say(fmt::format("\r\033[K{}: {}{} done, {} ok, {} failed, {:.2f} req/s, e2e {}", label_, done_,
+                        total_ ? fmt::format("/{}", *total_) : std::string(), ok_, done_ - ok_, rate(),
+                        percentiles()));
+    }
+
+    void finish(const fs::path& log, bool stopped) {
+        if (live_) say("\r\033[K");
+        say(fmt::format("servestat load: {}: {} requests, {} ok, {} failed in {:.1f} s, {:.2f} req/s, e2e {}{}; "
+                        "log {}\n",
+                        label_, done_, ok_, done_ - ok_, seconds(), rate(), percentiles(),
+                        stopped ? " (stopped early)" : "", log.string()));
+    }
+
+private:
+    double seconds() const { return std::chrono::duration<double>(load::steady::now() - start_).count(); }
+    double rate() const { return seconds() > 0 ? static_cast<double>(ok_) / seconds() : 0.0; }
+
+    // Nearest-rank on the fly (a progress display); the report computes the exact numpy values.
+    std::string percentiles() {
+        if (latencies_.empty()) return "p50 - p99 -";
+        auto at = [&](double q) {
+            const auto k = static_cast<std::size_t>(q * static_cast<double>(latencies_.size() - 1));
+            std::nth_element(latencies_.begin(), latencies_.begin() + static_cast<std::ptrdiff_t>(k), latencies_.end());
+            return latencies_[k];
+        };
+        return fmt::format("p50 {:.3f} s p99 {:.3f} s", at(0.5), at(0.99));
+    }
+
+    std::string label_;
+    std::optional<std::size_t> total_;
+    bool live_;
+    load::steady::time_point start_;
+    load::steady::time_point last_draw_{};
+    std::size_t done_ = 0;
+    std::size_t ok_ = 0;
+    std::vector<double> latencies_;
+};
+
+// One run: a load level (and server configuration) and where its log goes.
+struct run_point {
+    std::string label;
+    fs::path log;
+    nlohmann::ordered_json params; // the swept and grid values
+    load::load_pattern pattern;
+};
+
+// `concurrency` 0: not a closed loop; `rate` 0: not an open loop.
+load::load_pattern pattern_for(const load_args& a, const prepared_workload& w, std::int32_t concurrency, double rate) {
+    load::load_pattern p;
+    p.requests = a.requests;
+    p.duration = a.duration;
+    p.max_concurrency = a.max_concurrency;
+    if (!w.trace.empty()) {
+        for (const auto& planned : load::plan_trace(w.trace, {.time_scale = a.trace_time_scale, .count = a.requests,
+                                                              .duration = a.duration}))
+            p.schedule.push_back(planned.t_sched);
+    } else if (rate > 0) {
+        for (const auto& planned : load::plan_arrivals({.rate = rate, .burstiness = a.burstiness,
+                                                        .constant = a.constant, .count = a.requests,
+                                                        .duration = a.duration, .seed = a.seed}))
+            p.schedule.push_back(planned.t_sched);
+    } else {
+        p.concurrency = concurrency;
+        if (!a.requests && !a.duration) throw usage_error("give -n/--requests or --duration");
+    }
+    return p;
+}
+
+nlohmann::ordered_json run_header(const load_args& a, const run_point& point, const prepared_workload& w,
+                                  const load::server_info& server, const std::string& started_at) {
+    nlohmann::ordered_json params;
+    for (const auto& [key, value] : point.params.items()) params[key] = value;
+    const auto& p = point.pattern;
+    if (!w.trace.empty()) {
+        params["arrivals"] = "trace";
+        params["trace"] = fs::path(a.trace).filename().string();
+        params["time_scale"] = a.trace_time_scale;
+    } else if (p.is_open_loop()) {
+        params["arrivals"] = a.constant ? "constant" : a.burstiness == 1.0 ? "poisson" : "gamma";
+        if (!a.constant && a.burstiness != 1.0) params["burstiness"] = a.burstiness;
+    } else {
+        params["concurrency"] = p.concurrency;
+    }
+    if (p.is_open_loop() && p.max_concurrency > 0) params["max_concurrency"] = p.max_concurrency;
+    if (a.requests) params["requests"] = *a.requests;
+    if (a.duration) params["duration"] = *a.duration;
+    params["seed"] = a.seed;
+    params["stream"] = !a.no_stream;
+    if (a.max_tokens) params["max_tokens"] = *a.max_tokens;
+    params["budget"] = !a.no_budget;
+    if (!a.no_budget) {
+        params["max_model_len"] = w.max_model_len;
+        params["budget_margin"] = a.margin;
+        params["min_output_tokens"] = a.min_output_tokens;
+        params["head_fraction"] = a.head_fraction;
+    }
+    params["token_counts"] = w.token_source;
+    if (a.warmup > 0) params["warmup"] = a.warmup;
+    params["timeout"] = a.timeout;
+    for (const auto& kv : a.params) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw usage_error(fmt::format("--param {}: expected key=value", kv));
+        const auto value = kv.substr(eq + 1);
+        const auto number = nlohmann::json::parse(value, nullptr, false);
+        params[kv.substr(0, eq)] = number.is_discarded() || number.is_object() || number.is_array()
+                                       ? nlohmann::json(value) : number;
+    }
+    nlohmann::ordered_json run;
+    run["label"] = point.label;
+    run["started_at"] = started_at;
+    run["model"] = server.model;
+    run["workload"] = w.name;
+    run["params"] = std::move(params);
+    run["tool"] = "servestat 0.1.0";
+    run["url"] = a.url;
+    run["server"] = server.card;
+    return run;
+}
+
+std::string now_iso() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    return servestat::detail::iso_utc(ns, 3);
+}
+
+void save_metrics(const load_args& a, const load::endpoint& where, const fs::path& log, const char* when) {
+    if (!a.scrape_metrics) return;
+    auto text = load::scrape_metrics(where, a.api_key);
+    if (!text) {
+        say(fmt::format("servestat load: {}/metrics is not available; nothing saved\n", where.url()));
+        return;
+    }
+    auto file = log;
+    file.replace_extension(fmt::format(".metrics-{}.prom", when));
+    std::ofstream(file, std::ios::binary) << *text;
+}
+
+// Runs one point; returns the totals, or throws on what stops the whole command.
+load::run_totals run_one(const load_args& a, load::driver& driver, const run_point& point, const prepared_workload& w,
+                         const load::server_info& server) {
+    request_order order(w, a.seed);
+    const auto plan = [&order](std::size_t i) -> const load::planned_request& { return order(i); };
+    if (a.warmup > 0) {
+        load::load_pattern warm;
+        warm.concurrency = std::max<std::int32_t>(1, std::min<std::int32_t>(
+            static_cast<std::int32_t>(a.warmup), point.pattern.is_open_loop()
+                ? std::max<std::int32_t>(1, point.pattern.max_concurrency) : point.pattern.concurrency));
+        warm.requests = a.warmup;
+        request_order warm_order(w, a.seed ^ 0x5741524dULL);
+        const auto warm_plan = [&warm_order](std::size_t i) -> const load::planned_request& { return warm_order(i); };
+        const auto totals = driver.run(warm, warm_plan, [](const load::request_result&) {});
+        if (totals.stopped) return totals;
+    }
+    save_metrics(a, driver.where(), point.log, "before");
+    load::log_writer log(point.log);
+    log.write(load::header_line(run_header(a, point, w, server, now_iso())));
+    const std::optional<std::size_t> total =
+        point.pattern.is_open_loop() ? std::optional<std::size_t>(point.pattern.schedule.size()) : a.requests;
+    progress shown(point.label, a.duration && !point.pattern.is_open_loop() ? std::nullopt : total,
+                   !a.quiet && ::isatty(STDERR_FILENO));
+    const auto totals = driver.run(point.pattern, plan, [&](const load::request_result& r) {
+        log.write(load::log_line(r));
+        shown.add(r);
+    });
+    shown.finish(point.log, totals.stopped);
+    save_metrics(a, driver.where(), point.log, "after");
+    return totals;
+}
+
+std::string level_suffix(const run_point& p, const load_args& a) {
+    if (!a.trace.empty()) return "trace";
+    if (p.pattern.is_open_loop()) return fmt::format("r{}", p.params.value("rate", a.rate.value_or(0.0)));
+    return fmt::format("c{}", p.pattern.concurrency);
+}
+
+int run_single(const load_args& a, const load::endpoint& where) {
+    const auto server = load::read_models(where, a.api_key, a.model);
+    const auto w = prepare_workload(a, where, server);
+    boost::asio::io_context io;
+    load::driver driver(io, where, {.api_key = a.api_key, .timeout = a.timeout});
+    run_point point;
+    point.pattern = pattern_for(a, w, a.concurrency.value_or(0), a.rate.value_or(0.0));
+    if (!point.pattern.is_open_loop() && !a.concurrency) throw usage_error("give --concurrency, --rate or --trace");
+    point.log = a.output;
+    point.label = a.label.empty() ? fmt::format("{}-{}", w.name, level_suffix(point, a)) : a.label;
+    if (w.trimmed > 0)
+        say(fmt::format("servestat load: {} of {} workload rows trimmed to fit the context window\n", w.trimmed,
+                        w.rows.size()));
+    const auto totals = run_one(a, driver, point, w, server);
+    return totals.stopped ? exit_interrupted : 0;
+}
+
+nlohmann::ordered_json sweep_settings(const load_args& a) {
+    nlohmann::ordered_json s;
+    s["url"] = a.url;
+    s["model"] = a.model;
+    s["workload"] = a.workload;
+    s["trace"] = a.trace;
+    s["requests"] = a.requests ? nlohmann::ordered_json(*a.requests) : nlohmann::ordered_json();
+    s["duration"] = a.duration ? nlohmann::ordered_json(*a.duration) : nlohmann::ordered_json();
+    s["seed"] = a.seed;
+    s["sweep"] = a.sweep;
+    s["grid"] = a.grid;
+    s["server_cmd"] = a.server_cmd;
+    s["stream"] = !a.no_stream;
+    s["budget"] = !a.no_budget;
+    s["max_tokens"] = a.max_tokens ? nlohmann::ordered_json(*a.max_tokens) : nlohmann::ordered_json();
+    s["extra"] = a.extra;
+    s["warmup"] = a.warmup;
+    s["burstiness"] = a.burstiness;
+    s["constant"] = a.constant;
+    s["max_concurrency"] = a.max_concurrency;
+    s["params"] = a.params;
+    return s;
+}
+
+// The swept dimension: concurrency (closed loop) or rate (open loop); none sweeps only the grid.
+load::dimension swept_dimension(const load_args& a) {
+    if (a.sweep.empty()) {
+        if (a.concurrency) return {"concurrency", {*a.concurrency}};
+        if (a.rate) return {"rate", {*a.rate}};
+        if (!a.trace.empty()) return {"", {nullptr}};
+        throw usage_error("give --sweep, --concurrency, --rate or --trace");
+    }
+    auto d = load::parse_dimension(a.sweep, "--sweep");
+    if (d.key != "concurrency" && d.key != "rate")
+        throw usage_error(fmt::format("--sweep {}: sweeps concurrency or rate", a.sweep));
+    if (a.concurrency || a.rate) throw usage_error("--sweep replaces --concurrency and --rate");
+    for (const auto& v : d.values)
+        if (!v.is_number() || v.get<double>() <= 0 || (d.key == "concurrency" && !v.is_number_integer()))
+            throw usage_error(fmt::format("--sweep {}: values must be positive {}", a.sweep,
+                                          d.key == "concurrency" ? "integers" : "numbers"));
+    return d;
+}
+
+class sweep_runner {
+public:
+    sweep_runner(const load_args& a, const load::endpoint& where) : a_(a), where_(where), dir_(a.output) {
+        swept_ = swept_dimension(a);
+        for (const auto& g : a.grid) grid_.push_back(load::parse_dimension(g, "--grid"));
+        if (!grid_.empty() && a.server_cmd.empty())
+            throw usage_error("--grid needs --server-cmd: the grid's values configure the server it starts");
+        if (fs::exists(dir_) && !fs::is_directory(dir_))
+            throw usage_error(fmt::format("-o {}: a sweep writes a directory of logs, and this is a file", a.output));
+        fs::create_directories(dir_);
+        manifest_.settings = sweep_settings(a);
+        if (a.resume) {
+            auto previous = load::read_manifest(dir_);
+            for (const auto& change : load::changed_settings(previous.settings, manifest_.settings))
+                say(fmt::format("servestat load: warning: the manifest was written with other settings ({}); "
+                                "resuming anyway\n", change));
+            manifest_.points = std::move(previous.points);
+        }
+    }
+
+    int run() {
+        for (const auto& config : load::combinations(grid_)) {
+            const int code = run_configuration(config);
+            if (code != 0) return code;
+        }
+        std::size_t failed = 0;
+        for (const auto& p : manifest_.points) failed += p.status != "done";
+        say(fmt::format("servestat load: sweep done, {} points, {} failed; manifest {}\n", manifest_.points.size(),
+                        failed, (dir_ / load::manifest_file_name).string()));
+        return 0;
+    }
+
+private:
+    std::string point_label(const std::string& workload, const nlohmann::ordered_json& config,
+                            const nlohmann::ordered_json& level) const {
+        std::string label = a_.label.empty() ? workload : a_.label;
+        if (!config.empty()) label += "-" + load::configuration_name(config);
+        if (swept_.key == "concurrency") label += "-c" + load::value_text(level);
+        else if (swept_.key == "rate") label += "-r" + load::value_text(level);
+        return label;
+    }
+
+    bool recorded_done(const std::string& label) const {
+        const auto* p = manifest_.find(label);
+        return p && p->status == "done" && fs::exists(dir_ / p->log);
+    }
+    bool done(const std::string& label) const { return a_.resume && recorded_done(label); }
+
+    void record(const std::string& label, const nlohmann::ordered_json& params, std::string status, std::string error,
+                std::size_t requests = 0, std::size_t ok = 0) {
+        manifest_.record({label, label + ".jsonl", params, std::move(status), std::move(error), requests, ok});
+        load::write_manifest(dir_, manifest_);
+    }
+
+    // Points of a configuration by label, skipping those a resumed manifest has done.
+    std::vector<std::pair<std::string, nlohmann::ordered_json>> pending(const std::string& workload,
+                                                                       const nlohmann::ordered_json& config) {
+        std::vector<std::pair<std::string, nlohmann::ordered_json>> out;
+        for (const auto& level : swept_.values) {
+            const auto label = point_label(workload, config, level);
+            if (done(label)) {
+                say(fmt::format("servestat load: {} is done (manifest); skipped\n", label));
+                continue;
+            }
+            out.emplace_back(label, level);
+        }
+        return out;
+    }
+
+    nlohmann::ordered_json params_of(const nlohmann::ordered_json& config, const nlohmann::ordered_json& level) const {
+        auto params = config;
+        if (!swept_.key.empty()) params[swept_.key] = level;
+        return params;
+    }
+
+    std::string workload_name() const {
+        return fs::path(a_.workload.empty() ? a_.trace : a_.workload).stem().string();
+    }
+
+    int run_configuration(const nlohmann::ordered_json& config) {
+        const auto todo = pending(workload_name(), config);
+        if (todo.empty()) return 0;
+        std::optional<load::server_process> server;
+        fs::path server_log;
+        if (!a_.server_cmd.empty()) {
+            const auto command = load::substitute(a_.server_cmd, config);
+            server_log = dir_ / fmt::format("server{}.log", config.empty() ? "" : "-" + load::configuration_name(config));
+            say(fmt::format("servestat load: starting the server: {}\n", command));
+            server.emplace(command, server_log);
+            const bool ready = load::wait_until_ready(where_, a_.api_key, a_.server_timeout,
+                                                      [&server] { return server->running(); });
+            if (!ready) {
+                const auto why = server->running()
+                                     ? fmt::format("not ready within {} s", a_.server_timeout)
+                                     : fmt::format("the server {} before it was ready", server->exit_status());
+                say(fmt::format("servestat load: {}; last lines of {}:\n{}", why, server_log.string(),
+                                load::tail_lines(server_log, 20)));
+                for (const auto& [label, level] : todo) record(label, params_of(config, level), "failed", why);
+                return 0;
+            }
+        }
+        try {
+            const auto info = load::read_models(where_, a_.api_key, a_.model);
+            const auto w = prepare_workload(a_, where_, info);
+            boost::asio::io_context io;
+            load::driver driver(io, where_, {.api_key = a_.api_key, .timeout = a_.timeout});
+            for (const auto& [label, level] : todo) {
+                run_point point;
+                point.label = label;
+                point.log = dir_ / (label + ".jsonl");
+                point.params = params_of(config, level);
+                const auto concurrency = swept_.key == "concurrency" ? level.get<std::int32_t>() : 0;
+                const auto rate = swept_.key == "rate" ? level.get<double>() : 0.0;
+                point.pattern = pattern_for(a_, w, concurrency, rate);
+                if (server && !server->running()) {
+                    record(label, point.params, "failed", fmt::format("the server {}", server->exit_status()));
+                    continue;
+                }
+                const auto totals = run_one(a_, driver, point, w, info);
+                if (totals.stopped) {
+                    record(label, point.params, "interrupted", "stopped by a signal", totals.sent, totals.ok);
+                    return exit_interrupted;
+                }
+                if (server && !server->running()) {
+                    say(fmt::format("servestat load: the server {} during {}; last lines of {}:\n{}",
+                                    server->exit_status(), label, server_log.string(), load::tail_lines(server_log, 20)));
+                    record(label, point.params, "failed", fmt::format("the server {} during the run",
+                                                                      server->exit_status()), totals.sent, totals.ok);
+                    continue;
+                }
+                record(label, point.params, "done", "", totals.sent, totals.ok);
+            }
+        } catch (const servestat::error& e) {
+            if (!server) throw;
+            say(fmt::format("servestat load: {}; last lines of {}:\n{}", e.what(), server_log.string(),
+                            load::tail_lines(server_log, 20)));
+            for (const auto& [label, level] : todo)
+                if (!recorded_done(label)) record(label, params_of(config, level), "failed", e.what());
+        }
+        return 0;
+    }
+
+    const load_args& a_;
+    const load::endpoint& where_;
+    fs::path dir_;
+    load::dimension swept_;
+    std::vector<load::dimension> grid_;
+    load::manifest manifest_;
+};
+
+} // namespace
+
+load::token_counter server_token_counter_for(const std::string& url, const std::string& api_key,
+                                             const std::string& model) {
+    const auto where = load::parse_url(url);
+    const auto server = load::read_models(where, api_key, model);
+    auto counter = load::server_token_counter(where, api_key, server.model);
+    counter.text("hello");
+    return counter;
+}
+
+int run_load_command(const load_args& a) {
+    const auto where = load::parse_url(a.url);
+    if (!a.sweep.empty() || !a.grid.empty()) return sweep_runner(a, where).run();
+    return run_single(a, where);
+}
+
+} // namespace servestat::cli

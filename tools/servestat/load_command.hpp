@@ -1,0 +1,132 @@
+// `servestat load`: options of the load driver. The driver itself (Beast) lives in load.cpp, a
+// translation unit of its own, so main.cpp compiles without Beast.
+#pragma once
+
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::int32_t, std::uint64_t
+#include <optional> // std::optional
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <CLI/CLI.hpp> // CLI::App
+
+#include <servestat/load/token_counter.hpp> // token_counter
+
+namespace servestat::cli {
+
+struct load_args {
+    std::string url;
+    std::string model; // empty: the first model /v1/models lists
+    std::string api_key;
+    std::string workload;
+    std::string output;
+    std::string label;
+    // Pattern.
+    std::optional<std::int32_t> concurrency;
+    std::optional<double> rate;
+    double burstiness = 1.0;
+    bool constant = false;
+    std::int32_t max_concurrency = 0;
+    std::string trace;
+    double trace_time_scale = 1.0;
+    std::optional<std::size_t> requests;
+    std::optional<double> duration;
+    std::uint64_t seed = 0;
+    std::size_t warmup = 0;
+    // Requests.
+    bool no_stream = false;
+    double timeout = 600;
+    std::string extra; // JSON object merged into every request body
+    std::optional<std::int32_t> max_tokens; // overrides the workload's
+    // Context budget.
+    bool no_budget = false;
+    std::int32_t margin = 16;
+    std::int32_t min_output_tokens = 32;
+    double head_fraction = 0.35;
+    std::optional<std::int32_t> max_model_len; // else /v1/models'
+    bool heuristic_tokens = false;              // do not ask /tokenize
+    std::vector<std::string> params;            // key=value recorded in the header
+    // Sweeps.
+    std::string sweep;                 // concurrency=1,2,4 or rate=1,2
+    std::vector<std::string> grid;     // key=v1,v2 (repeatable): server configurations
+    std::string server_cmd;            // {key} placeholders from the grid
+    double server_timeout = 600;
+    bool resume = false;
+    bool scrape_metrics = false;
+    bool quiet = false;
+};
+
+inline void add_load_options(CLI::App& cmd, load_args& a) {
+    cmd.add_option("--url", a.url, "Server base URL, http://HOST:PORT (plain HTTP only)")->required();
+    cmd.add_option("--model", a.model, "Model to request (default: the first one /v1/models lists)");
+    cmd.add_option("--api-key", a.api_key, "Sent as 'Authorization: Bearer KEY' (default: $OPENAI_API_KEY)")
+        ->envname("OPENAI_API_KEY");
+    cmd.add_option("--workload", a.workload, "Workload JSONL: {\"messages\":[...],\"max_tokens\":N,...} or "
+                                             "{\"prompt\":...} per line (see `servestat workload`)");
+    cmd.add_option("-o,--output", a.output, "Log file (JSONL); with --sweep or --grid a directory")->required();
+    cmd.add_option("--label", a.label, "Run label (default: the workload's name and the load level)");
+
+    auto* c = cmd.add_option("--concurrency", a.concurrency, "Closed loop: N clients, each sends when its last "
+                                                             "request ends");
+    auto* r = cmd.add_option("--rate", a.rate, "Open loop: requests per second (Poisson arrivals by default)");
+    cmd.add_option("--burstiness", a.burstiness, "Open loop: gamma arrivals of this shape (1 = Poisson, < 1 burstier)")
+        ->check(CLI::PositiveNumber);
+    cmd.add_flag("--constant", a.constant, "Open loop: evenly spaced arrivals instead of random ones");
+    cmd.add_option("--max-concurrency", a.max_concurrency, "Open loop: at most N requests in flight; late starts "
+                                                           "show as client_queue")
+        ->check(CLI::NonNegativeNumber);
+    auto* t = cmd.add_option("--trace", a.trace, "Replay the arrival times (and token counts) of an Azure CSV or "
+                                                 "Mooncake JSONL trace");
+    cmd.add_option("--time-scale", a.trace_time_scale, "Trace replay: divide the trace's gaps by this (2 = twice "
+                                                       "as fast)")
+        ->check(CLI::PositiveNumber);
+    c->excludes(r)->excludes(t);
+    r->excludes(t);
+    cmd.add_option("-n,--requests", a.requests, "Number of requests");
+    cmd.add_option("--duration", a.duration, "Seconds to keep starting requests")->check(CLI::PositiveNumber);
+    cmd.add_option("--seed", a.seed, "Seed of the arrival times and of the prompt order")->capture_default_str();
+    cmd.add_option("--warmup", a.warmup, "Requests sent first and left out of the log");
+
+    cmd.add_flag("--no-stream", a.no_stream, "Ask for whole responses (no TTFT or ITL then)");
+    cmd.add_option("--timeout", a.timeout, "Seconds a request may take; then it is logged as a timeout")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd.add_option("--extra", a.extra, "JSON object merged into every request, e.g. '{\"ignore_eos\":true}'");
+    cmd.add_option("--max-tokens", a.max_tokens, "Desired output tokens of every request (default: the workload's)")
+        ->check(CLI::PositiveNumber);
+
+    cmd.add_flag("--no-budget", a.no_budget, "Send max_tokens as the workload says, even past the context window "
+                                             "(reproduces HTTP 400 overflows)");
+    cmd.add_option("--margin", a.margin, "Context budget: tokens left unused")->capture_default_str();
+    cmd.add_option("--min-output-tokens", a.min_output_tokens, "Context budget: trim the prompt rather than allow "
+                                                               "fewer output tokens")
+        ->capture_default_str();
+    cmd.add_option("--head-fraction", a.head_fraction, "Context budget: share of a trimmed prompt kept from its start")
+        ->capture_default_str();
+    cmd.add_option("--max-model-len", a.max_model_len, "Context window (default: /v1/models' max_model_len)");
+    cmd.add_flag("--heuristic-tokens", a.heuristic_tokens, "Count tokens with the documented heuristic instead of "
+                                                           "the server's /tokenize");
+    cmd.add_option("--param", a.params, "key=value recorded in the log header's params (repeatable), e.g. "
+                                        "max_num_batched_tokens=8192")
+        ->allow_extra_args(false);
+
+    cmd.add_option("--sweep", a.sweep, "One run per value: concurrency=1,2,4,8 or rate=1,2,4");
+    cmd.add_option("--grid", a.grid, "Server configurations key=v1,v2 (repeatable); with --server-cmd")
+        ->allow_extra_args(false);
+    cmd.add_option("--server-cmd", a.server_cmd, "Command that starts the server, with {key} placeholders from "
+                                                 "--grid; restarted per configuration");
+    cmd.add_option("--server-timeout", a.server_timeout, "Seconds to wait for a started server's /v1/models")
+        ->capture_default_str();
+    cmd.add_flag("--resume", a.resume, "Skip sweep points the manifest records as done");
+    cmd.add_flag("--scrape-metrics", a.scrape_metrics, "Save the server's /metrics before and after each run");
+    cmd.add_flag("-q,--quiet", a.quiet, "No progress line");
+}
+
+int run_load_command(const load_args& a); // load.cpp
+
+// Counts tokens with the server's /tokenize (load.cpp: it speaks HTTP); `model` empty: the first
+// model /v1/models lists. Throws when the server cannot be reached.
+load::token_counter server_token_counter_for(const std::string& url, const std::string& api_key,
+                                             const std::string& model);
+
+} // namespace servestat::cli
