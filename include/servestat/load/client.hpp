@@ -7,6 +7,7 @@
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <utility>     // std::exchange (Boost 1.74's awaitable.hpp uses it without the include), std::move
 
 #include <boost/asio/awaitable.hpp>     // boost::asio::awaitable
 #include <boost/asio/connect.hpp>       // boost::asio::async_connect

@@ -11,6 +11,7 @@
 #include <optional>      // std::optional
 #include <string>        // std::string, std::to_string
 #include <unordered_set> // std::unordered_set
+#include <utility>       // std::exchange (Boost 1.74's awaitable.hpp uses it without the include), std::move
 #include <vector>        // std::vector
 
 #include <boost/asio/co_spawn.hpp>     // boost::asio::co_spawn

@@ -8,6 +8,7 @@
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <thread>      // std::this_thread::sleep_for
+#include <utility>     // std::exchange (Boost 1.74's awaitable.hpp uses it without the include), std::move
 #include <vector>      // std::vector
 
 #include <boost/asio/co_spawn.hpp>   // boost::asio::co_spawn
