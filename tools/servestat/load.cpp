@@ -156,6 +156,10 @@ prepared_workload prepare_workload(const load_args& a, const load::endpoint& whe
     if (!a.trace.empty()) {
         out.trace = read_arrivals(a.trace);
         if (out.trace.empty()) throw input_error(a.trace, 0, "", "the trace has no arrivals");
+        // Only the arrivals the run will replay are prepared (a trace may hold hours of them).
+        const auto replayed = load::plan_trace(out.trace, {.time_scale = a.trace_time_scale, .count = a.requests,
+                                                           .duration = a.duration}).size();
+        out.trace.resize(replayed);
         if (rows.empty()) {
             rows = trace_rows(out.trace, counter, a.seed);
             source = a.trace;
@@ -251,7 +255,7 @@ private:
 struct run_point {
     std::string label;
     fs::path log;
-    nlohmann::ordered_json params; // the swept and grid values
+    nlohmann::ordered_json params = nlohmann::ordered_json::object(); // the swept and grid values
     load::load_pattern pattern;
 };
 

@@ -4,6 +4,8 @@
 #include <array>       // std::array
 #include <chrono>      // std::chrono::steady_clock, duration
 #include <cstddef>     // std::size_t
+#include <cstdint>     // std::uint64_t
+#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
@@ -152,9 +154,13 @@ public:
                 co_return;
             } catch (const response_error& e) {
                 close();
-                out.status = request_status::error;
-                out.error = fmt::format("malformed response: {}", e.what());
                 out.t_end = detail::seconds_since(run_start);
+                fail(out, request_status::error, fmt::format("malformed response: {}", e.what()));
+                co_return;
+            } catch (const sse_error& e) {
+                close();
+                out.t_end = detail::seconds_since(run_start);
+                fail(out, request_status::error, fmt::format("malformed response: {}", e.what()));
                 co_return;
             }
         }
@@ -169,20 +175,20 @@ public:
 private:
     static bool timed_out(const boost::system::error_code& ec) { return ec == beast::error::timeout; }
 
-    void record_failure(request_result& out, const boost::system::error_code& ec, steady::time_point run_start) {
-        out.t_end = detail::seconds_since(run_start);
+    // A failed request keeps when it ended and why, not the partial stream before the failure.
+    static void fail(request_result& out, request_status status, std::string message) {
+        out.status = status;
+        out.error = std::move(message);
         out.t_first.reset();
         out.itl.clear();
-        if (cancelled_) {
-            out.status = request_status::cancelled;
-            out.error = "cancelled: the run was stopped";
-        } else if (timed_out(ec)) {
-            out.status = request_status::timeout;
-            out.error = fmt::format("no complete response within {} s", options_.timeout);
-        } else {
-            out.status = request_status::transport;
-            out.error = fmt::format("transport: {}", ec.message());
-        }
+        out.output_tokens = 0;
+    }
+
+    void record_failure(request_result& out, const boost::system::error_code& ec, steady::time_point run_start) {
+        out.t_end = detail::seconds_since(run_start);
+        if (cancelled_) fail(out, request_status::cancelled, "cancelled: the run was stopped");
+        else if (timed_out(ec)) fail(out, request_status::timeout, fmt::format("no complete response within {} s", options_.timeout));
+        else fail(out, request_status::transport, fmt::format("transport: {}", ec.message()));
     }
 
     template <class Duration>
@@ -207,7 +213,9 @@ private:
         co_await http::async_write(*stream_, req, net::use_awaitable);
 
         http::response_parser<http::buffer_body> parser;
-        parser.body_limit(boost::none); // a stream is as long as the server makes it; events are capped
+        // A stream is as long as the server makes it (its events are capped); not boost::none, which
+        // Beast 1.74 compares with a Content-Length and refuses every sized body (beast#2070).
+        parser.body_limit(std::numeric_limits<std::uint64_t>::max());
         co_await http::async_read_header(*stream_, buffer_, parser, net::use_awaitable);
         response_started = true;
         out.http_status = static_cast<int>(parser.get().result_int());
@@ -257,8 +265,7 @@ private:
         if (asked_for_stream) throw response_error("asked for a stream, got a response that is not text/event-stream");
         const auto info = reader_.read(body);
         if (info.error) {
-            out.status = request_status::error;
-            out.error = *info.error;
+            fail(out, request_status::error, *info.error);
             co_return;
         }
         if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
@@ -313,8 +320,7 @@ private:
         out.t_end = detail::seconds_since(run_start);
         out.output_tokens = completion_tokens.value_or(content_chunks);
         if (stream_error) {
-            out.status = request_status::error;
-            out.error = *stream_error;
+            fail(out, request_status::error, *stream_error);
         } else if (events.has_partial_event()) {
             throw response_error("the event stream ended inside an event");
         } else if (!done) {
