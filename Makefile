@@ -7,7 +7,7 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
                   libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
                   chromium cmark-gfm libxml2-utils
 
-.PHONY: all deps build test test-unit test-asan test-asan-unit demo bench clean
+.PHONY: all deps build test test-unit test-asan test-asan-unit demo demo-live bench clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
 # file), run with Node; Debian's nodejs and npm when the machine has no Node.
 CONFORMANCE = tests/conformance
@@ -60,6 +60,13 @@ test-asan-unit: deps
 demo: build
 	examples/render_demo.sh $(CURDIR)/$(BUILD)/servestat reports
 	@echo "wrote reports/demo-stats.txt and reports/demo-stats.json"
+
+# The simulator with the notebook's bad and fair settings, the load driver against both (a sweep
+# and the workload mixes), then the reports: examples/logs, examples/live and reports/ anew.
+demo-live: build
+	examples/live_demo.sh $(CURDIR)/$(BUILD)/servestat
+	examples/render_demo.sh $(CURDIR)/$(BUILD)/servestat reports
+	@echo "wrote examples/logs, examples/live and reports/"
 
 bench: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSERVESTAT_BUILD_BENCH=ON
