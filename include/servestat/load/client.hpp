@@ -137,7 +137,9 @@ public:
     // throws for what a server or network does: those are data (status transport/timeout/error).
     net::awaitable<void> send(const prepared_request& request, steady::time_point run_start, request_result& out) {
         out.t_sent = detail::seconds_since(run_start);
-        const auto deadline = std::chrono::duration<double>(options_.timeout);
+        // One deadline for connecting, writing and reading, counted from t_sent.
+        const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
+                                                  std::chrono::duration<double>(options_.timeout));
         // A reused connection the server has closed meanwhile fails before any byte of the response
         // arrives; that is the idle keep-alive race, not the server's answer, so it is retried once.
         const bool reused = is_open();
@@ -149,18 +151,14 @@ public:
                 co_return;
             } catch (const boost::system::system_error& e) {
                 close();
-                if (attempt == 0 && reused && !response_started && !timed_out(e.code())) continue;
+                if (attempt == 0 && reused && !response_started && !timed_out(e.code()) && !cancelled_) continue;
                 record_failure(out, e.code(), run_start);
                 co_return;
             } catch (const response_error& e) {
-                close();
-                out.t_end = detail::seconds_since(run_start);
-                fail(out, request_status::error, fmt::format("malformed response: {}", e.what()));
+                record_malformed(out, e.what(), run_start);
                 co_return;
             } catch (const sse_error& e) {
-                close();
-                out.t_end = detail::seconds_since(run_start);
-                fail(out, request_status::error, fmt::format("malformed response: {}", e.what()));
+                record_malformed(out, e.what(), run_start);
                 co_return;
             }
         }
@@ -184,6 +182,12 @@ private:
         out.output_tokens = 0;
     }
 
+    void record_malformed(request_result& out, std::string_view what, steady::time_point run_start) {
+        close();
+        out.t_end = detail::seconds_since(run_start);
+        fail(out, request_status::error, fmt::format("malformed response: {}", what));
+    }
+
     void record_failure(request_result& out, const boost::system::error_code& ec, steady::time_point run_start) {
         out.t_end = detail::seconds_since(run_start);
         if (cancelled_) fail(out, request_status::cancelled, "cancelled: the run was stopped");
@@ -191,16 +195,15 @@ private:
         else fail(out, request_status::transport, fmt::format("transport: {}", ec.message()));
     }
 
-    template <class Duration>
     net::awaitable<void> exchange(const prepared_request& request, steady::time_point run_start, request_result& out,
-                                  Duration deadline, bool& response_started) {
+                                  steady::time_point deadline, bool& response_started) {
         if (!stream_) {
             stream_.emplace(executor_);
-            stream_->expires_after(std::chrono::duration_cast<steady::duration>(deadline));
+            stream_->expires_at(deadline);
             co_await stream_->async_connect(addresses_, net::use_awaitable);
             stream_->socket().set_option(tcp::no_delay(true));
         }
-        stream_->expires_after(std::chrono::duration_cast<steady::duration>(deadline));
+        stream_->expires_at(deadline);
         http::request<http::string_body> req{http::verb::post, where_.prefix + request.target, 11};
         req.set(http::field::host, where_.host);
         req.set(http::field::content_type, "application/json");
