@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>     // std::int32_t, std::int64_t
+#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <stdexcept>   // std::runtime_error
 #include <string>      // std::string
@@ -54,7 +55,7 @@ inline bool choice_has_content(simdjson::dom::element choice) {
 
 inline std::optional<std::int32_t> token_count(simdjson::dom::element usage, std::string_view key) {
     std::int64_t n;
-    if (usage[key].get_int64().get(n) || n < 0) return std::nullopt;
+    if (usage[key].get_int64().get(n) || n < 0 || n > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
     return static_cast<std::int32_t>(n);
 }
 
@@ -93,6 +94,11 @@ public:
             out.error = detail::error_text(error);
             return out;
         }
+        std::string_view object;
+        if (!root["object"].get_string().get(object) && object == "error") { // older vLLM: the error at the top
+            out.error = detail::error_text(root);
+            return out;
+        }
         simdjson::dom::array choices;
         if (!root["choices"].get_array().get(choices))
             for (auto choice : choices)
@@ -110,28 +116,34 @@ private:
     simdjson::dom::parser parser_;
 };
 
-// "queue=0.0123;prefill=0.2;decode=0.3" (servestat simulate's x-servestat-timings header).
+// "queue=0.0123;prefill=0.2;decode=0.3" (servestat simulate's x-servestat-timings header): each key
+// once, numbers whole, or nothing.
 inline std::optional<server_timings> parse_timings_header(std::string_view value) {
     server_timings out;
-    int found = 0;
+    unsigned found = 0;
     while (!value.empty()) {
         const auto end = value.find(';');
         const auto item = value.substr(0, end);
         value = end == std::string_view::npos ? std::string_view{} : value.substr(end + 1);
         const auto eq = item.find('=');
         if (eq == std::string_view::npos) return std::nullopt;
+        const std::string number(item.substr(eq + 1));
         double x = 0;
         try {
-            x = std::stod(std::string(item.substr(eq + 1)));
+            std::size_t used = 0;
+            x = std::stod(number, &used);
+            if (used != number.size()) return std::nullopt;
         } catch (const std::exception&) {
             return std::nullopt;
         }
         const auto key = item.substr(0, eq);
-        if (key == "queue") out.queue = x, ++found;
-        else if (key == "prefill") out.prefill = x, ++found;
-        else if (key == "decode") out.decode = x, ++found;
+        const unsigned bit = key == "queue" ? 1u : key == "prefill" ? 2u : key == "decode" ? 4u : 0u;
+        if (bit == 0) continue;
+        if (found & bit) return std::nullopt;
+        found |= bit;
+        (bit == 1 ? out.queue : bit == 2 ? out.prefill : out.decode) = x;
     }
-    if (found != 3) return std::nullopt;
+    if (found != 7) return std::nullopt;
     return out;
 }
 

@@ -2,6 +2,7 @@
 // interrupted sweep resume, and the server process restarted per configuration.
 #pragma once
 
+#include <algorithm>   // std::all_of
 #include <cctype>      // std::isalnum
 #include <cerrno>      // errno
 #include <chrono>      // std::chrono
@@ -18,8 +19,10 @@
 #include <vector>      // std::vector
 
 #include <fcntl.h>    // ::open
+#include <signal.h>   // sigset_t, sigfillset, sigemptyset
+#include <spawn.h>    // ::posix_spawn and its attributes
 #include <sys/wait.h> // ::waitpid
-#include <unistd.h>   // ::fork, ::execl, ::setpgid, ::dup2
+#include <unistd.h>   // ::close, environ
 
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
@@ -92,6 +95,11 @@ inline std::string configuration_name(const nlohmann::ordered_json& config) {
 // The server command with {key} replaced by the configuration's values; a placeholder the grid does
 // not define is a usage error (a typo would otherwise start the same server every time).
 inline std::string substitute(std::string_view command, const nlohmann::ordered_json& config) {
+    const auto is_name = [](std::string_view key) {
+        return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        });
+    };
     std::string out;
     std::size_t i = 0;
     while (i < command.size()) {
@@ -99,10 +107,16 @@ inline std::string substitute(std::string_view command, const nlohmann::ordered_
         if (open == std::string_view::npos) break;
         const auto close = command.find('}', open);
         if (close == std::string_view::npos) break;
-        const auto key = std::string(command.substr(open + 1, close - open - 1));
-        if (!config.contains(key))
+        const auto key = command.substr(open + 1, close - open - 1);
+        // ${HOME} and awk's {print $1} belong to the shell.
+        if ((open > 0 && command[open - 1] == '$') || !is_name(key)) {
+            out.append(command.substr(i, close + 1 - i));
+            i = close + 1;
+            continue;
+        }
+        if (!config.contains(std::string(key)))
             throw usage_error(fmt::format("--server-cmd uses {{{}}}, which no --grid defines", key));
-        out.append(command.substr(i, open - i)).append(value_text(config[key]));
+        out.append(command.substr(i, open - i)).append(value_text(config[std::string(key)]));
         i = close + 1;
     }
     return out.append(command.substr(i));
@@ -168,14 +182,7 @@ inline void write_manifest(const std::filesystem::path& dir, const manifest& m) 
     std::filesystem::rename(temporary, file);
 }
 
-inline manifest read_manifest(const std::filesystem::path& dir) {
-    const auto file = dir / manifest_file_name;
-    const std::string name = file.string();
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw input_error(name, 0, "", "no manifest to resume from (run the sweep without --resume first)");
-    const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
-    if (!j.is_object() || j.value("servestat", "") != "load-manifest")
-        throw input_error(name, 0, "servestat", "not a servestat load manifest");
+inline manifest manifest_of(const nlohmann::ordered_json& j, const std::string& name) {
     manifest m;
     m.settings = j.value("settings", nlohmann::ordered_json::object());
     if (!j.contains("points") || !j["points"].is_array()) throw input_error(name, 0, "points", "missing or not an array");
@@ -194,6 +201,21 @@ inline manifest read_manifest(const std::filesystem::path& dir) {
         m.points.push_back(std::move(p));
     }
     return m;
+}
+
+inline manifest read_manifest(const std::filesystem::path& dir) {
+    const auto file = dir / manifest_file_name;
+    const std::string name = file.string();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw input_error(name, 0, "", "no manifest to resume from (run the sweep without --resume first)");
+    const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("servestat") || j["servestat"] != "load-manifest")
+        throw input_error(name, 0, "servestat", "not a servestat load manifest");
+    try {
+        return manifest_of(j, name);
+    } catch (const nlohmann::ordered_json::exception& e) { // a field of the wrong type
+        throw input_error(name, 0, "points", e.what());
+    }
 }
 
 // Settings whose values differ between a manifest and this invocation ("seed: 1 -> 2").
@@ -228,23 +250,32 @@ public:
     server_process(const std::string& command, const std::filesystem::path& log) {
         const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0) throw error(fmt::format("{}: cannot write the server log: {}", log.string(), std::strerror(errno)));
-        pid_ = ::fork();
-        if (pid_ < 0) {
-            ::close(fd);
-            throw error(fmt::format("cannot start the server: {}", std::strerror(errno)));
-        }
-        if (pid_ == 0) {
-            ::setpgid(0, 0);
-            ::dup2(fd, STDOUT_FILENO);
-            ::dup2(fd, STDERR_FILENO);
-            const int null = ::open("/dev/null", O_RDONLY);
-            if (null >= 0) ::dup2(null, STDIN_FILENO);
-            ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-        ::setpgid(pid_, pid_); // also here: whichever runs first, the group exists before any signal
-        group_ = pid_;
+        // posix_spawn, not fork: between fork and exec the child would still run the driver's
+        // signal handlers. The child gets default handlers, no blocked signals and a group of its own.
+        posix_spawn_file_actions_t files;
+        posix_spawnattr_t attributes;
+        posix_spawn_file_actions_init(&files);
+        posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&files, fd, STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&files, fd, STDERR_FILENO);
+        posix_spawnattr_init(&attributes);
+        sigset_t all, none;
+        sigfillset(&all);
+        sigemptyset(&none);
+        posix_spawnattr_setsigdefault(&attributes, &all);
+        posix_spawnattr_setsigmask(&attributes, &none);
+        posix_spawnattr_setpgroup(&attributes, 0);
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+        const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+        const int failed = ::posix_spawn(&pid_, "/bin/sh", &files, &attributes, const_cast<char* const*>(argv), environ);
+        posix_spawn_file_actions_destroy(&files);
+        posix_spawnattr_destroy(&attributes);
         ::close(fd);
+        if (failed != 0) {
+            pid_ = -1;
+            throw error(fmt::format("cannot start the server: {}", std::strerror(failed)));
+        }
+        group_ = pid_;
     }
     server_process(const server_process&) = delete;
     server_process& operator=(const server_process&) = delete;
@@ -269,24 +300,31 @@ public:
         return "ended";
     }
 
-    // SIGTERM to the group, then SIGKILL after `grace` seconds; the group's other processes are
-    // killed even when the shell has already ended.
+    // SIGTERM to the group, then SIGKILL after `grace` seconds to whatever of the group is left,
+    // the shell's children included when the shell itself has ended.
     void stop(double grace = 15) {
         if (group_ <= 0) return;
         ::kill(-group_, SIGTERM);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
-        while (running() && std::chrono::steady_clock::now() < deadline)
+        while (group_alive() && std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         ::kill(-group_, SIGKILL);
         if (pid_ > 0) {
             int status = 0;
-            ::waitpid(pid_, &status, 0);
+            if (::waitpid(pid_, &status, 0) == pid_) status_ = status;
             pid_ = 0;
         }
         group_ = 0;
     }
 
 private:
+    // Reaps the shell when it has ended (a zombie still answers kill), then asks whether any process
+    // of the group is left.
+    bool group_alive() {
+        running();
+        return ::kill(-group_, 0) == 0;
+    }
+
     pid_t pid_ = -1;
     pid_t group_ = 0;
     int status_ = 0;
