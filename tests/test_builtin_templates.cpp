@@ -12,6 +12,8 @@
 
 #include "servestat/report/builtin_templates.hpp"
 
+namespace test_builtin_templates { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 
 namespace {
@@ -71,3 +73,5 @@ TEST_CASE("built-in templates are sorted by name", "[render]") {
 TEST_CASE("looking up a template that is not built in gives nullptr", "[render]") {
     CHECK(find_builtin_template("no-such-template") == nullptr);
 }
+
+} // namespace test_builtin_templates

@@ -7,6 +7,8 @@
 #include "servestat/ingest/detect.hpp"
 #include "temp_file.hpp"
 
+namespace test_canonical_log { // the unity build compiles several test files as one: each keeps its names
+
 using servestat::input_error;
 using servestat::test::temp_file;
 
@@ -236,3 +238,5 @@ TEST_CASE("a directory contributes its logs in name order and passes over other 
     CHECK(runs[0].meta.label == "a");
     CHECK(runs[1].meta.label == "b");
 }
+
+} // namespace test_canonical_log

@@ -13,6 +13,8 @@
 #include "servestat/ingest/detect.hpp"
 #include "servestat/report/compare_json.hpp"
 
+namespace test_compare { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 
 namespace {
@@ -436,3 +438,5 @@ TEST_CASE("the notebook's experiment 5: BAD vs FAIR_768 at c=32") {
     CHECK(change_named(rc, "e2e.p99").result == verdict::too_few);
     CHECK(change_named(rc, "e2e.p50").p_value.value() > 0.05);
 }
+
+} // namespace test_compare

@@ -15,6 +15,8 @@
 #include "servestat/report/compare_view.hpp"
 #include "servestat/report/render.hpp"
 
+namespace test_compare_report { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 using report::compare_findings;
 
@@ -477,3 +479,5 @@ TEST_CASE("a log without time to first token gets no ttft charts", "[compare_rep
     for (const auto& p : report::compare_plots(c.result, c.before, c.after, c.options))
         CHECK(p.name.find("ttft") == std::string::npos);
 }
+
+} // namespace test_compare_report

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_AS
 
+namespace test_csv { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::input_error;
@@ -429,3 +431,5 @@ TEST_CASE("sniffing reads the header even when the head is cut mid-row") {
 TEST_CASE("sniffing a binary head finds no header") {
     CHECK(servestat::detail::sniff_csv_header(std::string_view("\x1f\x8b\x08\0", 4)).empty());
 }
+
+} // namespace test_csv

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK
 
+namespace test_file_name_params { // the unity build compiles several test files as one: each keeps its names
+
 using nlohmann::json;
 using servestat::params_from_file_name;
 
@@ -42,3 +44,5 @@ TEST_CASE("tags inside words and names without numbers give nothing") {
 TEST_CASE("the first occurrence of a parameter wins") {
     CHECK(params_from_file_name("c8-run-c16") == json{{"concurrency", 8}});
 }
+
+} // namespace test_file_name_params

@@ -6,6 +6,8 @@
 
 #include "servestat/report/findings.hpp"
 
+namespace test_findings { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 using namespace servestat::report;
 
@@ -139,3 +141,5 @@ TEST_CASE("findings come in a fixed order: failures first, then latency structur
     for (const auto& f : all) rules.push_back(f.rule);
     CHECK(rules == std::vector<std::string>{"tail_to_median", "per_token_cost", "latency_consistency"});
 }
+
+} // namespace test_findings

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE, Catch::Contains
 
+namespace test_grid { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::grid_cell;
@@ -348,3 +350,5 @@ TEST_CASE("a grid without throughput has no sweet spot") {
     CHECK(a.finding == "No cell of the max_num_seqs × concurrency grid has a throughput: no sweet spot.");
     CHECK_FALSE(servestat::analyze_grid(g, runs, {}).spot); // no constraints: no sweet spot asked for
 }
+
+} // namespace test_grid

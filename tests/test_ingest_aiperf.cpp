@@ -32,6 +32,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK
 
+namespace test_ingest_aiperf { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::test::file_head;
@@ -817,3 +819,5 @@ TEST_CASE("a plain-text GenAI-Perf response fails its request instead of the who
     CHECK(r.error == "Internal Server Error");
     CHECK_FALSE(r.t_end.has_value());
 }
+
+} // namespace test_ingest_aiperf

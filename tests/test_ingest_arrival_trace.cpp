@@ -18,6 +18,8 @@
 #include "servestat/ingest/burstgpt_detail.hpp" // burstgpt_detail_format (a file that is no trace)
 #include "servestat/stats/run_stats.hpp"        // analyze, find_percentile, find_summary
 
+namespace test_ingest_arrival_trace { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::test::file_head;
@@ -428,3 +430,5 @@ TEST_CASE("the trace sniffers return 0 on every other test file and example log"
     CHECK(azure_trace_format.sniff(azure_fixtures.text(midnight)) == 100);
     CHECK(mooncake_trace_format.sniff(mooncake_fixtures.text(small)) == 100);
 }
+
+} // namespace test_ingest_arrival_trace

@@ -21,6 +21,8 @@
 
 #include "servestat/stats/run_stats.hpp" // analyze, find_percentile
 
+namespace test_ingest_burstgpt { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::test::file_head;
@@ -493,3 +495,5 @@ TEST_CASE("the BurstGPT sniffers return 0 on every other test file and example l
         }
     }
 }
+
+} // namespace test_ingest_burstgpt

@@ -27,6 +27,8 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
+namespace test_ingest_guidellm { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -595,3 +597,5 @@ TEST_CASE("a request whose end falls back to request_end says so in a note") {
     for (const auto& note : r.meta.notes) noted = noted || note.find("lack last_token_iteration") != std::string::npos;
     CHECK(noted);
 }
+
+} // namespace test_ingest_guidellm

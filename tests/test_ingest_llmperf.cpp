@@ -34,6 +34,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, SECTION, REQUIRE, CHECK
 
+namespace test_ingest_llmperf { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::test::file_head;
@@ -812,3 +814,5 @@ TEST_CASE("a statistic given twice in a console block is an input error") {
     CHECK(e.line() == 16); // header, blank, 11 ITL lines, ttft_s, p25, the repeated p25
     CHECK_THAT(e.what(), Catch::Contains("given twice"));
 }
+
+} // namespace test_ingest_llmperf

@@ -17,6 +17,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_WITH
 
+namespace test_ingest_mapped { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::input_error;
@@ -873,3 +875,5 @@ TEST_CASE("with error and http_status mapped, a non-2xx status fails a request w
     CHECK(run.meta.notes[1] == "a request failed when err is not empty or code is not a 2xx HTTP status; its text "
                                "tells a timeout or transport failure from an error");
 }
+
+} // namespace test_ingest_mapped

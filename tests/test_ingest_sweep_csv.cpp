@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
 
+namespace test_ingest_sweep_csv { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::input_error;
@@ -86,3 +88,5 @@ TEST_CASE("a table without a load parameter or without latency is not a sweep ta
     const temp_file file("label,rps,p99_s\nx,2,3\n", "sweep.csv");
     CHECK_THROWS_WITH(sweep_csv_format.read(file.path(), {}), Catch::Contains("no load parameter column"));
 }
+
+} // namespace test_ingest_sweep_csv

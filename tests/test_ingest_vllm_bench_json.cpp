@@ -25,6 +25,8 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
+namespace test_ingest_vllm_bench_json { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -443,3 +445,5 @@ TEST_CASE("a truncated vLLM result is an input error") {
     const input_error e = error_of(text.substr(0, text.size() / 2));
     CHECK(std::string(e.what()).find("truncated") != std::string::npos);
 }
+
+} // namespace test_ingest_vllm_bench_json

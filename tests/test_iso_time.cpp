@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK
 
+namespace test_iso_time { // the unity build compiles several test files as one: each keeps its names
+
 using servestat::detail::iso_utc;
 
 TEST_CASE("Unix nanoseconds become ISO 8601 UTC, whole seconds by default") {
@@ -40,3 +42,5 @@ TEST_CASE("text that is not an ISO 8601 date parses to nothing") {
                             "2026-01-12T10:00:00.", "2026-01-12T10:00+2", "2026-13-01"})
         CHECK_FALSE(parse_iso_utc(bad).has_value());
 }
+
+} // namespace test_iso_time

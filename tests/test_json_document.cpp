@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
 
+namespace test_json_document { // the unity build compiles several test files as one: each keeps its names
+
 using servestat::input_error;
 using servestat::detail::json_place;
 using servestat::detail::read_json_documents;
@@ -94,3 +96,5 @@ TEST_CASE("a number beyond a double is an input error with the file and line") {
     CHECK(e.line() == 2);
     CHECK_THAT(e.what(), Catch::Contains("result.json:2") && Catch::Contains("1e400"));
 }
+
+} // namespace test_json_document

@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, Approx
 
+namespace test_kneedle { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::find_knee;
@@ -534,3 +536,5 @@ TEST_CASE("the threshold's mean step is summed pairwise, like numpy") {
     CHECK(servestat::detail::numpy_pairwise_sum(vec(200, 0.1)) == 20.0);
     CHECK(servestat::detail::numpy_pairwise_sum(vec(5, 0.5)) == 2.5);
 }
+
+} // namespace test_kneedle

@@ -17,6 +17,8 @@
 #include "servestat/core/random.hpp"          // detail::xoshiro256, standard_normal, uniform_open_closed
 #include "servestat/ingest/arrival_trace.hpp" // read_arrivals
 
+namespace test_load_arrivals { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -466,3 +468,5 @@ TEST_CASE("arrivals: a bad time scale or trace limit throws usage_error naming t
     o.count = 0;
     CHECK(contains(usage_message([&] { plan_trace(trace, o); }), "-n"));
 }
+
+} // namespace test_load_arrivals

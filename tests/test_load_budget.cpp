@@ -14,6 +14,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_AS
 
+namespace test_load_budget { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::load::budget_chat;
@@ -237,3 +239,5 @@ TEST_CASE("the head fraction moves the cut") {
     const auto head = budget_prompt(words(0, 5000), 128, o, heuristic, "r");
     CHECK(same(head.prompt, words(0, 4048)));
 }
+
+} // namespace test_load_budget

@@ -21,6 +21,8 @@
 #include "servestat/ingest/canonical_jsonl.hpp" // canonical_log_format
 #include "temp_file.hpp"                        // test::temp_file
 
+namespace test_load_log { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::request_record;
@@ -608,3 +610,5 @@ TEST_CASE("the x-servestat-timings header") {
         CHECK_FALSE(parse_timings_header("queue=0.1;prefill;decode=0.3"));
     }
 }
+
+} // namespace test_load_log

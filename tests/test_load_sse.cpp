@@ -13,6 +13,8 @@
 
 #include "servestat/core/random.hpp" // detail::xoshiro256, detail::draw_below
 
+namespace test_load_sse { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::load::sse_end;
@@ -306,3 +308,5 @@ TEST_CASE("sse: the callback sees the parser's own buffers, cleared after each e
     REQUIRE(data == std::vector<std::string>{"1", "2"});
     CHECK(addresses[0] == addresses[1]); // one event object reused, no copy per event
 }
+
+} // namespace test_load_sse

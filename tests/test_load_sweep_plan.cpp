@@ -24,6 +24,8 @@
 
 #include "temp_file.hpp" // test::temp_file
 
+namespace test_load_sweep_plan { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -498,3 +500,5 @@ TEST_CASE("server_process: an unwritable log is an error naming it") {
         CHECK_THAT(e.what(), Catch::Contains(log.string()));
     }
 }
+
+} // namespace test_load_sweep_plan

@@ -16,6 +16,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_AS
 
+namespace test_load_workload { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 namespace load = servestat::load;
@@ -355,3 +357,5 @@ TEST_CASE("an empty bucket is composed from the other prompts, each within the b
     }
     REQUIRE(b.notes.size() == 1);
 }
+
+} // namespace test_load_workload

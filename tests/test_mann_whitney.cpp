@@ -14,6 +14,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_WITH, Contains
 
+namespace test_mann_whitney { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::mann_whitney;
@@ -213,3 +215,5 @@ TEST_CASE("mann_whitney_u rejects empty samples and NaN", "[mann_whitney]") {
     CHECK_THROWS_WITH(mann_whitney_u(some, with_nan), Contains("sample b contains NaN"));
     CHECK_THROWS_AS(mann_whitney_u(some, with_nan), servestat::usage_error);
 }
+
+} // namespace test_mann_whitney

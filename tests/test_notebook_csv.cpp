@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, CHECK_THROWS_AS
 
+namespace test_notebook_csv { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::input_error;
@@ -293,3 +295,5 @@ TEST_CASE("a JSON Lines log does not sniff as notebook-csv") {
     CHECK(notebook_csv_format.sniff(R"({"servestat":"log","version":1})"
                                     "\n") == 0);
 }
+
+} // namespace test_notebook_csv

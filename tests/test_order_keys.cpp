@@ -8,6 +8,8 @@
 #include "servestat/stats/order_keys.hpp"
 #include "servestat/stats/time_sort.hpp"
 
+namespace test_order_keys { // the unity build compiles several test files as one: each keeps its names
+
 using servestat::detail::order_key;
 
 TEST_CASE("order keys compare like the doubles they come from") {
@@ -36,3 +38,5 @@ TEST_CASE("sort_times orders times exactly as std::sort does, whatever their spr
         }
     }
 }
+
+} // namespace test_order_keys

@@ -18,6 +18,8 @@
 
 #include "plot_golden.hpp" // check_golden
 
+namespace test_plot_charts { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat::plot;
 using servestat::test::check_golden;
 
@@ -237,3 +239,5 @@ TEST_CASE("box chart whiskers are linear p5 and p95", "[plot]") {
     CHECK(svg.find("s (n=21): p5 2, p25 6, median 11, p75 16, p95 20") != std::string::npos);
     CHECK(svg.find("whiskers: p5 and p95") != std::string::npos);
 }
+
+} // namespace test_plot_charts

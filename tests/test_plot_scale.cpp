@@ -5,6 +5,8 @@
 
 #include "servestat/plot/scale.hpp"
 
+namespace test_plot_scale { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat::plot;
 
 TEST_CASE("linear ticks of [0, 9.3] are 0, 2, 4, 6, 8, 10", "[plot]") {
@@ -84,3 +86,5 @@ TEST_CASE("spans_decades needs positive data spanning a factor of 100", "[plot]"
     CHECK_FALSE(spans_decades(0, 100));
     CHECK_FALSE(spans_decades(-1, 100));
 }
+
+} // namespace test_plot_scale

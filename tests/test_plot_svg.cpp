@@ -7,6 +7,8 @@
 #include "servestat/plot/scatter.hpp"
 #include "servestat/plot/svg.hpp"
 
+namespace test_plot_svg { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat::plot;
 
 TEST_CASE("escape_xml escapes the five XML specials", "[plot]") {
@@ -50,3 +52,5 @@ TEST_CASE("least_squares has no fit for one point or constant x", "[plot]") {
     CHECK_FALSE(least_squares(one, one));
     CHECK_FALSE(least_squares(same, y));
 }
+
+} // namespace test_plot_svg

@@ -14,6 +14,8 @@
 
 #include "plot_golden.hpp" // check_golden
 
+namespace test_plot_sweep_charts { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat::plot;
 using servestat::test::check_golden;
 
@@ -344,3 +346,5 @@ TEST_CASE("sweep charts give the same bytes every time", "[plot]") {
     CHECK(line_chart(p99_by_rps, knee_labels, o) == line_chart(p99_by_rps, knee_labels, o));
     CHECK(heatmap_chart(p99_grid(), grid_labels, sweet_spot()) == heatmap_chart(p99_grid(), grid_labels, sweet_spot()));
 }
+
+} // namespace test_plot_sweep_charts

@@ -20,6 +20,8 @@
 #include <catch2/catch.hpp>    // TEST_CASE, SECTION, REQUIRE, CHECK, FAIL, Approx
 #include <nlohmann/json.hpp>   // nlohmann::json
 
+namespace test_quantile { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::quantile_method;
@@ -312,3 +314,5 @@ TEST_CASE("bad input throws usage_error", "[quantile]") {
     CHECK(values == std::vector<double>{3, 1, 2});
     CHECK(servestat::percentiles_select(values, std::span<const double>{}).empty());
 }
+
+} // namespace test_quantile

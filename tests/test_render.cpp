@@ -5,6 +5,8 @@
 
 #include "servestat/report/render.hpp"
 
+namespace test_render { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 
 namespace {
@@ -191,3 +193,5 @@ TEST_CASE("rendering the same view twice gives the same text", "[render]") {
 TEST_CASE("a view model that is not an object is refused", "[render]") {
     CHECK_THROWS_AS(md("x", json::array()), usage_error);
 }
+
+} // namespace test_render

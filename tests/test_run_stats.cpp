@@ -8,6 +8,8 @@
 #include "servestat/report/stats_json.hpp"
 #include "servestat/stats/run_stats.hpp"
 
+namespace test_run_stats { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 
 namespace {
@@ -277,3 +279,5 @@ TEST_CASE("percentile keys: integral percentiles have no decimals, others keep t
     CHECK(percentile_key(99.9) == "p99.9");
     CHECK(percentile_key(99.99) == "p99.99");
 }
+
+} // namespace test_run_stats

@@ -19,6 +19,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, SECTION, REQUIRE, CHECK, Approx
 
+namespace test_sim_engine { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 namespace sim = servestat::sim;
@@ -685,3 +687,5 @@ TEST_CASE("the fair preset protects short requests, and long ones pay", "[sim][p
         CHECK(sim::summarize(v32).short_p99 > f32.short_p99);
     }
 }
+
+} // namespace test_sim_engine

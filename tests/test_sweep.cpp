@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE, Approx
 
+namespace test_sweep { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::run_stats;
@@ -173,3 +175,5 @@ TEST_CASE("a sweep reads a percentile with a decimal point from a run's own requ
     CHECK(*servestat::sweep_value(s, "e2e.p99.9") == Approx(0.999001).epsilon(1e-12));
     CHECK(*servestat::sweep_value(s, "e2e.p50") == Approx(0.5005).epsilon(1e-12));
 }
+
+} // namespace test_sweep

@@ -12,6 +12,8 @@
 #include "servestat/report/render.hpp"
 #include "servestat/report/trend_view.hpp"
 
+namespace test_trend { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 
 namespace {
@@ -308,3 +310,5 @@ TEST_CASE("trend plots: latency and throughput over days, titled, labelled and w
     CHECK(no_ttft[0].name == "trend-e2e.svg");
     CHECK(no_ttft[1].name == "trend-rps.svg");
 }
+
+} // namespace test_trend

@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
+namespace test_vllm_bench_csv { // the unity build compiles several test files as one: each keeps its names
+
 namespace {
 
 using servestat::input_error;
@@ -239,3 +241,5 @@ TEST_CASE("a notebook table does not sniff as vllm-bench-csv") {
     CHECK(vllm_bench_csv_format.sniff(",latency_s,prompt_tokens,completion_tokens,total_tokens,"
                                       "status_code,ok,error\n0,3.553791,39.0,128.0,167.0,200.0,True,\n") == 0);
 }
+
+} // namespace test_vllm_bench_csv

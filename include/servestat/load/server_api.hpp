@@ -4,6 +4,8 @@
 #include <chrono>      // std::chrono
 #include <cstdint>     // std::int32_t
 #include <exception>   // std::exception_ptr, std::rethrow_exception
+#include <functional>  // std::function
+#include <memory>      // std::make_shared
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
@@ -26,50 +28,87 @@ struct http_reply {
     std::string body;
 };
 
-namespace detail {
+// Calls made one at a time around a run (not timed): one keep-alive connection on a private
+// io_context, resolved once, so the hundreds of /tokenize calls of a workload's budget do not each
+// open a connection. Throws boost::system::system_error when the server cannot be reached or does
+// not answer within the timeout.
+class blocking_client {
+public:
+    blocking_client(endpoint where, std::string api_key) : where_(std::move(where)), api_key_(std::move(api_key)) {}
 
-inline net::awaitable<http_reply> exchange_once(endpoint where, http::verb verb, std::string target, std::string body,
-                                                std::string api_key, double timeout) {
-    auto executor = co_await net::this_coro::executor;
-    tcp::resolver resolver(executor);
-    const auto addresses = co_await resolver.async_resolve(where.host, where.port, net::use_awaitable);
-    beast::tcp_stream stream(executor);
-    stream.expires_after(std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(timeout)));
-    co_await stream.async_connect(addresses, net::use_awaitable);
-    http::request<http::string_body> req{verb, where.prefix + target, 11};
-    req.set(http::field::host, where.host);
-    req.set(http::field::user_agent, "servestat-load/0.1");
-    if (!api_key.empty()) req.set(http::field::authorization, "Bearer " + api_key);
-    if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
-    req.body() = std::move(body);
-    req.prepare_payload();
-    co_await http::async_write(stream, req, net::use_awaitable);
-    beast::flat_buffer buffer;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(64 << 20);
-    co_await http::async_read(stream, buffer, parser, net::use_awaitable);
-    beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    co_return http_reply{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
-}
+    http_reply call(http::verb verb, std::string_view target, std::string body = {}, double timeout = 30) {
+        http_reply reply;
+        std::exception_ptr failure;
+        net::co_spawn(io_, exchange(verb, std::string(target), std::move(body), timeout),
+                      [&](std::exception_ptr e, http_reply r) {
+                          failure = e;
+                          reply = std::move(r);
+                      });
+        io_.restart();
+        io_.run();
+        if (failure) std::rethrow_exception(failure);
+        return reply;
+    }
 
-} // namespace detail
+private:
+    net::awaitable<http_reply> exchange(http::verb verb, std::string target, std::string body, double timeout) {
+        const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(timeout));
+        if (!addresses_) {
+            tcp::resolver resolver(io_);
+            addresses_ = co_await resolver.async_resolve(where_.host, where_.port, net::use_awaitable);
+        }
+        // A kept connection the server closed meanwhile fails before the answer: once more, anew.
+        for (int attempt = 0;; ++attempt) {
+            const bool reused = stream_.has_value();
+            try {
+                co_return co_await exchange_on_connection(verb, target, body, deadline);
+            } catch (const boost::system::system_error& e) {
+                stream_.reset();
+                buffer_.clear();
+                if (!reused || attempt > 0 || e.code() == beast::error::timeout) throw;
+            }
+        }
+    }
 
-// One request on its own connection, run to completion on a private io_context. Throws
-// boost::system::system_error when the server cannot be reached or does not answer in time.
+    net::awaitable<http_reply> exchange_on_connection(http::verb verb, const std::string& target, const std::string& body,
+                                                      steady::time_point deadline) {
+        if (!stream_) {
+            stream_.emplace(io_);
+            stream_->expires_at(deadline);
+            co_await stream_->async_connect(*addresses_, net::use_awaitable);
+        }
+        stream_->expires_at(deadline);
+        http::request<http::string_body> req{verb, where_.prefix + target, 11};
+        req.set(http::field::host, where_.host);
+        req.set(http::field::user_agent, "servestat-load/0.1");
+        if (!api_key_.empty()) req.set(http::field::authorization, "Bearer " + api_key_);
+        if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
+        req.keep_alive(true);
+        req.body() = body;
+        req.prepare_payload();
+        co_await http::async_write(*stream_, req, net::use_awaitable);
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(64 << 20);
+        co_await http::async_read(*stream_, buffer_, parser, net::use_awaitable);
+        if (!parser.keep_alive()) {
+            stream_.reset();
+            buffer_.clear();
+        }
+        co_return http_reply{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
+    }
+
+    net::io_context io_;
+    endpoint where_;
+    std::string api_key_;
+    std::optional<tcp::resolver::results_type> addresses_;
+    std::optional<beast::tcp_stream> stream_;
+    beast::flat_buffer buffer_;
+};
+
+// One call on a connection of its own.
 inline http_reply http_call(const endpoint& where, http::verb verb, std::string_view target, std::string body = {},
                             const std::string& api_key = {}, double timeout = 30) {
-    net::io_context io;
-    http_reply reply;
-    std::exception_ptr failure;
-    net::co_spawn(io, detail::exchange_once(where, verb, std::string(target), std::move(body), api_key, timeout),
-                  [&](std::exception_ptr e, http_reply r) {
-                      failure = e;
-                      reply = std::move(r);
-                  });
-    io.run();
-    if (failure) std::rethrow_exception(failure);
-    return reply;
+    return blocking_client(where, api_key).call(verb, target, std::move(body), timeout);
 }
 
 // What /v1/models says about the model being served.
@@ -122,13 +161,14 @@ inline bool wait_until_ready(const endpoint& where, const std::string& api_key, 
 // server will count. Each count is one HTTP call; the budget's binary search makes ~12 per trimmed
 // prompt, done before the run starts.
 inline token_counter server_token_counter(const endpoint& where, const std::string& api_key, const std::string& model) {
-    auto count = [where, api_key](nlohmann::json request) {
-        const auto reply = http_call(where, http::verb::post, "/tokenize", request.dump(), api_key);
+    auto client = std::make_shared<blocking_client>(where, api_key); // shared by both callables
+    auto count = [client, url = where.url()](const nlohmann::json& request) {
+        const auto reply = client->call(http::verb::post, "/tokenize", request.dump());
         if (reply.status != 200)
-            throw error(fmt::format("{}/tokenize answered HTTP {}: {}", where.url(), reply.status, reply.body.substr(0, 300)));
+            throw error(fmt::format("{}/tokenize answered HTTP {}: {}", url, reply.status, reply.body.substr(0, 300)));
         const auto j = nlohmann::json::parse(reply.body, nullptr, false);
         if (!j.is_object() || !j.contains("count") || !j["count"].is_number_integer())
-            throw error(fmt::format("{}/tokenize: no count in the answer", where.url()));
+            throw error(fmt::format("{}/tokenize: no count in the answer", url));
         return j["count"].get<std::int32_t>();
     };
     token_counter out;
