@@ -24,7 +24,7 @@ std::optional<double> reported(const run& r, std::string_view name) {
     return std::nullopt;
 }
 
-std::string fixture_path() { return std::string(SERVESTAT_TEST_DATA_DIR) + "/sweep/bad_unfair_exp3.csv"; }
+std::string fixture_path() { return std::string(SERVESTAT_TEST_DATA_DIR).append("/sweep/bad_unfair_exp3.csv"); }
 
 } // namespace
 
