@@ -14,8 +14,9 @@ do not preempt them; --no-rt leaves the priority alone.
     max_tokens 8-64 per request so that the clients do not move in lockstep. For each ok request,
     overhead = (t_end - t_sent) - (server queue + prefill + decode): the driver's clock against the
     simulator's own account of the request (simulated seconds / time scale = wall seconds); TTFT
-    side: (t_first - t_sent) - (queue + prefill). Each connection's first request is reported apart:
-    its t_sent is stamped before the TCP connect. The same with 1 client (5 ms steps) gives the
+    side: (t_first - t_sent) - (queue + prefill). Each connection's first request is reported apart
+    (the closed loop connects its clients before the run starts, so no t_sent holds a TCP connect;
+    this row shows it). The same with 1 client (5 ms steps) gives the
     floor of the method, when neither process has anything else to do.
 
     The difference is not all the driver's. It holds the request's way in (the driver writes,
@@ -559,7 +560,7 @@ def print_a(results, rt):
     for a in results:
         for label, values in (("e2e: (t_end - t_sent) - (queue + prefill + decode)", a["e2e"]),
                               ("TTFT: (t_first - t_sent) - (queue + prefill)", a["ttft"]),
-                              ("e2e, first request of a connection (TCP connect included)", a["e2e_first"])):
+                              ("e2e, first request of a connection", a["e2e_first"])):
             print(f"| {a['in_flight']:.0f} | {a['step'] * 1000:.0f} ms | {label} | {len(values)} | "
                   f"{sum(values) / len(values):.2f} | {ms(values, 50)} | {ms(values, 90)} | {ms(values, 99)} | "
                   f"{max(values):.2f} |")
