@@ -390,13 +390,13 @@ std::string level_suffix(const run_point& p, const load_args& a) {
 }
 
 int run_single(const load_args& a, const load::endpoint& where) {
+    if (!a.concurrency && !a.rate && a.trace.empty()) throw usage_error("give --concurrency, --rate or --trace");
     const auto server = load::read_models(where, a.api_key, a.model);
     const auto w = prepare_workload(a, where, server);
     boost::asio::io_context io;
     load::driver driver(io, where, {.api_key = a.api_key, .timeout = a.timeout});
     run_point point;
     point.pattern = pattern_for(a, w, a.concurrency.value_or(0), a.rate.value_or(0.0));
-    if (!point.pattern.is_open_loop() && !a.concurrency) throw usage_error("give --concurrency, --rate or --trace");
     point.log = a.output;
     point.label = a.label.empty() ? fmt::format("{}-{}", w.name, level_suffix(point, a)) : a.label;
     if (w.trimmed > 0)
