@@ -19,6 +19,7 @@
 #include "servestat/core/run.hpp"            // run
 #include "servestat/ingest/json_document.hpp" // parse_json_text
 #include "servestat/ingest/line_source.hpp"  // detail::line_source
+#include "servestat/ingest/prometheus_text.hpp" // detail::add_scraped_metrics
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
 
 namespace servestat {
@@ -315,6 +316,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     }
     if (result.requests.empty() && result.skipped.count == 0)
         throw input_error(name, lines.line_number(), "", "no requests after the header");
+    add_scraped_metrics(result.meta, file); // the server's /metrics saved beside the log, if any
     return {std::move(result)};
 }
 
