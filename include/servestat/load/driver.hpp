@@ -134,16 +134,6 @@ public:
         return {s.sent, s.ok, detail::seconds_since(s.start), s.stopping};
     }
 
-    // Runs a coroutine of the run; when the last one ends the signal wait is dropped so that
-    // io_context::run returns.
-    void spawn(state& s, net::awaitable<void> work) {
-        ++s.live;
-        net::co_spawn(io_, std::move(work), [&s](std::exception_ptr e) {
-            if (--s.live == 0 && s.signals) s.signals->cancel();
-            if (e) std::rethrow_exception(e);
-        });
-    }
-
     // Ends the run early: nothing new starts, requests in flight end as `cancelled`. Call it from the
     // io_context's thread (a signal_set handler).
     void stop() {
@@ -155,6 +145,16 @@ public:
     }
 
 private:
+    // Runs a coroutine of the run; when the last one ends the signal wait is dropped so that
+    // io_context::run returns.
+    void spawn(state& s, net::awaitable<void> work) {
+        ++s.live;
+        net::co_spawn(io_, std::move(work), [&s](std::exception_ptr e) {
+            if (--s.live == 0 && s.signals) s.signals->cancel();
+            if (e) std::rethrow_exception(e);
+        });
+    }
+
     static void validate(const load_pattern& p) {
         if (p.is_open_loop()) return;
         if (p.concurrency <= 0) throw usage_error("--concurrency must be at least 1");
