@@ -1,6 +1,9 @@
-"""What the CLI test scripts share: soft checks that record failures, and running the tests in order."""
+"""What the CLI test scripts share: soft checks that record failures, running the tests in order, and
+starting the simulator."""
 import os
+import re
 import shutil
+import subprocess
 
 failures = []
 
@@ -20,3 +23,21 @@ def run_tests(work_dir, tests):
         fn()
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
+
+
+def start_simulator(servestat, log, *args):
+    """`servestat simulate --port 0 ARGS`, stderr to the open file `log`: (process, the port it printed)."""
+    proc = subprocess.Popen([servestat, "simulate", "--port", "0", *args], stdout=subprocess.PIPE, stderr=log,
+                            text=True)
+    line = proc.stdout.readline().strip()
+    m = re.fullmatch(r"servestat simulate listening on http://127\.0\.0\.1:(\d+)", line)
+    check(m is not None, f"listening line: {line!r}")
+    return proc, int(m.group(1)) if m else 0
+
+
+def metric_value(prometheus_text, name):
+    """The value of the first sample of `name` in a /metrics text, or None."""
+    for line in prometheus_text.splitlines():
+        if line.startswith(name + "{") or line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return None

@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 
-from checks import check, run_tests
+from checks import check, metric_value, run_tests, start_simulator
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,12 +61,7 @@ class Simulator:
     def __init__(self, *args):
         Simulator.count += 1
         self.log = open(path(f"simulator{Simulator.count}.log"), "w")
-        self.proc = subprocess.Popen([SERVESTAT, "simulate", "--port", "0", *args], stdout=subprocess.PIPE,
-                                     stderr=self.log, text=True)
-        line = self.proc.stdout.readline().strip()
-        m = re.fullmatch(r"servestat simulate listening on http://127\.0\.0\.1:(\d+)", line)
-        check(m is not None, f"listening line: {line!r}")
-        self.port = int(m.group(1)) if m else 0
+        self.proc, self.port = start_simulator(SERVESTAT, self.log, *args)
         self.url = f"http://127.0.0.1:{self.port}"
 
     def request(self, method, target, body=None):
@@ -86,10 +81,7 @@ class Simulator:
 
     def metric(self, name):
         _, body = self.request("GET", "/metrics")
-        for line in body.decode().splitlines():
-            if line.startswith(name + "{") or line.startswith(name + " "):
-                return float(line.rsplit(" ", 1)[1])
-        return None
+        return metric_value(body.decode(), name)
 
     def kill(self):
         self.proc.kill()

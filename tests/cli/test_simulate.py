@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from checks import check, run_tests
+from checks import check, metric_value, run_tests, start_simulator
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 MODEL = "Qwen/Qwen2.5-3B-Instruct"
@@ -38,12 +38,7 @@ class Simulator:
     def __init__(self, *args):
         Simulator.count += 1
         self.log = open(os.path.join(WORK, f"simulator{Simulator.count}.log"), "w")
-        self.proc = subprocess.Popen([SERVESTAT, "simulate", "--port", "0", *args], stdout=subprocess.PIPE,
-                                     stderr=self.log, text=True)
-        line = self.proc.stdout.readline().strip()
-        m = re.fullmatch(r"servestat simulate listening on http://127\.0\.0\.1:(\d+)", line)
-        check(m is not None, f"listening line: {line!r}")
-        self.port = int(m.group(1)) if m else 0
+        self.proc, self.port = start_simulator(SERVESTAT, self.log, *args)
 
     def connection(self):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
@@ -64,11 +59,8 @@ class Simulator:
         return self.request("POST", path, body)
 
     def metric(self, name):
-        status, _, body = self.request("GET", "/metrics", headers={})
-        for line in body.decode().splitlines():
-            if line.startswith(name + "{") or line.startswith(name + " "):
-                return float(line.rsplit(" ", 1)[1])
-        return None
+        _, _, body = self.request("GET", "/metrics", headers={})
+        return metric_value(body.decode(), name)
 
     def stop(self):
         """Sends SIGTERM; (exit code, seconds to exit)."""

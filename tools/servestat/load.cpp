@@ -1,5 +1,5 @@
 // `servestat load`: the load driver. Its own translation unit: Beast compiles here and in simulate.cpp only.
-#include <algorithm>  // std::nth_element, std::min
+#include <algorithm>  // std::max, std::min
 #include <chrono>     // std::chrono::system_clock
 #include <cstdio>     // std::fputs, stderr
 #include <filesystem> // std::filesystem
@@ -25,6 +25,7 @@
 #include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
 #include <servestat/load/sweep_plan.hpp>       // sweep points, manifest, server process
 #include <servestat/load/workload.hpp>         // read_workload, synthetic_text
+#include <servestat/stats/quantile.hpp>        // percentiles_select
 
 #include "load_command.hpp" // load_args
 
@@ -42,7 +43,7 @@ void say(const std::string& text) { std::fputs(text.c_str(), stderr); }
 struct prepared_workload {
     std::string name;                      // workload file stem or trace stem
     std::vector<load::planned_request> rows;
-    std::vector<arrival> trace;            // trace replay: one row per arrival, in order
+    std::vector<double> trace_times;       // trace replay: the start of each row, in order
     std::string token_source;
     std::int32_t max_model_len = 0;
     std::size_t trimmed = 0;
@@ -110,15 +111,16 @@ load::planned_request plan_row(const load::workload_row& row, std::int32_t desir
 
 // Trace replay without a workload: one chat request per arrival whose prompt has the arrival's
 // token count (chat template included) and whose max_tokens is its output count.
-std::vector<load::workload_row> trace_rows(const std::vector<arrival>& arrivals, const load::token_counter& counter,
-                                           std::uint64_t seed) {
+std::vector<load::workload_row> trace_rows(const std::vector<load::planned_arrival>& arrivals,
+                                           const load::token_counter& counter, std::uint64_t seed) {
     const std::int32_t template_tokens = counter.chat({{"user", ""}});
     servestat::detail::xoshiro256 rng(seed);
     std::vector<load::workload_row> rows;
     rows.reserve(arrivals.size());
     for (std::size_t i = 0; i < arrivals.size(); ++i) {
-        const auto target = std::max<std::int32_t>(1, arrivals[i].prompt_tokens - template_tokens);
-        auto row = load::chat_row(load::synthetic_text(target, counter, rng).text, std::max(1, arrivals[i].output_tokens));
+        const auto target = std::max<std::int32_t>(1, arrivals[i].prompt_tokens.value_or(0) - template_tokens);
+        auto row = load::chat_row(load::synthetic_text(target, counter, rng).text,
+                                  std::max(1, arrivals[i].output_tokens.value_or(0)));
         row.line = i + 2;
         rows.push_back(std::move(row));
     }
@@ -154,14 +156,14 @@ prepared_workload prepare_workload(const load_args& a, const load::endpoint& whe
         out.name = fs::path(a.workload).stem().string();
     }
     if (!a.trace.empty()) {
-        out.trace = read_arrivals(a.trace);
-        if (out.trace.empty()) throw input_error(a.trace, 0, "", "the trace has no arrivals");
-        // Only the arrivals the run will replay are prepared (a trace may hold hours of them).
-        const auto replayed = load::plan_trace(out.trace, {.time_scale = a.trace_time_scale, .count = a.requests,
-                                                           .duration = a.duration}).size();
-        out.trace.resize(replayed);
+        const auto arrivals = read_arrivals(a.trace);
+        if (arrivals.empty()) throw input_error(a.trace, 0, "", "the trace has no arrivals");
+        // Only the arrivals the run will replay are planned and prepared (a trace may hold hours).
+        const auto replayed = load::plan_trace(arrivals, {.time_scale = a.trace_time_scale, .count = a.requests,
+                                                          .duration = a.duration});
+        for (const auto& planned : replayed) out.trace_times.push_back(planned.t_sched);
         if (rows.empty()) {
-            rows = trace_rows(out.trace, counter, a.seed);
+            rows = trace_rows(replayed, counter, a.seed);
             source = a.trace;
             out.name = fs::path(a.trace).stem().string();
         }
@@ -186,7 +188,7 @@ class request_order {
 public:
     request_order(const prepared_workload& w, std::uint64_t seed) : workload_(w), rng_(seed) {}
     const load::planned_request& operator()(std::size_t index) {
-        if (!workload_.trace.empty()) return workload_.rows[index % workload_.rows.size()];
+        if (!workload_.trace_times.empty()) return workload_.rows[index % workload_.rows.size()];
         while (picks_.size() <= index) picks_.push_back(servestat::detail::draw_below(rng_, workload_.rows.size()));
         return workload_.rows[picks_[index]];
     }
@@ -230,15 +232,13 @@ private:
     double seconds() const { return std::chrono::duration<double>(load::steady::now() - start_).count(); }
     double rate() const { return seconds() > 0 ? static_cast<double>(ok_) / seconds() : 0.0; }
 
-    // Nearest-rank on the fly (a progress display); the report computes the exact numpy values.
+    // numpy's linear percentiles, as the report will show them; a selection reorders the values,
+    // which are a bag.
     std::string percentiles() {
         if (latencies_.empty()) return "p50 - p99 -";
-        auto at = [&](double q) {
-            const auto k = static_cast<std::size_t>(q * static_cast<double>(latencies_.size() - 1));
-            std::nth_element(latencies_.begin(), latencies_.begin() + static_cast<std::ptrdiff_t>(k), latencies_.end());
-            return latencies_[k];
-        };
-        return fmt::format("p50 {:.3f} s p99 {:.3f} s", at(0.5), at(0.99));
+        constexpr double ps[] = {50, 99};
+        const auto v = percentiles_select(latencies_, ps);
+        return fmt::format("p50 {:.3f} s p99 {:.3f} s", v[0], v[1]);
     }
 
     std::string label_;
@@ -265,10 +265,8 @@ load::load_pattern pattern_for(const load_args& a, const prepared_workload& w, s
     p.requests = a.requests;
     p.duration = a.duration;
     p.max_concurrency = a.max_concurrency;
-    if (!w.trace.empty()) {
-        for (const auto& planned : load::plan_trace(w.trace, {.time_scale = a.trace_time_scale, .count = a.requests,
-                                                              .duration = a.duration}))
-            p.schedule.push_back(planned.t_sched);
+    if (!w.trace_times.empty()) {
+        p.schedule = w.trace_times;
     } else if (rate > 0) {
         for (const auto& planned : load::plan_arrivals({.rate = rate, .burstiness = a.burstiness,
                                                         .constant = a.constant, .count = a.requests,
@@ -286,7 +284,7 @@ nlohmann::ordered_json run_header(const load_args& a, const run_point& point, co
     nlohmann::ordered_json params;
     for (const auto& [key, value] : point.params.items()) params[key] = value;
     const auto& p = point.pattern;
-    if (!w.trace.empty()) {
+    if (!w.trace_times.empty()) {
         params["arrivals"] = "trace";
         params["trace"] = fs::path(a.trace).filename().string();
         params["time_scale"] = a.trace_time_scale;
@@ -358,9 +356,9 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
     const auto plan = [&order](std::size_t i) -> const load::planned_request& { return order(i); };
     if (a.warmup > 0) {
         load::load_pattern warm;
-        warm.concurrency = std::max<std::int32_t>(1, std::min<std::int32_t>(
-            static_cast<std::int32_t>(a.warmup), point.pattern.is_open_loop()
-                ? std::max<std::int32_t>(1, point.pattern.max_concurrency) : point.pattern.concurrency));
+        const std::int32_t in_flight =
+            point.pattern.is_open_loop() ? point.pattern.max_concurrency : point.pattern.concurrency;
+        warm.concurrency = std::max(1, std::min(static_cast<std::int32_t>(a.warmup), in_flight));
         warm.requests = a.warmup;
         request_order warm_order(w, a.seed ^ 0x5741524dULL);
         const auto warm_plan = [&warm_order](std::size_t i) -> const load::planned_request& { return warm_order(i); };
@@ -385,7 +383,7 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
 
 std::string level_suffix(const run_point& p, const load_args& a) {
     if (!a.trace.empty()) return "trace";
-    if (p.pattern.is_open_loop()) return fmt::format("r{}", p.params.value("rate", a.rate.value_or(0.0)));
+    if (p.pattern.is_open_loop()) return fmt::format("r{}", a.rate.value_or(0.0));
     return fmt::format("c{}", p.pattern.concurrency);
 }
 

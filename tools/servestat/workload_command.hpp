@@ -20,6 +20,7 @@
 #include <servestat/core/errors.hpp>         // input_error, usage_error
 #include <servestat/load/token_counter.hpp> // token_counter, heuristic_token_counter
 #include <servestat/load/workload.hpp>      // mixes, buckets, synthetic prompts, write_workload
+#include <servestat/stats/quantile.hpp>     // percentile_sorted
 
 namespace servestat::cli {
 
@@ -87,15 +88,14 @@ inline load::token_counter workload_counter(const workload_args& a, const token_
 
 inline std::string workload_bucket_line(std::size_t bucket, const load::mix_result& m, const load::token_range& range,
                                         std::size_t available, bool synthetic) {
-    std::vector<std::int32_t> tokens;
+    std::vector<double> tokens;
     for (const auto& p : m.prompts)
         if (p.bucket == bucket) tokens.push_back(p.tokens);
     std::string out = fmt::format("  {:<7} {:>6}", load::bucket_names[bucket], tokens.size());
     if (!tokens.empty()) {
         std::sort(tokens.begin(), tokens.end());
-        const std::size_t n = tokens.size();
-        const double p50 = (tokens[(n - 1) / 2] + tokens[n / 2]) / 2.0; // numpy's median
-        out += fmt::format("  tokens min {} p50 {:g} max {}", tokens.front(), p50, tokens.back());
+        out += fmt::format("  tokens min {:g} p50 {:g} max {:g}", tokens.front(), percentile_sorted(tokens, 50),
+                           tokens.back());
     }
     out += fmt::format("  (range {}-{}, {})\n", range.min, range.max,
                        synthetic ? std::string("synthetic") : fmt::format("{} prompts to draw from", available));

@@ -23,7 +23,7 @@
 #include <boost/beast/http/error.hpp>        // boost::beast::http::error::need_buffer
 #include <boost/beast/http/message.hpp>      // boost::beast::http::request
 #include <boost/beast/http/parser.hpp>       // boost::beast::http::response_parser
-#include <boost/beast/http/read.hpp>         // boost::beast::http::async_read_header, async_read(_some)
+#include <boost/beast/http/read.hpp>         // boost::beast::http::async_read_header, async_read_some
 #include <boost/beast/http/string_body.hpp>  // boost::beast::http::string_body
 #include <boost/beast/http/write.hpp>        // boost::beast::http::async_write
 #include <fmt/format.h>                      // fmt::format
@@ -254,15 +254,23 @@ private:
     }
 
     // Reads the body into `body`, at most max_body_bytes of it.
+    using piece_buffer = std::array<char, 16384>;
+
+    // The next bytes of the body into `piece`: whatever has arrived (read_some, so that stream
+    // chunks are timed as they come), at most the piece's size. Returns how many.
+    net::awaitable<std::size_t> read_piece(http::response_parser<http::buffer_body>& parser, piece_buffer& piece) {
+        parser.get().body().data = piece.data();
+        parser.get().body().size = piece.size();
+        beast::error_code ec;
+        co_await http::async_read_some(*stream_, buffer_, parser, net::redirect_error(net::use_awaitable, ec));
+        if (ec && ec != http::error::need_buffer) throw boost::system::system_error(ec);
+        co_return piece.size() - parser.get().body().size;
+    }
+
     net::awaitable<void> read_body(http::response_parser<http::buffer_body>& parser, std::string& body) {
-        std::array<char, 16384> piece{};
+        piece_buffer piece{};
         while (!parser.is_done()) {
-            parser.get().body().data = piece.data();
-            parser.get().body().size = piece.size();
-            beast::error_code ec;
-            co_await http::async_read(*stream_, buffer_, parser, net::redirect_error(net::use_awaitable, ec));
-            if (ec && ec != http::error::need_buffer) throw boost::system::system_error(ec);
-            const auto got = piece.size() - parser.get().body().size;
+            const auto got = co_await read_piece(parser, piece);
             if (body.size() + got > options_.max_body_bytes)
                 throw response_error(fmt::format("body larger than {} bytes", options_.max_body_bytes));
             body.append(piece.data(), got);
@@ -294,7 +302,7 @@ private:
     net::awaitable<void> read_stream(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
                                      request_result& out) {
         sse_parser events;
-        std::array<char, 16384> piece{};
+        piece_buffer piece{};
         std::int32_t content_chunks = 0;
         double last_content = 0;
         bool done = false;
@@ -322,16 +330,9 @@ private:
             set_timings(out, info.timings);
         };
         while (!parser.is_done()) {
-            parser.get().body().data = piece.data();
-            parser.get().body().size = piece.size();
-            beast::error_code ec;
-            // read_some: back after each arrival, not when the piece is full, so chunks are timed
-            // as they come.
-            co_await http::async_read_some(*stream_, buffer_, parser, net::redirect_error(net::use_awaitable, ec));
-            if (ec && ec != http::error::need_buffer) throw boost::system::system_error(ec);
+            const auto got = co_await read_piece(parser, piece);
             // One clock reading per read: events that arrived together arrived at the same time.
             const double now = detail::seconds_since(run_start);
-            const auto got = piece.size() - parser.get().body().size;
             events.feed(std::string_view(piece.data(), got), [&](const sse_event& e) { on_event(e, now); });
         }
         out.t_end = detail::seconds_since(run_start);
