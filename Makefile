@@ -2,10 +2,11 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
-# Build and test dependencies, all from Debian 12 (chromium, cmark-gfm and xmllint check reports).
+# Build and test dependencies, all from Debian 12 (chromium, cmark-gfm and xmllint check reports;
+# fonts-dejavu-core is the sans-serif whose widths plot/text_metrics.hpp measures with).
 DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
                   libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
-                  chromium cmark-gfm libxml2-utils
+                  chromium fonts-dejavu-core cmark-gfm libxml2-utils
 
 .PHONY: all deps build test test-unit test-asan test-asan-unit demo demo-live bench clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock

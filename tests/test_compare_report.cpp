@@ -182,28 +182,98 @@ TEST_CASE("equal relative changes are ordered by name, and loads prefix the sent
     CHECK(f[1] == "c=32: e2e p99 improved by 20.0% (1.00 s → 800 ms; 95% CI −30.0% to −10.0%; p = 0.01).");
 }
 
-TEST_CASE("at most ten significant changes are listed, then how many more there are", "[compare_report]") {
+TEST_CASE("statistics of one metric that moved together make one line in the body; every one is in the appendix",
+          "[compare_report]") {
     std::vector<change> changes;
     for (int i = 0; i < 13; ++i)
         changes.push_back(make_change("all", "e2e", fmt::format("p{}", 10 + i), 1.0, 0.5 + 0.01 * i, verdict::improved,
                                       interval{-0.6, -0.3}, 0.001));
-    const auto f = compare_findings(single(changes), fast_options());
-    REQUIRE(f.size() == 11);
+    const auto c = single(changes);
+    const auto f = compare_findings(c, fast_options());
+    REQUIRE(f.size() == 13);
     CHECK(f[0].starts_with("e2e p10 improved by 50.0%"));
-    CHECK(f[9].starts_with("e2e p19 improved by 41.0%"));
-    CHECK(f[10] == "…and 3 more significant improvements.");
+    CHECK(f[12].starts_with("e2e p22 improved by 38.0%"));
+    const json view = report::compare_view_model(c, fast_options(), std::nullopt, {});
+    REQUIRE(view["findings"].size() == 1);
+    // The statistics by name, each with its change; the strongest (p10: 1.00 s → 500 ms) in numbers.
+    CHECK(view["findings"][0]["text"] ==
+          "e2e latency improved: p10 50.0%, p11 49.0%, p12 48.0%, p13 47.0%, p14 46.0%, p15 45.0%, p16 44.0%, "
+          "p17 43.0%, p18 42.0%, p19 41.0%, p20 40.0%, p21 39.0%, p22 38.0% (strongest p10: 1.00 s → 500 ms, 95% CI "
+          "−60.0% to −30.0%, p = 0.001).");
+    CHECK(view["all_findings"].size() == 13);
+    CHECK(view["has_more_findings"] == true);
+    CHECK(view["stats"]["findings"].size() == 13);
 }
 
-TEST_CASE("a regression is listed even when ten larger improvements come first", "[compare_report]") {
+TEST_CASE("a regression keeps its own line in the body beside larger improvements", "[compare_report]") {
     std::vector<change> changes;
     for (int i = 0; i < 12; ++i)
         changes.push_back(make_change("all", "e2e", fmt::format("p{}", 10 + i), 1.0, 0.5, verdict::improved,
                                       interval{-0.6, -0.3}, 0.001));
     changes.push_back(make_change("all", "ttft", "p50", 1.0, 1.05, verdict::regressed, interval{0.03, 0.07}, 0.01));
-    const auto f = compare_findings(single(changes), fast_options());
-    REQUIRE(f.size() == 12);
-    CHECK(f[10].starts_with("ttft p50 regressed by 5.0%"));
-    CHECK(f[11] == "…and 2 more significant improvements.");
+    const json view = report::compare_view_model(single(changes), fast_options(), std::nullopt, {});
+    REQUIRE(view["findings"].size() == 2);
+    CHECK(view["findings"][0]["text"].get<std::string>().starts_with("e2e latency improved: p10 50.0%"));
+    CHECK(view["findings"][1]["text"] == "TTFT regressed: p50 5.0% (strongest p50: 1.00 s → 1.05 s, 95% CI +3.0% to "
+                                         "+7.0%, p = 0.01).");
+}
+
+TEST_CASE("a statistic that moved at several load levels is one finding naming the range of levels and changes",
+          "[compare_report]") {
+    comparison c;
+    c.pairing = "load";
+    c.sweep = sweep_shift{};
+    c.sweep->param = "concurrency";
+    // short e2e p99 improves at c=16, 32, 64 (not at 8); the levels are neighbours from c=16 on.
+    const double loads[] = {8, 16, 32, 64};
+    const double after[] = {1.0, 0.69, 0.6, 0.56};
+    for (int i = 0; i < 4; ++i)
+        c.pairs.push_back(hand_pair({make_change("short", "e2e", "p99", 1.0, after[i], i == 0 ? verdict::no_change : verdict::improved,
+                                                 i == 0 ? interval{-0.05, 0.04} : interval{after[i] - 1.1, after[i] - 0.9},
+                                                 i == 0 ? 0.4 : 0.0001)},
+                                    loads[i]));
+    const auto f = compare_findings(c, fast_options());
+    REQUIRE(!f.empty());
+    // 31–44%: 1 − 0.69 and 1 − 0.56; the CIs' outer ends: 0.56 − 1.1 = −54% and 0.69 − 0.9 = −21%.
+    CHECK(f[0] == "short e2e p99 improved 31–44% at c=16…64 (significant at 3 of 4 levels; 95% CIs within −54.0% to "
+                  "−21.0%; largest at c=64: 1.00 s → 560 ms; p < 0.001).");
+}
+
+TEST_CASE("levels that are not neighbours are listed, runs of three or more as ranges", "[compare_report]") {
+    report::merged_change m;
+    change x = latency("all", "p50", 1.0, 0.5, verdict::improved);
+    for (auto [load, position] : std::vector<std::pair<double, std::size_t>>{{1, 0}, {8, 3}, {16, 4}, {32, 5}, {64, 7}})
+        m.levels.push_back({load, "", position, &x});
+    CHECK(report::detail::levels_text("concurrency", m) == "c=1, 8…32, 64");
+    m.levels.erase(m.levels.begin() + 2); // 8 and 32 are no longer neighbours
+    CHECK(report::detail::levels_text("concurrency", m) == "c=1, 8, 32, 64");
+}
+
+TEST_CASE("one prompt-length subset improving while another regresses is named a trade-off", "[compare_report]") {
+    const auto c = single({latency("short", "p90", 1.0, 0.5, verdict::improved, interval{-0.6, -0.4}, 0.0001),
+                           latency("long", "p90", 1.0, 1.3, verdict::regressed, interval{0.2, 0.4}, 0.0001)});
+    const json view = report::compare_view_model(c, fast_options(), std::nullopt, {});
+    REQUIRE(!view["findings"].empty());
+    CHECK(view["findings"][0]["kind"] == "trade_off");
+    CHECK(view["findings"][0]["text"] ==
+          "Trade-off on e2e latency: short prompts improved (p90 50.0%; strongest p90: 1.00 s → 500 ms, 95% CI −60.0% "
+          "to −40.0%, p < 0.001), while long prompts regressed (p90 30.0%; strongest p90: 1.00 s → 1.30 s, 95% CI "
+          "+20.0% to +40.0%, p < 0.001).");
+    CHECK(view["findings"].size() == 1); // both sides are told by the trade-off
+    CHECK(view["summary"][0]["text"] == view["findings"][0]["text"]);
+}
+
+TEST_CASE("the body shows at most twelve findings and the summary at most five sentences", "[compare_report]") {
+    std::vector<change> changes;
+    const char* metrics[] = {"e2e", "ttft", "tpot", "server_queue", "server_prefill", "server_decode", "itl", "decode"};
+    for (const char* m : metrics)
+        for (const char* subset : {"all", "medium"})
+            changes.push_back(make_change(subset, m, "p50", 1.0, 0.7, verdict::improved, interval{-0.4, -0.2}, 0.001));
+    const json view = report::compare_view_model(single(changes), fast_options(), std::nullopt, {});
+    CHECK(view["findings"].size() == 12);
+    CHECK(view["all_findings"].size() == 16);
+    CHECK(view["findings_total"] == "16");
+    CHECK(view["summary"].size() <= 5);
 }
 
 TEST_CASE("with nothing significant the first finding says so, naming the noise band", "[compare_report]") {
@@ -273,7 +343,7 @@ TEST_CASE("statistics with too few requests are counted in one sentence naming t
                       "statistics had fewer and get no verdict; 1 more had fewer than 2 values on a side.");
 }
 
-TEST_CASE("moved knees, changed SLO capacity and unpaired runs follow, in that order", "[compare_report]") {
+TEST_CASE("changed SLO capacity, moved knees and unpaired runs follow, in that order", "[compare_report]") {
     comparison c;
     c.pairing = "load";
     c.pairs.push_back(hand_pair({make_change("", "rps", "", 5.0, 5.0, verdict::single)}, 16.0));
@@ -289,8 +359,8 @@ TEST_CASE("moved knees, changed SLO capacity and unpaired runs follow, in that o
     const auto f = compare_findings(c, fast_options());
     const std::vector<std::string> expected{
         "No statistic changed significantly beyond the ±2% noise band.",
-        "Saturation (throughput knee) moved from c=16 to c=32.",
         "Largest concurrency meeting e2e p95 ≤ 5.00 s: 8 → 16.",
+        "Saturation (throughput knee) moved from c=16 to c=32.",
         "Not part of either side's sweep, so compared with nothing: warmup.",
         "Measured only after, so not compared: c=64.",
     };
@@ -305,10 +375,13 @@ TEST_CASE("the view model has every section, with explicit has_ flags", "[compar
     const json view = full_view(c, gate);
     for (const char* key : {"title", "generator", "options", "pairing", "pairing_text", "verdict_counts", "many_pairs",
                             "summary_rows", "pairs", "has_gate", "gate", "has_sweep", "sweep", "has_findings",
-                            "findings", "stats"})
+                            "findings", "all_findings", "has_more_findings", "summary", "kpi", "kpi_note", "stats"})
         CHECK(view.contains(key));
     CHECK(view["title"] == "Before / after comparison");
-    CHECK(view["stats"] == comparison_document(c.result, c.options, gate));
+    json document = comparison_document(c.result, c.options, gate);
+    document["findings"] = view["stats"]["findings"]; // every finding, added by the view
+    CHECK(view["stats"] == document);
+    CHECK(view["stats"]["findings"].size() == view["all_findings"].size());
     CHECK(view["has_gate"] == true);
     CHECK(view["has_sweep"] == false);
     CHECK(view["has_findings"] == true);
@@ -326,7 +399,8 @@ TEST_CASE("the view model has every section, with explicit has_ flags", "[compar
     const json& pair = view["pairs"][0];
     CHECK(pair["heading"] == hostile + " → after");
     CHECK(pair["before"]["requests"] == "60");
-    CHECK(pair["has_plots"] == true);
+    CHECK(pair["has_plots"] == false); // one pair: its plots are the overlays under the findings
+    CHECK(view["has_overlays"] == true);
     std::vector<std::string> subsets;
     for (const auto& s : pair["subsets"]) subsets.push_back(s["name"]);
     CHECK(subsets == std::vector<std::string>{"all", "short", "medium", "long"});
@@ -456,8 +530,10 @@ TEST_CASE("a sweep's plots are prefixed by load and add curves over the load", "
     std::vector<std::string> sweep;
     for (const auto& p : set.sweep) sweep.push_back(p.name);
     CHECK(sweep == std::vector<std::string>{"sweep-throughput.svg", "sweep-e2e-p99.svg", "sweep-ttft-p99.svg",
-                                            "sweep-short-e2e-p99.svg"});
+                                            "sweep-short-e2e-p99.svg", "sweep-long-e2e-p99.svg",
+                                            "sweep-slo-e2e-p95.svg"});
     CHECK(set.sweep[0].svg.find("before: knee c=") != std::string::npos); // each side's saturation marked
+    CHECK(set.sweep[5].svg.find("SLO e2e p95 ≤ 500 ms") != std::string::npos); // the objective drawn across
 }
 
 TEST_CASE("every plot is named safely and has a title, axis labels and a legend of both sides", "[compare_report]") {

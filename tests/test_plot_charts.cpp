@@ -2,11 +2,15 @@
 // "no data" instead of a crash, small files from large inputs.
 #include <catch2/catch.hpp> // Catch2 v2
 
+#include <array>      // std::array
+#include <cmath>      // std::exp
 #include <cstdint>    // std::uint64_t
 #include <functional> // std::function
 #include <limits>     // std::numeric_limits
 #include <string>     // std::string
 #include <vector>     // std::vector
+
+#include <fmt/format.h> // fmt::format
 
 #include "servestat/plot/bars.hpp"
 #include "servestat/plot/box.hpp"
@@ -76,6 +80,42 @@ TEST_CASE("ECDF chart of data spanning decades uses a log axis and matches its g
     CHECK(svg.find(">10 ms</text>") != std::string::npos);
     CHECK(svg.find(">100 ms</text>") != std::string::npos);
     check_golden("ecdf_log.svg", svg);
+}
+
+// A sweep's sixteen runs (two servers at eight concurrencies): more series than the palette has
+// colours, so six are coloured and ten drawn grey.
+std::vector<named_values> sixteen_runs() {
+    std::vector<named_values> out;
+    int k = 0;
+    for (const char* side : {"bad", "fair"})
+        for (int c : {1, 2, 4, 8, 16, 32, 48, 64}) {
+            std::vector<double> v = lognormalish(60);
+            for (auto& x : v) x *= 1 + 0.08 * c * (side[0] == 'b' ? 1.5 : 1) + 0.01 * k;
+            out.push_back({fmt::format("{}-c{}", side, c), v});
+            ++k;
+        }
+    return out;
+}
+
+TEST_CASE("ECDF chart of sixteen runs colours six and greys ten, matching its golden file", "[plot]") {
+    const auto svg = ecdf_chart(sixteen_runs(), {"End-to-end latency by run", "end-to-end latency (s)",
+                                                 "fraction of requests"});
+    CHECK(svg.find(">10 other series (grey)</text>") != std::string::npos);
+    check_golden("ecdf_many.svg", svg);
+}
+
+TEST_CASE("grouped bar chart of sixteen runs slants their names and matches its golden file", "[plot]") {
+    bar_table t{{}, {"p50", "p90", "p99"}, {{}, {}, {}}};
+    for (const auto& run : sixteen_runs()) {
+        t.categories.push_back(run.name);
+        const auto sorted = detail::finite_sorted(run.values);
+        for (std::size_t s = 0; s < 3; ++s)
+            t.values[s].push_back(sorted[detail::rank_at(sorted.size(), std::array{0.5, 0.9, 0.99}[s])]);
+    }
+    const auto svg = grouped_bar_chart(t, {"End-to-end p50 / p90 / p99 by run", "run", "end-to-end latency (s)"});
+    CHECK(svg.find(R"(>bad-c16</text>)") != std::string::npos);
+    CHECK(svg.find(R"(>fair-c32</text>)") != std::string::npos);
+    check_golden("bars_runs.svg", svg);
 }
 
 TEST_CASE("histogram chart matches its golden file", "[plot]") {

@@ -148,9 +148,9 @@ TEST_CASE("LLMPerf console sweeps: one curve per prompt length, saturating at c=
              std::string(SERVESTAT_SHARED_DATA_DIR) + "/llmperf-sglang-sweep-hongxuanzhang/result_outputs/GPU1"}))
         runs.push_back(servestat::analyze(r));
     const auto sweeps = servestat::find_sweeps(runs);
-    REQUIRE(sweeps.size() == 3); // mean_input_tokens 1000, 3500, 550 (in file order)
-    CHECK(sweeps[1].group == "mean_input_tokens=3500");
-    const auto a = servestat::analyze_sweep(sweeps[1], runs);
+    REQUIRE(sweeps.size() == 3); // mean_input_tokens 550, 1000, 3500 (files in natural order)
+    CHECK(sweeps[2].group == "mean_input_tokens=3500");
+    const auto a = servestat::analyze_sweep(sweeps[2], runs);
     // rps = Completed Requests Per Minute / 60: 0.3275, 0.5590, 0.8386, 0.8401, 0.8454, 0.8488 at
     // c = 1, 2, 4, 8, 16, 20. Normalised x 0, .0526, .1579, .3684, .7895, 1 and y 0, .4441, .9805,
     // .9833, .9936, 1 give the difference curve 0, .3914, .8226, .6149, .2041, 0: its maximum at c=4

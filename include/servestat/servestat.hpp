@@ -2,6 +2,7 @@
 #pragma once
 
 #include "servestat/core/errors.hpp"         // error, input_error, usage_error
+#include "servestat/core/natural_order.hpp"  // natural_less
 #include "servestat/core/request_record.hpp" // request_record
 #include "servestat/core/request_table.hpp"  // request_table
 #include "servestat/core/run.hpp"            // run, run_metadata

@@ -18,6 +18,9 @@ SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 SHARED_DATA = os.path.join(HERE, "..", "..", "..", "shared", "data")
+EXAMPLES = os.path.join(HERE, "..", "..", "examples")
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import steady_state_reference  # noqa: E402  (numpy MSER-5 by its definition, in-flight counts by brute force)
 OVERFLOW = ("max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context "
             "length is 4096 tokens and your request has {} input tokens (128 > 4096 - {}). None")
 def close(actual, expected, what, rel=1e-9):
@@ -275,8 +278,104 @@ def test_folder_lists_each_run_once():
         check(False, f"LLMPerf pairs: {res.stderr}")
 
 
+def read_requests(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()][1:]
+
+
+def expected_window(rows):
+    """The window by steady_state_reference.py: in-flight counts by brute force, MSER-5 by definition."""
+    sent = np.array([r["t_sent"] for r in rows])
+    end = np.array([r["t_end"] for r in rows])
+    series, sent_sorted = steady_state_reference.in_flight_series(sent, end)
+    a, b = steady_state_reference.trim_both_ends(series)
+    return float(sent_sorted[a]), float(sent_sorted[len(series) - 1 - b])
+
+
+def test_steady_state_cuts_to_the_reported_window():
+    log = os.path.join(EXAMPLES, "live", "bad", "bad-c64.jsonl")
+    rows = read_requests(log)
+    start, end = expected_window(rows)
+    whole = servestat("stats", "--json", log)
+    check(whole.returncode == 0, f"stats --json: {whole.stderr}")
+    found = json.loads(whole.stdout)["runs"][0]
+    ss = found["steady_state"]
+    check(ss is not None and not ss["applied"], f"steady_state without --steady-state: {ss}")
+    if ss is None:
+        return
+    close(ss["start"], start, "steady_state.start (numpy reference)")
+    close(ss["end"], end, "steady_state.end (numpy reference)")
+    check(found["requests"] == len(rows), "without --steady-state every request counts")
+
+    res = servestat("stats", "--json", "--steady-state", log)
+    check(res.returncode == 0, f"stats --json --steady-state: {res.stderr}")
+    run = json.loads(res.stdout)["runs"][0]
+    cut = run["steady_state"]
+    check(cut["applied"] and cut["start"] == ss["start"] and cut["end"] == ss["end"], f"applied window {cut}")
+    inside = [r for r in rows if cut["start"] <= r["t_sent"] <= cut["end"]]
+    before = sum(1 for r in rows if r["t_sent"] < cut["start"])
+    after = sum(1 for r in rows if r["t_sent"] > cut["end"])
+    check(run["requests"] == len(inside) == cut["requests"],
+          f"requests {run['requests']}, window {cut['requests']}, t_sent inside {len(inside)}")
+    check((cut["excluded_start"], cut["excluded_end"]) == (before, after),
+          f"excluded {cut['excluded_start']}+{cut['excluded_end']} != {before}+{after}")
+    check(before > 0 and after > 0, f"a closed loop of 64 has a ramp-up and a drain: {before}+{after}")
+    note = f"{before} ramp-up and {after} drain requests excluded"
+    check(any(n.startswith("steady state ") and note in n for n in run["notes"]), f"note {note!r} in {run['notes']}")
+    e2e = [r["t_end"] - r["t_sent"] for r in inside if r["status"] == "ok"]
+    close(run["subsets"]["all"]["metrics"]["e2e"]["p50"], float(np.percentile(e2e, 50)), "e2e p50 of the window")
+    close(run["duration"], max(r["t_end"] for r in inside) - min(r["t_sent"] for r in inside), "duration of the window")
+
+    text = servestat("stats", "--steady-state", log).stdout
+    check("note: steady state " in text and note in text, "stats table prints the steady-state note")
+    csv = servestat("stats", "--json", "--steady-state", os.path.join(DATA, "notebook", "mix_90_10.csv"))
+    if csv.returncode == 0:
+        no_clock = json.loads(csv.stdout)["runs"][0]
+        check(no_clock["steady_state"] is None, "no shared clock: steady_state null")
+        check(any("no steady state (the log has no shared clock)" in n for n in no_clock["notes"]),
+              f"no-clock note: {no_clock['notes']}")
+    else:
+        check(False, f"--steady-state on a notebook table: {csv.stderr}")
+
+
+def test_report_and_compare_state_the_steady_state():
+    log = os.path.join(EXAMPLES, "live", "bad", "bad-c64.jsonl")
+    out = os.path.join(WORK, "steady_report")
+    res = servestat("report", "-o", out, "--format", "md,html,json", log)
+    check(res.returncode == 0, f"report: {res.stderr}")
+    if res.returncode == 0:
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+        line = next((l for l in md.splitlines() if l.startswith("**Steady state:** ")), "")
+        check("(MSER-5 on requests in flight)" in line and "drain requests outside it" in line
+              and "cover the whole run" in line, f"report.md steady-state line: {line!r}")
+        with open(os.path.join(out, "report.html")) as f:
+            check("<strong>Steady state:</strong>" in f.read(), "report.html steady-state line")
+    res = servestat("report", "-o", out + "_cut", "--format", "md", "--steady-state", log)
+    if res.returncode == 0:
+        with open(os.path.join(out + "_cut", "report.md")) as f:
+            md = f.read()
+        check("drain requests excluded; the statistics here cover the" in md, "report --steady-state line")
+    else:
+        check(False, f"report --steady-state: {res.stderr}")
+    other = os.path.join(EXAMPLES, "live", "bad", "bad-c48.jsonl")
+    res = servestat("compare", "--steady-state", other, log)
+    check(res.returncode == 0, f"compare --steady-state: {res.stderr}")
+    check("before note: steady state " in res.stdout and "after note: steady state " in res.stdout,
+          f"compare table shows both sides' steady-state notes: {res.stdout[:600]!r}")
+    res = servestat("compare", "--json", "--steady-state", other, log)
+    if res.returncode == 0:
+        pair = json.loads(res.stdout)["pairs"][0]
+        rows = read_requests(log)
+        start, end = expected_window(rows)
+        inside = sum(1 for r in rows if start <= r["t_sent"] <= end)
+        check(pair["after"]["requests"] == inside, f"compare after requests {pair['after']['requests']} != {inside}")
+        check(any(n.startswith("steady state ") for n in pair["after"]["notes"]), "compare JSON notes")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic,
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
                               test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout,
-                              test_folder_lists_each_run_once]))
+                              test_folder_lists_each_run_once, test_steady_state_cuts_to_the_reported_window,
+                              test_report_and_compare_state_the_steady_state]))

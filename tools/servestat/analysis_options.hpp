@@ -3,8 +3,10 @@
 
 #include <cstdint> // std::int32_t
 #include <cstdio>  // std::fputs
+#include <optional> // std::optional
 #include <span>    // std::span
 #include <string>  // std::string
+#include <type_traits> // std::is_invocable_v
 #include <utility> // std::move
 #include <vector>  // std::vector
 
@@ -33,6 +35,7 @@ struct analysis_args {
     std::string sweep_by;
     std::string sweet_spot; // grid constraints, e.g. "short.e2e.p99<=2,success_rate>=0.99"
     bool skip_bad = false;
+    bool steady_state = false; // cut each run to its steady-state window before anything is computed
 };
 
 // `with_logs` false: the command names its inputs itself (compare's BEFORE and AFTER).
@@ -63,6 +66,9 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a, bool with_logs
                    "Pick each grid's highest-throughput cell meeting these limits, e.g. "
                    "'short.e2e.p99<=2,success_rate>=0.99' (docs/sweeps.md)");
     cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
+    cmd.add_flag("--steady-state", a.steady_state,
+                 "Compute every statistic on each run's steady-state window only: the requests sent after the "
+                 "ramp-up and before the drain (MSER-5 on requests in flight, docs/metrics.md)");
 }
 
 inline stats_options to_stats_options(const analysis_args& a) {
@@ -101,7 +107,29 @@ inline std::vector<grid_analysis> analyze_grids(const analysis_args& a, std::spa
     return out;
 }
 
-// Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`.
+// With --steady-state: the run cut to the requests sent within its steady-state window, with a
+// note saying what was removed, and the window cut to (empty when there is none: the run stays
+// whole, and a note says so). Without it: the run as read.
+inline std::optional<steady_state> cut_if_asked(const analysis_args& a, run& r) {
+    if (!a.steady_state || r.meta.kind != run_kind::requests) return std::nullopt;
+    auto detection = detect_steady_state(r);
+    if (!detection.window) {
+        r.meta.notes.push_back("no steady state (" + detection.reason + "): --steady-state left the run whole");
+        return std::nullopt;
+    }
+    r = cut_to_steady_state(r, *detection.window);
+    detection.window->applied = true;
+    return detection.window;
+}
+
+// The statistics of a cut run report the window it was cut to.
+inline void record_cut(run_stats& s, const std::optional<steady_state>& cut) {
+    if (cut) s.steady_state = {cut, {}};
+}
+
+// Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`: as
+// use(run&&), or as use(run&&, const std::optional<steady_state>&) to learn the window a run was
+// cut to (analysing the cut run finds a window of its own, which is not the one applied).
 template <class Use>
 void for_each_input_run(const analysis_args& a, Use&& use) {
     load_options load;
@@ -115,7 +143,9 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
             std::fputs(fmt::format("servestat: {}: skipped {} bad line(s)\n", r.meta.source.path, r.skipped.count).c_str(), stderr);
             for (const auto& e : r.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
         }
-        use(std::move(r));
+        const auto cut = cut_if_asked(a, r);
+        if constexpr (std::is_invocable_v<Use&, run&&, const std::optional<steady_state>&>) use(std::move(r), cut);
+        else use(std::move(r));
     });
 }
 

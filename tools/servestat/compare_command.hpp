@@ -107,8 +107,13 @@ inline std::vector<run> read_side(const compare_args& a, const std::string& inpu
 
 // compare.py's table: one block per pair, one line per statistic.
 inline void print_table(const json& view) {
+    std::size_t index = 0; // view["pairs"] and view["stats"]["pairs"] are both in comparison order
     for (const auto& pair : view["pairs"]) {
         std::fputs(fmt::format("{}\n", pair["heading"].get<std::string>()).c_str(), stdout);
+        for (const char* side : {"before", "after"}) // e.g. the window --steady-state cut each run to
+            for (const auto& note : view["stats"]["pairs"][index][side]["notes"])
+                std::fputs(fmt::format("  {} note: {}\n", side, note.get<std::string>()).c_str(), stdout);
+        ++index;
         std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>22} {:>20} {:>9}  {}\n", "statistic", "before", "after",
                                "change", "95% CI", "p", "verdict")
                        .c_str(),

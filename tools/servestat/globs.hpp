@@ -1,18 +1,20 @@
 // Log arguments that are glob patterns the shell did not expand (quoted, or from a script).
 #pragma once
 
+#include <algorithm>  // std::sort
 #include <filesystem> // std::filesystem::exists
 #include <string>     // std::string
 #include <vector>     // std::vector
 
 #include <glob.h> // glob, globfree
 
-#include <servestat/core/errors.hpp> // input_error
+#include <servestat/core/errors.hpp>        // input_error
+#include <servestat/core/natural_order.hpp> // natural_less
 
 namespace servestat::cli {
 
 // An argument naming an existing path is taken as it is; one with wildcards is replaced by its
-// matches in name order, and a pattern that matches nothing is an input error.
+// matches in natural name order (run-c2 before run-c16), and a pattern that matches nothing is an input error.
 inline std::vector<std::string> expand_globs(const std::vector<std::string>& args) {
     std::vector<std::string> out;
     for (const auto& arg : args) {
@@ -23,9 +25,12 @@ inline std::vector<std::string> expand_globs(const std::vector<std::string>& arg
         }
         glob_t matches{};
         const int rc = ::glob(arg.c_str(), 0, nullptr, &matches);
+        std::vector<std::string> found;
         if (rc == 0)
-            for (std::size_t i = 0; i < matches.gl_pathc; ++i) out.emplace_back(matches.gl_pathv[i]);
+            for (std::size_t i = 0; i < matches.gl_pathc; ++i) found.emplace_back(matches.gl_pathv[i]);
         globfree(&matches);
+        std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) { return natural_less(a, b); });
+        out.insert(out.end(), found.begin(), found.end());
         if (rc != 0) throw input_error(arg, 0, "", "no file matches this pattern");
     }
     return out;

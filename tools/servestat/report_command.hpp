@@ -6,6 +6,7 @@
 #include <cstdio>     // std::fputs
 #include <filesystem> // std::filesystem
 #include <fstream>    // std::ofstream
+#include <optional>   // std::optional
 #include <sstream>    // std::ostringstream
 #include <string>     // std::string
 #include <vector>     // std::vector
@@ -23,6 +24,7 @@
 #include <servestat/report/view_model.hpp>        // build_view_model
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
+#include "group_by.hpp"         // group_args, add_group_options, attach_groups
 
 namespace servestat::cli {
 
@@ -32,6 +34,7 @@ struct report_args : analysis_args {
     std::string template_file;
     std::string title = "Load test report";
     bool trend = false;
+    group_args group; // --group-by, --window
 };
 
 inline void add_report_options(CLI::App& cmd, report_args& a) {
@@ -45,6 +48,7 @@ inline void add_report_options(CLI::App& cmd, report_args& a) {
     cmd.add_flag("--trend", a.trend,
                  "Runs of one workload over time: order them by start date and compare each with the previous "
                  "and the first (trend.md, trend.html, trend.json)");
+    add_group_options(cmd, a.group);
 }
 
 namespace detail {
@@ -155,11 +159,16 @@ inline int run_report_command(const report_args& a) {
         options.summary.percentiles.push_back(ro.slo_percentile); // SLO verdicts read it
 
     std::vector<run> runs;
-    for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
+    std::vector<std::optional<steady_state>> cuts; // --steady-state: the window each run was cut to
+    for_each_input_run(a, [&](run&& r, const std::optional<steady_state>& cut) {
+        runs.push_back(std::move(r));
+        cuts.push_back(cut);
+    });
     std::vector<report::analysed_run> analysed;
     std::vector<run_stats> stats;
-    for (const auto& r : runs) {
-        analysed.push_back(report::analyse(r, options));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        analysed.push_back(report::analyse(runs[i], options));
+        record_cut(analysed.back().stats, cuts[i]);
         stats.push_back(analysed.back().stats);
     }
     const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
@@ -170,14 +179,15 @@ inline int run_report_command(const report_args& a) {
     std::vector<std::vector<report::plot_file>> plots;
     std::vector<const run*> run_pointers;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        plots.push_back(report::run_plots(runs[i], stats[i], prefixes[i], options.subsets));
+        auto files = report::run_plots(runs[i], stats[i], prefixes[i], options.subsets);
+        plots.push_back(runs.size() > 1 ? report::appendix_plots(std::move(files)) : std::move(files));
         run_pointers.push_back(&runs[i]);
     }
     auto all_plots = runs.size() > 1 ? report::comparison_plots(run_pointers, stats) : std::vector<report::plot_file>{};
     detail::attach_plots(view, plots, all_plots);
     for (const auto& list : plots) all_plots.insert(all_plots.end(), list.begin(), list.end());
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
-        auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1));
+        auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1), report::sweep_short_name(sweeps[i], i));
         view["sweeps"][i]["plots"] = detail::plot_entries(files);
         all_plots.insert(all_plots.end(), files.begin(), files.end());
     }
@@ -186,6 +196,7 @@ inline int run_report_command(const report_args& a) {
         view["grids"][i]["plots"] = detail::plot_entries(files);
         all_plots.insert(all_plots.end(), files.begin(), files.end());
     }
+    attach_groups(view, all_plots, a.group, runs, options);
     detail::write_report(detail::files_of(a), "report", view, all_plots);
     detail::say_written(a, "report");
     return 0;

@@ -267,7 +267,10 @@ inline int run_stats_command(const stats_args& a) {
     const stats_options options = to_stats_options(a);
     sweet_spot_constraints(a); // a malformed --sweet-spot fails before the inputs are read
     std::vector<run_stats> results;
-    for_each_input_run(a, [&](run&& r) { results.push_back(analyze(r, options)); });
+    for_each_input_run(a, [&](run&& r, const std::optional<steady_state>& cut) {
+        results.push_back(analyze(r, options));
+        record_cut(results.back(), cut);
+    });
     const auto sweeps = analyze_sweeps(a, results, options, 95);
     const auto grids = analyze_grids(a, results);
     const std::string text = a.json ? stats_document(results, options, sweeps, grids).dump(2) + "\n"

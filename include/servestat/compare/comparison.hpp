@@ -176,18 +176,19 @@ inline comparison compare_by_label(std::span<const run> before, const std::vecto
 
 // Pairs the runs of two sides and compares each pair: one run each; else two sweeps over the same
 // load parameter, level by level, with their knees and SLO capacity; else runs of equal label.
-inline comparison compare(std::span<const run> before, std::span<const run> after, const comparison_options& o = {}) {
-    validate(o.compare);
+inline comparison compare(std::span<const run> before, std::span<const run> after, const comparison_options& given = {}) {
+    validate(given.compare);
+    // Each run's summary holds slo_percentile, asked for or not: the sweeps' SLO capacity and the
+    // report's SLO verdicts read it. The statistics compared stay those asked for.
+    comparison_options o = given;
+    auto& ps = o.compare.stats.summary.percentiles;
+    if (std::find(ps.begin(), ps.end(), o.slo_percentile) == ps.end()) ps.push_back(o.slo_percentile);
     const auto b = detail::measured_runs(before, "BEFORE");
     const auto a = detail::measured_runs(after, "AFTER");
     if (b.size() == 1 && a.size() == 1)
         return {"single", {detail::pair_up(before, b.front(), after, a.front(), std::nullopt, o.compare)}, std::nullopt, {}};
-    // The sweeps' SLO capacity reads each level's slo_percentile, asked for or not.
-    stats_options sweep_stats = o.compare.stats;
-    auto& ps = sweep_stats.summary.percentiles;
-    if (std::find(ps.begin(), ps.end(), o.slo_percentile) == ps.end()) ps.push_back(o.slo_percentile);
-    const auto before_stats = detail::analyze_all(before, b, sweep_stats);
-    const auto after_stats = detail::analyze_all(after, a, sweep_stats);
+    const auto before_stats = detail::analyze_all(before, b, o.compare.stats);
+    const auto after_stats = detail::analyze_all(after, a, o.compare.stats);
     const std::string param = detail::swept_param(before_stats, after_stats, o.sweep_by);
     if (!param.empty() && b.size() > 1 && a.size() > 1)
         return detail::compare_sweeps(before, b, after, a, before_stats, after_stats, param, o);

@@ -15,6 +15,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
+#include "servestat/core/natural_order.hpp"     // natural_less
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
 #include "servestat/ingest/arrival_trace.hpp"     // azure_trace_format, mooncake_trace_format
@@ -123,7 +124,8 @@ inline std::string same_file_key(const std::filesystem::path& path) {
     return ec ? path.lexically_normal().string() : canonical.string();
 }
 
-// A directory's regular files in name order, not recursively, hidden files left out.
+// A directory's regular files in natural name order (run-c2 before run-c16), not recursively,
+// hidden files left out.
 inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
     namespace fs = std::filesystem;
     std::vector<fs::path> files;
@@ -131,7 +133,9 @@ inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& 
     for (const auto& entry : fs::directory_iterator(dir, ec))
         if (entry.is_regular_file() && entry.path().filename().string().front() != '.')
             files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+        return natural_less(a.filename().string(), b.filename().string());
+    });
     return files;
 }
 

@@ -12,6 +12,7 @@
 
 #include "servestat/plot/chart.hpp"     // frame, detail::finite_sorted
 #include "servestat/plot/data.hpp"      // named_values, chart_labels
+#include "servestat/plot/highlight.hpp" // series_looks, other_colour
 #include "servestat/stats/quantile.hpp" // percentile_sorted
 
 namespace servestat::plot {
@@ -51,9 +52,11 @@ inline std::string box_chart(std::span<const named_values> series, const chart_l
         r.add(boxes.back().p5);
         r.add(boxes.back().p95);
     }
+    f.category_axis(names);
     const scale y = f.y_scale(std::min(0.0, r.lo), r.hi);
     f.y_axis(y);
-    f.category_axis(names);
+    // Beyond the palette a few boxes coloured, the rest grey: the axis names every box.
+    const auto looks = detail::series_looks(boxes.size(), {});
     const double slot = frame::category_slot(sorted.size());
     for (std::size_t i = 0; i < boxes.size(); ++i) {
         const auto& b = boxes[i];
@@ -63,13 +66,18 @@ inline std::string box_chart(std::span<const named_values> series, const chart_l
         f.svg.line(middle, y(b.p75), middle, y(b.p95), "#333333", 1.5);
         f.svg.line(middle - half / 2, y(b.p5), middle + half / 2, y(b.p5), "#333333", 1.5);
         f.svg.line(middle - half / 2, y(b.p95), middle + half / 2, y(b.p95), "#333333", 1.5);
-        f.svg.rect(middle - half, y(b.p75), 2 * half, y(b.p25) - y(b.p75), series_colour(i),
+        f.svg.rect(middle - half, y(b.p75), 2 * half, y(b.p25) - y(b.p75), looks[i].colour(),
                    fmt::format("{} (n={}): p5 {}, p25 {}, median {}, p75 {}, p95 {}", names[i], sorted[i].size(),
                                exact(b.p5), exact(b.p25), exact(b.p50), exact(b.p75), exact(b.p95)));
         f.svg.line(middle - half, y(b.p50), middle + half, y(b.p50), "#000000", 2.5);
     }
     f.note("box: p25 to p75, line: median, whiskers: p5 and p95 (linear percentiles)");
-    f.legend(frame::palette_entries(names, legend_mark::box));
+    std::vector<legend_entry> legend;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (looks[i].coloured()) legend.push_back({names[i], looks[i].colour(), legend_mark::box, {}, {}});
+    if (const auto grey = detail::grey_count(looks); grey > 0)
+        legend.push_back({detail::others_legend_name(grey, ""), other_colour, legend_mark::box, {}, {}});
+    f.legend(legend);
     return std::move(f).finish();
 }
 

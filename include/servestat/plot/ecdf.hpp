@@ -1,4 +1,5 @@
-// Empirical CDF: for each series the fraction of requests at or below each value, overlaid.
+// Empirical CDF: for each series the fraction of requests at or below each value, overlaid; p50,
+// p90 and p99 marked. Beyond the palette a few series coloured, the rest grey (highlight.hpp).
 #pragma once
 
 #include <algorithm> // std::min, std::sort, std::unique
@@ -13,6 +14,7 @@
 
 #include "servestat/plot/chart.hpp" // frame, detail::finite_sorted
 #include "servestat/plot/data.hpp"  // named_values, chart_labels
+#include "servestat/plot/highlight.hpp" // series_looks, other_colour
 
 namespace servestat::plot {
 
@@ -61,7 +63,32 @@ inline std::string ecdf_points(const std::vector<double>& sorted, const scale& x
 
 } // namespace detail
 
-inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels) {
+struct ecdf_options {
+    // The series to colour (indices into the series); empty: every series while they fit the
+    // palette, else picked_series (first, last, evenly spaced). The rest are drawn thin and light
+    // grey underneath, with one legend entry.
+    std::vector<std::size_t> highlight;
+    std::string others_name; // the grey entry's noun, e.g. "other levels"; empty: "other series"
+};
+
+namespace detail {
+
+// The quantiles a reader looks up, marked on each coloured curve with their values as tooltips.
+inline constexpr double ecdf_marker_fractions[] = {0.5, 0.9, 0.99};
+
+// Name, size, range and the marked quantiles: hovering a curve (even a grey one) tells what it is.
+inline std::string ecdf_tooltip(const std::string& name, const std::vector<double>& v, const scale& x) {
+    std::string out = fmt::format("{}: {} values from {} to {}", name, v.size(), x.label(v.front()), x.label(v.back()));
+    for (double q : ecdf_marker_fractions)
+        out += fmt::format("{} p{} {}", q == ecdf_marker_fractions[0] ? ";" : ",", fixed(q * 100),
+                           x.label(v[rank_at(v.size(), q)]));
+    return out;
+}
+
+} // namespace detail
+
+inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels,
+                              const ecdf_options& options) {
     frame f(labels);
     std::vector<std::vector<double>> sorted;
     detail::range r;
@@ -78,23 +105,39 @@ inline std::string ecdf_chart(std::span<const named_values> series, const chart_
     const scale y = f.y_scale(0, 1);
     f.x_axis(x);
     f.y_axis(y);
-    std::vector<std::string> names;
+    const auto looks = detail::series_looks(series.size(), options.highlight);
+    std::string grey_names;
+    for (std::size_t i = 0; i < series.size(); ++i) { // grey first: the coloured curves stay on top
+        if (looks[i].coloured()) continue;
+        grey_names.append(grey_names.empty() ? "" : ", ").append(series[i].name);
+        if (!sorted[i].empty())
+            f.svg.polyline(detail::ecdf_points(sorted[i], x, y), other_colour, 1,
+                           detail::ecdf_tooltip(series[i].name, sorted[i], x));
+    }
+    std::vector<legend_entry> legend;
     for (std::size_t i = 0; i < series.size(); ++i) {
-        names.push_back(series[i].name);
+        if (!looks[i].coloured()) continue;
+        const std::string colour = looks[i].colour();
+        legend.push_back({series[i].name, colour, legend_mark::line, {}, {}});
         const auto& v = sorted[i];
         if (v.empty()) continue;
-        f.svg.polyline(detail::ecdf_points(v, x, y), series_colour(i), 2,
-                       fmt::format("{}: {} values from {} to {}", series[i].name, v.size(), x.label(v.front()),
-                                   x.label(v.back())));
-        for (double q : detail::ecdf_marked_fractions) {
+        f.svg.polyline(detail::ecdf_points(v, x, y), colour, 2, detail::ecdf_tooltip(series[i].name, v, x));
+        for (double q : detail::ecdf_marker_fractions) {
             const double value = v[detail::rank_at(v.size(), q)];
-            f.svg.circle(x(value), y(q), 3.5, series_colour(i),
+            f.svg.circle(x(value), y(q), 3, colour,
                          fmt::format("{}: {}% of requests at or below {} ({})", series[i].name, fixed(q * 100),
                                      x.label(value), exact(value)));
         }
     }
-    f.legend(frame::palette_entries(names, legend_mark::line));
+    if (const auto grey = detail::grey_count(looks); grey > 0)
+        legend.push_back({detail::others_legend_name(grey, options.others_name), other_colour, legend_mark::thin_line, {},
+                          grey_names});
+    f.legend(legend);
     return std::move(f).finish();
+}
+
+inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels) {
+    return ecdf_chart(series, labels, ecdf_options{});
 }
 
 } // namespace servestat::plot

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/plot/chart.hpp"   // frame, detail::range, detail::shortened, detail::text_width
+#include "servestat/plot/chart.hpp"   // frame, detail::range, detail::fit_lines, detail::text_width
 #include "servestat/plot/data.hpp"    // chart_labels
 #include "servestat/plot/scatter.hpp" // detail::significant
 
@@ -114,31 +114,33 @@ struct cell_box {
     double x, y, w, h;
 };
 
-inline cell_box cell_at(const heat_table& t, std::size_t row, std::size_t column) {
+inline cell_box cell_at(const frame& f, const heat_table& t, std::size_t row, std::size_t column) {
     const double w = frame::category_slot(t.columns.size());
-    const double h = (frame::plot_bottom - frame::plot_top) / static_cast<double>(t.rows.size());
-    return {frame::plot_left + w * static_cast<double>(column), frame::plot_bottom - h * static_cast<double>(row + 1), w, h};
+    const double h = (f.plot_bottom() - f.plot_top()) / static_cast<double>(t.rows.size());
+    return {frame::plot_left + w * static_cast<double>(column), f.plot_bottom() - h * static_cast<double>(row + 1), w, h};
 }
 
+// Inside the cell with 3 px to spare on each side and 1 px above and below: neighbouring cells' texts
+// never touch.
 inline bool fits(const cell_box& box, std::string_view text, int size) {
-    return text_width(text, size) <= box.w - 6 && size + 4 <= box.h;
+    return text_width(text, size) <= box.w - 6 && text_height(size) + 2 <= box.h;
 }
 
 inline std::string cell_text(const std::optional<double>& v) { return v ? significant(*v) : "–"; }
 
 // One size for every cell's text, so the numbers compare at a glance: 12 px if the longest fits,
 // else 10 px; a text that does not fit even then is left out (its tooltip still has the value).
-inline int cell_text_size(const heat_table& t) {
-    std::string longest;
+inline int cell_text_size(const frame& f, const heat_table& t) {
+    std::string widest;
     for (std::size_t row = 0; row < t.rows.size(); ++row)
         for (std::size_t column = 0; column < t.columns.size(); ++column)
-            if (const auto text = cell_text(heat_value(t, row, column)); text.size() > longest.size()) longest = text;
-    return fits(cell_at(t, 0, 0), longest, 12) ? 12 : 10;
+            if (const auto text = cell_text(heat_value(t, row, column)); text_width(text) > text_width(widest)) widest = text;
+    return fits(cell_at(f, t, 0, 0), widest, 12) ? 12 : 10;
 }
 
 inline void draw_cell(frame& f, const heat_table& t, const chart_labels& labels, const heat_scale& colour,
                       int text_size, std::size_t row, std::size_t column) {
-    const auto box = cell_at(t, row, column);
+    const auto box = cell_at(f, t, row, column);
     const auto v = heat_value(t, row, column);
     const std::string where = fmt::format("{} {}, {} {}", labels.y_label, t.rows[row], labels.x_label, t.columns[column]);
     const rgb fill = v ? colour(*v) : rgb{};
@@ -164,10 +166,14 @@ inline void outline_cell(frame& f, const cell_box& box) {
     f.svg.polyline(ring(3.5), "#ffffff", 1.5);
 }
 
+// Row names left of the grid, at most 50 px (shortened in the middle, whole in the tooltip); rows
+// lower than a line of text name every k-th.
 inline void row_axis(frame& f, const heat_table& t) {
-    for (std::size_t r = 0; r < t.rows.size(); ++r) {
-        const auto box = cell_at(t, r, 0);
-        f.svg.text(frame::plot_left - 6, box.y + box.h / 2 + 4, shortened(t.rows[r], 7), {.anchor = "end"});
+    const double h = cell_at(f, t, 0, 0).h;
+    const auto every = static_cast<std::size_t>(std::ceil((text_height(12) + 2) / h));
+    for (std::size_t r = 0; r < t.rows.size(); r += every) {
+        const auto box = cell_at(f, t, r, 0);
+        f.y_tick_label(box.y + box.h / 2 + 4, t.rows[r], 50);
     }
 }
 
@@ -177,11 +183,17 @@ inline void colour_legend(frame& f, const heat_table& t, const heat_scale& colou
                           const heatmap_options& o) {
     // The heading on two lines, unit under name, when one would run past the canvas.
     const std::string name = t.value_name.empty() ? "value" : t.value_name;
-    const std::string unit = t.unit.empty() ? "" : "(" + t.unit + ")";
-    const bool one_line = text_width(name + " " + unit, 13) <= frame::legend_width;
-    double y = frame::plot_top + 8;
-    f.svg.text(frame::legend_left - 6, y, shortened(one_line && !unit.empty() ? name + " " + unit : name, 24), {.bold = true});
-    if (!one_line) f.svg.text(frame::legend_left - 6, y += 16, shortened(unit, 24), {.bold = true});
+    const std::string heading = t.unit.empty() ? name : name + " (" + t.unit + ")";
+    const auto lines = fit_lines(heading, frame::width - 8 - (frame::legend_left - 6), 2, {12, true});
+    double y = f.plot_top() + 8;
+    for (std::size_t i = 0; i < lines.lines.size(); ++i)
+        f.svg.text(frame::legend_left - 6, i == 0 ? y : y += 16, lines.lines[i], {.bold = true},
+                   tooltip_if(lines.shortened, heading));
+    constexpr double text_room = frame::width - 8 - (frame::legend_left + 24);
+    const auto fitted = [&](double at_x, double at_y, const std::string& text) {
+        const std::string shown = shorten_middle(text, text_room);
+        f.svg.text(at_x, at_y, shown, {}, tooltip_if(shown != text, text));
+    };
     const double left = frame::legend_left, top = y + 14, height = 200;
     constexpr int steps = 40;
     for (int i = 0; i < steps; ++i) {
@@ -189,8 +201,8 @@ inline void colour_legend(frame& f, const heat_table& t, const heat_scale& colou
         f.svg.rect(left, top + height * i / steps, 18, height / steps + 0.2, hex(colour(v))); // overlap: no seams
     }
     f.svg.outline(left, top, 18, height, "#666666");
-    f.svg.text(left + 24, top + 9, shortened("max " + with_unit(colour.hi, t.unit), 22));
-    f.svg.text(left + 24, top + height, shortened("min " + with_unit(colour.lo, t.unit), 22));
+    fitted(left + 24, top + 9, "max " + with_unit(colour.hi, t.unit));
+    fitted(left + 24, top + height, "min " + with_unit(colour.lo, t.unit));
     y = top + height + 22;
     if (o.lower_is_better) {
         f.svg.text(left - 6, y, "lower is better", {.fill = "#444444"});
@@ -203,7 +215,7 @@ inline void colour_legend(frame& f, const heat_table& t, const heat_scale& colou
     }
     if (!o.highlighted.empty()) {
         f.svg.polyline(ring_points(left, y - 12, left + 18, y + 4), "#000000", 3);
-        f.svg.text(left + 24, y, shortened(o.highlight_label, 22));
+        fitted(left + 24, y, o.highlight_label);
     }
 }
 
@@ -223,14 +235,14 @@ inline std::string heatmap_chart(const heat_table& t, const chart_labels& labels
         f.no_data();
         return std::move(f).finish();
     }
+    f.category_axis(t.columns); // first: slanted names raise the grid's bottom
     const detail::heat_scale colour{r.lo, r.hi, options.lower_is_better};
-    const int text_size = detail::cell_text_size(t);
+    const int text_size = detail::cell_text_size(f, t);
     for (std::size_t row = 0; row < t.rows.size(); ++row)
         for (std::size_t column = 0; column < t.columns.size(); ++column)
             detail::draw_cell(f, t, labels, colour, text_size, row, column);
     for (const auto& c : options.highlighted)
-        if (c.row < t.rows.size() && c.column < t.columns.size()) detail::outline_cell(f, detail::cell_at(t, c.row, c.column));
-    f.category_axis(t.columns);
+        if (c.row < t.rows.size() && c.column < t.columns.size()) detail::outline_cell(f, detail::cell_at(f, t, c.row, c.column));
     detail::row_axis(f, t);
     detail::colour_legend(f, t, colour, any_missing, options);
     return std::move(f).finish();

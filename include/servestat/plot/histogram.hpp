@@ -60,11 +60,11 @@ inline std::string histogram_chart(const named_values& sample, const chart_label
     for (std::size_t b = 0; b < counts.size(); ++b) {
         const double from = lo + width * static_cast<double>(b), to = b + 1 == counts.size() ? hi : from + width;
         const double top = y(static_cast<double>(counts[b]));
-        f.svg.rect(x(from) + 0.5, top, std::max(0.5, x(to) - x(from) - 1), frame::plot_bottom - top, series_colour(0),
+        f.svg.rect(x(from) + 0.5, top, std::max(0.5, x(to) - x(from) - 1), f.plot_bottom() - top, series_colour(0),
                    fmt::format("{} to {}{}: {} requests", x.label(from), x.label(to),
                                b + 1 == counts.size() ? " (inclusive)" : "", counts[b]));
     }
-    f.legend({{fmt::format("{} (n={})", sample.name, sorted.size()), series_colour(0), legend_mark::box, {}}});
+    f.legend({{fmt::format("{} (n={})", sample.name, sorted.size()), series_colour(0), legend_mark::box, {}, {}}});
     return std::move(f).finish();
 }
 

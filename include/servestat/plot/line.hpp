@@ -16,7 +16,8 @@
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/plot/chart.hpp"   // frame, legend_entry, detail::range, detail::diamond_points, detail::text_width
+#include "servestat/plot/chart.hpp"   // frame, legend_entry, detail::range, detail::box, detail::text_box
+#include "servestat/plot/highlight.hpp" // series_looks, other_colour
 #include "servestat/plot/data.hpp"    // named_points, chart_labels
 #include "servestat/plot/scatter.hpp" // detail::stride_for
 
@@ -36,6 +37,14 @@ struct reference_line {
     std::string label;
 };
 
+// A shaded interval around one series, e.g. the 95% confidence interval of each run's p99: drawn
+// in the series' colour, faint, under the lines; the y axis widens to keep it in view.
+struct band {
+    std::size_t series = 0; // index of the series it belongs to
+    std::vector<double> x, low, high;
+    std::string label; // legend entry, e.g. "e2e p99: 95% CI"
+};
+
 struct line_options {
     // A log10 x axis, for levels that double (concurrency 1, 2, 4 … 64). Its ticks sit at the data's
     // own x values when there are at most 16 distinct ones whose labels do not overlap, so every
@@ -49,7 +58,13 @@ struct line_options {
     std::vector<std::vector<std::string>> point_labels;
     std::vector<marked_point> marks;
     std::vector<reference_line> references;
+    std::vector<band> bands;
     double marker_radius = 3.5;
+    // The series to colour (indices into the series); empty: every series while they fit the
+    // palette, else picked_series (first, last, evenly spaced). The rest are drawn thin and light grey
+    // underneath, without point labels (their tooltips keep them), under one legend entry.
+    std::vector<std::size_t> highlight;
+    std::string others_name; // the grey entry's noun, e.g. "other levels"; empty: "other series"
 };
 
 namespace detail {
@@ -139,6 +154,9 @@ inline std::optional<std::pair<scale, scale>> line_axes(frame& f, const std::vec
     for (const auto& m : o.marks)
         if (std::isfinite(m.x) && std::isfinite(m.y)) xr.add(m.x), yr.add(m.y);
     for (const auto& r : o.references) yr.add(r.y);
+    for (const auto& b : o.bands)
+        for (std::size_t k = 0; k < b.x.size() && k < b.low.size() && k < b.high.size(); ++k)
+            if (std::isfinite(b.x[k]) && std::isfinite(b.low[k]) && std::isfinite(b.high[k])) yr.add(b.low[k]), yr.add(b.high[k]);
     const bool log = o.log_x && xr.lo > 0;
     if (o.log_x && !log) f.note("linear x axis: some x values are 0 or below, which a log axis cannot show");
     scale x = x_axis_for(f, points, log ? xr.lo : std::min(0.0, xr.lo), xr.hi, log);
@@ -160,22 +178,8 @@ inline std::string polyline_points(const std::vector<line_point>& points, const 
     return out;
 }
 
-// A pixel rectangle something is drawn on (a marker, a label, a dashed line); point labels go
-// where they cover none of them.
-struct box {
-    double x0, y0, x1, y1;
-    bool overlaps(const box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
-    bool inside_plot() const {
-        return x0 >= frame::plot_left && x1 <= frame::plot_right && y0 >= frame::plot_top && y1 <= frame::plot_bottom;
-    }
-};
-
-inline box around(double x, double y, double r) { return {x - r, y - r, x + r, y + r}; }
-
-// Text of `size` px with its baseline at y, starting at x or (end_anchored) ending there.
-inline box text_box(double x, double y, std::string_view text, int size, bool end_anchored) {
-    const double w = text_width(text, size);
-    return {end_anchored ? x - w : x, y - 0.8 * size, end_anchored ? x : x + w, y + 0.2 * size};
+inline bool inside_plot(const frame& f, const box& b) {
+    return b.x0 >= frame::plot_left && b.x1 <= frame::plot_right && b.y0 >= f.plot_top() && b.y1 <= f.plot_bottom();
 }
 
 // Beside its point where it covers no marker, mark or other label and stays in the plot: upper left
@@ -184,36 +188,39 @@ inline box text_box(double x, double y, std::string_view text, int size, bool en
 inline void point_label(frame& f, std::vector<box>& taken, double at_x, double at_y, double radius,
                         std::string_view label) {
     constexpr int size = 11;
-    const double gap = radius + 2, below = gap + 0.8 * size;
+    const double gap = radius + 2, below = gap + text_ascent_em * size;
     struct place {
         double dx, dy;
-        bool end_anchored;
+        std::string_view anchor;
     };
-    const place places[] = {{-gap, -gap, true}, {gap, below, false}, {gap, -gap, false}, {-gap, below, true}};
+    const place places[] = {{-gap, -gap, "end"}, {gap, below, "start"}, {gap, -gap, "start"}, {-gap, below, "end"}};
     for (const place& p : places) {
-        box b = text_box(at_x + p.dx, at_y + p.dy, label, size, p.end_anchored);
-        if (!b.inside_plot()) continue;
-        b = {b.x0 - 2, b.y0 - 1, b.x1 + 2, b.y1 + 1}; // a little air between neighbouring labels
-        if (std::any_of(taken.begin(), taken.end(), [&](const box& t) { return t.overlaps(b); })) continue;
+        box b = text_box(at_x + p.dx, at_y + p.dy, label, size, p.anchor);
+        if (!inside_plot(f, b)) continue;
+        b = b.padded(2, 1); // a little air between neighbouring labels
+        if (overlaps_any(taken, b)) continue;
         taken.push_back(b);
-        f.svg.text(at_x + p.dx, at_y + p.dy, label,
-                   {.anchor = p.end_anchored ? "end" : "start", .size = size, .fill = "#333333"});
+        f.svg.text(at_x + p.dx, at_y + p.dy, label, {.anchor = p.anchor, .size = size, .fill = "#333333"});
         return;
     }
 }
 
+// A coloured series: a 2 px line and a marker per point; a grey one: a 1 px line and small markers,
+// which labels may cover. Every marker's tooltip gives the point's values and its label.
 inline void draw_line_series(frame& f, std::vector<box>& taken, const scale& x, const scale& y, const std::string& name,
-                             const std::vector<line_point>& points, std::size_t index, double radius) {
+                             const std::vector<line_point>& points, const series_look& look, double radius) {
     if (points.empty()) return;
-    f.svg.polyline(polyline_points(points, x, y), series_colour(index), 2);
+    const std::string colour = look.colour();
+    f.svg.polyline(polyline_points(points, x, y), colour, look.coloured() ? 2 : 1, name);
+    const double r = look.coloured() ? radius : std::min(radius, 2.0);
     // The line keeps every point; only the hover targets are thinned, at most ~500 per series.
     const std::size_t stride = stride_for(points.size(), 500);
     for (std::size_t k = 0; k < points.size(); k += stride) {
         const auto& p = points[k];
         std::string tooltip = fmt::format("{} at {}: {} ({})", name, x_text(x, p.x), y.label(p.y), exact(p.y));
         if (!p.label.empty()) tooltip.append(", ").append(p.label);
-        f.svg.circle(x(p.x), y(p.y), radius, series_colour(index), tooltip);
-        taken.push_back(around(x(p.x), y(p.y), radius));
+        f.svg.circle(x(p.x), y(p.y), r, colour, tooltip);
+        if (look.coloured()) taken.push_back(around(x(p.x), y(p.y), r));
     }
 }
 
@@ -221,25 +228,102 @@ inline void draw_reference(frame& f, std::vector<box>& taken, const scale& y, co
     const double at = y(r.y);
     f.svg.polyline(fmt::format("{},{} {},{}", px(frame::plot_left), px(at), px(frame::plot_right), px(at)),
                    reference_colour, 1.5, fmt::format("{}: {} ({})", r.label, y.label(r.y), exact(r.y)), "6 3");
-    f.svg.text(frame::plot_right - 4, at - 5, r.label, {.anchor = "end", .fill = reference_colour});
     taken.push_back({frame::plot_left, at - 1, frame::plot_right, at + 1});
-    taken.push_back(text_box(frame::plot_right - 4, at - 5, r.label, 12, true));
+    // Above the line at its right end, below it where that is taken (another reference's label).
+    const std::string shown = shorten_middle(r.label, frame::plot_right - frame::plot_left - 8);
+    for (const double dy : {-5.0, 5 + text_ascent_em * 12}) {
+        const box b = text_box(frame::plot_right - 4, at + dy, shown, 12, "end");
+        if (overlaps_any(taken, b) || !inside_plot(f, b)) continue;
+        f.svg.text(frame::plot_right - 4, at + dy, shown, {.anchor = "end", .fill = reference_colour},
+                   tooltip_if(shown != r.label, r.label));
+        taken.push_back(b);
+        return;
+    }
 }
 
 // The guide spans the plot's height so the mark's x reads off the axis; labels of several marks
-// step down so they do not overprint.
-inline void draw_mark(frame& f, std::vector<box>& taken, const scale& x, const scale& y, const marked_point& m,
-                      std::size_t index) {
-    const double at_x = x(m.x), at_y = y(m.y), label_y = frame::plot_top + 14 + 16 * static_cast<double>(index);
-    f.svg.line(at_x, frame::plot_top, at_x, frame::plot_bottom, mark_colour, 1.2, "4 3");
+// step down from the plot's top, right of the guide or else left of it, until they cover nothing drawn
+// before (a label with no free place is left out: the legend and the diamond's tooltip have it).
+// Whether the segment from (x1, y1) to (x2, y2) passes through the box (Liang–Barsky clipping).
+inline bool crosses(const box& b, double x1, double y1, double x2, double y2) {
+    const double dx = x2 - x1, dy = y2 - y1;
+    double t0 = 0, t1 = 1;
+    for (const auto& [p, q] : {std::pair{-dx, x1 - b.x0}, std::pair{dx, b.x1 - x1}, std::pair{-dy, y1 - b.y0},
+                               std::pair{dy, b.y1 - y1}}) {
+        if (p == 0) {
+            if (q < 0) return false;
+            continue;
+        }
+        const double r = q / p;
+        if (p < 0) t0 = std::max(t0, r);
+        else t1 = std::min(t1, r);
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+struct segment {
+    double x1, y1, x2, y2;
+};
+
+// The coloured series' lines in pixels: a mark's label keeps off them where it can.
+inline std::vector<segment> line_segments(const std::vector<std::vector<line_point>>& points,
+                                          const std::vector<series_look>& looks, const scale& x, const scale& y) {
+    std::vector<segment> out;
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (looks[i].coloured())
+            for (std::size_t k = 1; k < points[i].size(); ++k)
+                out.push_back({x(points[i][k - 1].x), y(points[i][k - 1].y), x(points[i][k].x), y(points[i][k].y)});
+    return out;
+}
+
+inline void draw_mark(frame& f, std::vector<box>& taken, const std::vector<segment>& lines, const scale& x,
+                      const scale& y, const marked_point& m) {
+    const double at_x = x(m.x), at_y = y(m.y);
+    f.svg.line(at_x, f.plot_top(), at_x, f.plot_bottom(), mark_colour, 1.2, "4 3");
     f.svg.polyline(diamond_points(at_x, at_y, 7), mark_colour, 2,
                    fmt::format("{}: x {}, y {} ({})", m.label, x_text(x, m.x), y.label(m.y), exact(m.y)));
-    const bool left = at_x + 5 + text_width(m.label) > frame::plot_right;
-    f.svg.text(left ? at_x - 5 : at_x + 5, label_y, m.label,
-               {.anchor = left ? "end" : "start", .bold = true, .fill = mark_colour});
-    taken.push_back({at_x - 1, frame::plot_top, at_x + 1, frame::plot_bottom});
+    const std::string shown = shorten_middle(m.label, (frame::plot_right - frame::plot_left) / 2, {12, true});
+    const auto on_a_line = [&](const box& b) {
+        return std::any_of(lines.begin(), lines.end(), [&](const segment& s) { return crosses(b, s.x1, s.y1, s.x2, s.y2); });
+    };
+    // Right of the guide, else left of it, from the top down; clear of the series' lines where
+    // possible, else at least clear of every other text and mark.
+    const auto place = [&](bool avoid_lines) {
+        for (double label_y = f.plot_top() + 14; label_y < f.plot_bottom(); label_y += 16)
+            for (const bool left : {false, true}) {
+                const double label_x = left ? at_x - 5 : at_x + 5;
+                const std::string_view anchor = left ? "end" : "start";
+                const box b = text_box(label_x, label_y, shown, 12, anchor, true);
+                if (overlaps_any(taken, b) || !inside_plot(f, b) || (avoid_lines && on_a_line(b))) continue;
+                f.svg.text(label_x, label_y, shown, {.anchor = anchor, .bold = true, .fill = mark_colour},
+                           tooltip_if(shown != m.label, m.label));
+                taken.push_back(b);
+                return true;
+            }
+        return false;
+    };
+    if (!place(true)) place(false);
+    taken.push_back({at_x - 1, f.plot_top(), at_x + 1, f.plot_bottom()});
     taken.push_back(around(at_x, at_y, 7));
-    taken.push_back(text_box(left ? at_x - 5 : at_x + 5, label_y, m.label, 12, left));
+}
+
+} // namespace detail
+
+namespace detail {
+
+// The band as one closed polygon (upper edge left to right, lower edge back), over the points where
+// both ends are known; false when fewer than two are.
+inline bool draw_band(frame& f, const scale& x, const scale& y, const band& b, std::string_view colour) {
+    std::vector<std::size_t> at;
+    for (std::size_t k = 0; k < b.x.size() && k < b.low.size() && k < b.high.size(); ++k)
+        if (std::isfinite(b.x[k]) && std::isfinite(b.low[k]) && std::isfinite(b.high[k])) at.push_back(k);
+    if (at.size() < 2) return false;
+    std::string points;
+    for (std::size_t k : at) points.append(points.empty() ? "" : " ").append(px(x(b.x[k]))).append(",").append(px(y(b.high[k])));
+    for (auto k = at.rbegin(); k != at.rend(); ++k) points.append(" ").append(px(x(b.x[*k]))).append(",").append(px(y(b.low[*k])));
+    f.svg.polygon(points, colour, 0.18, "none", b.label);
+    return true;
 }
 
 } // namespace detail
@@ -251,27 +335,43 @@ inline std::string line_chart(std::span<const named_points> series, const chart_
     const auto axes = detail::line_axes(f, points, options);
     if (!axes) return std::move(f).finish();
     const auto& [x, y] = *axes;
-    std::vector<std::string> names;
-    for (const auto& s : series) names.push_back(s.name);
-    auto legend = frame::palette_entries(names, legend_mark::line);
+    const auto looks = detail::series_looks(series.size(), options.highlight);
+    std::vector<legend_entry> legend;
+    std::string grey_names;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        if (looks[i].coloured()) legend.push_back({series[i].name, looks[i].colour(), legend_mark::line, {}, {}});
+        else grey_names.append(grey_names.empty() ? "" : ", ").append(series[i].name);
+    }
+    if (const auto grey = detail::grey_count(looks); grey > 0)
+        legend.push_back({detail::others_legend_name(grey, options.others_name), other_colour, legend_mark::thin_line, {},
+                          grey_names});
     std::vector<detail::box> taken;
     for (const auto& r : options.references) {
         if (!std::isfinite(r.y)) continue;
         detail::draw_reference(f, taken, y, r);
-        legend.push_back({r.label, detail::reference_colour, legend_mark::dashed_line, {}});
+        legend.push_back({r.label, detail::reference_colour, legend_mark::dashed_line, {}, {}});
     }
-    for (std::size_t i = 0; i < points.size(); ++i)
-        detail::draw_line_series(f, taken, x, y, series[i].name, points[i], i, options.marker_radius);
-    std::size_t drawn = 0;
+    for (const auto& b : options.bands) {
+        if (b.series >= series.size() || !looks[b.series].coloured()) continue;
+        if (detail::draw_band(f, x, y, b, looks[b.series].colour()))
+            legend.push_back({b.label, looks[b.series].colour(), legend_mark::box, {}, {}});
+    }
+    // Grey series first, underneath the coloured ones.
+    for (const bool coloured : {false, true})
+        for (std::size_t i = 0; i < points.size(); ++i)
+            if (looks[i].coloured() == coloured)
+                detail::draw_line_series(f, taken, x, y, series[i].name, points[i], looks[i], options.marker_radius);
+    const auto lines = detail::line_segments(points, looks, x, y);
     for (const auto& m : options.marks) {
         if (!std::isfinite(m.x) || !std::isfinite(m.y)) continue;
-        detail::draw_mark(f, taken, x, y, m, drawn++);
-        legend.push_back({m.label, detail::mark_colour, legend_mark::diamond, {}});
+        detail::draw_mark(f, taken, lines, x, y, m);
+        legend.push_back({m.label, detail::mark_colour, legend_mark::diamond, {}, {}});
     }
     // Last, so they find the places nothing else took.
-    for (const auto& s : points)
-        for (const auto& p : s)
-            if (!p.label.empty()) detail::point_label(f, taken, x(p.x), y(p.y), options.marker_radius, p.label);
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (looks[i].coloured())
+            for (const auto& p : points[i])
+                if (!p.label.empty()) detail::point_label(f, taken, x(p.x), y(p.y), options.marker_radius, p.label);
     f.legend(legend);
     return std::move(f).finish();
 }

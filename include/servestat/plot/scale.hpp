@@ -40,6 +40,23 @@ inline std::string format_value(double v, axis_unit unit, int decimals = 2) {
     return unit == axis_unit::seconds ? format_seconds(v) : fixed(v, decimals);
 }
 
+// Three significant digits (all of a whole number's) and never an exponent, in the axis' unit
+// ("219 ms", "1.46 s", "4471"): a value printed beside what it measures, short enough to fit there;
+// its tooltip is exact.
+inline std::string short_value(double v, axis_unit unit) {
+    const auto three = [](double x) {
+        if (x == 0 || !std::isfinite(x)) return std::string("0");
+        const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(x))));
+        return fixed(x, std::clamp(2 - magnitude, 0, 12));
+    };
+    if (unit != axis_unit::seconds) return three(v);
+    const double a = std::fabs(v);
+    if (!std::isfinite(v) || a == 0) return "0 s";
+    if (a < 1e-3) return three(v * 1e6) + " µs";
+    if (a < 1) return three(v * 1e3) + " ms";
+    return three(v) + " s";
+}
+
 namespace detail {
 
 // m × 10^k computed by dividing for negative k, so 3 × 0.2 prints as 0.6, not 0.6000000000000001.

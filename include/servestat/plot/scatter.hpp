@@ -1,7 +1,7 @@
 // Scatter of requests (latency against a size), with an optional least-squares line.
 #pragma once
 
-#include <algorithm> // std::max, std::min
+#include <algorithm> // std::clamp, std::max, std::min
 #include <cmath>     // std::isfinite, std::fabs, std::log10, std::floor
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
@@ -14,6 +14,7 @@
 
 #include "servestat/plot/chart.hpp"       // frame
 #include "servestat/plot/data.hpp"        // named_points, chart_labels
+#include "servestat/plot/highlight.hpp"   // series_looks, other_colour
 #include "servestat/stats/linear_fit.hpp" // linear_fit, least_squares
 
 namespace servestat::plot {
@@ -89,33 +90,60 @@ inline std::size_t stride_for(std::size_t n, std::size_t keep) { return std::max
 
 } // namespace detail
 
-inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels, bool fit_line) {
+struct scatter_options {
+    bool fit_line = false; // a least-squares line per coloured series, its equation and r² in the legend
+    // The series to colour (indices into the series); empty: every series while they fit the
+    // palette, else picked_series (first, last, evenly spaced). The rest are drawn as small light grey
+    // dots underneath, under one legend entry.
+    std::vector<std::size_t> highlight;
+    std::string others_name; // the grey entry's noun, e.g. "other runs"; empty: "other series"
+};
+
+inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels,
+                                 const scatter_options& options) {
     frame f(labels);
     const auto clean = detail::finite_series(series);
     const auto axes = detail::point_axes(f, clean);
     if (!axes) return std::move(f).finish();
     const auto& [x, y] = *axes;
-    std::vector<legend_entry> legend;
-    for (std::size_t i = 0; i < clean.size(); ++i) {
-        const auto& s = clean[i];
+    const auto looks = detail::series_looks(clean.size(), options.highlight);
+    const auto dots = [&](const named_points& s, const std::string& colour, double r) {
         const std::size_t stride = detail::stride_for(s.x.size(), 2000);
         for (std::size_t k = 0; k < s.x.size(); k += stride)
-            f.svg.circle(x(s.x[k]), y(s.y[k]), 2.5, series_colour(i),
-                         fmt::format("{}: x {}, y {}", s.name, exact(s.x[k]), exact(s.y[k])));
-        legend.push_back({fmt::format("{} (n={})", s.name, s.x.size()), series_colour(i), legend_mark::box, {}});
-        if (!fit_line) continue;
+            f.svg.circle(x(s.x[k]), y(s.y[k]), r, colour, fmt::format("{}: x {}, y {}", s.name, exact(s.x[k]), exact(s.y[k])));
+    };
+    std::string grey_names;
+    for (std::size_t i = 0; i < clean.size(); ++i) // grey first, underneath
+        if (!looks[i].coloured()) {
+            dots(clean[i], other_colour, 1.5);
+            grey_names.append(grey_names.empty() ? "" : ", ").append(clean[i].name);
+        }
+    std::vector<legend_entry> legend;
+    for (std::size_t i = 0; i < clean.size(); ++i) {
+        if (!looks[i].coloured()) continue;
+        const auto& s = clean[i];
+        const std::string colour = looks[i].colour();
+        dots(s, colour, 2.5);
+        legend.push_back({fmt::format("{} (n={})", s.name, s.x.size()), colour, legend_mark::box, {}, {}});
+        if (!options.fit_line) continue;
         const auto fit = least_squares(s.x, s.y);
         if (!fit) continue;
         if (const auto span = detail::fit_span(*fit, x, y)) {
             const auto [from, to] = *span;
-            f.svg.line(x(from), y(fit->intercept + fit->slope * from), x(to), y(fit->intercept + fit->slope * to),
-                       series_colour(i), 2, "6 3");
+            f.svg.line(x(from), y(fit->intercept + fit->slope * from), x(to), y(fit->intercept + fit->slope * to), colour,
+                       2, "6 3");
         }
-        legend.push_back({"least-squares fit", series_colour(i), legend_mark::dashed_line,
-                          {detail::equation(*fit), fmt::format("r² = {}", fixed(fit->r_squared, 3))}});
+        legend.push_back({"least-squares fit", colour, legend_mark::dashed_line,
+                          {detail::equation(*fit), fmt::format("r² = {}", fixed(fit->r_squared, 3))}, {}});
     }
+    if (const auto grey = detail::grey_count(looks); grey > 0)
+        legend.push_back({detail::others_legend_name(grey, options.others_name), other_colour, legend_mark::box, {}, grey_names});
     f.legend(legend);
     return std::move(f).finish();
+}
+
+inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels, bool fit_line) {
+    return scatter_chart(series, labels, scatter_options{.fit_line = fit_line});
 }
 
 } // namespace servestat::plot

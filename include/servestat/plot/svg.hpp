@@ -35,18 +35,25 @@ inline std::string px(double v) { return fixed(v, 1); }
 // Shortest text that reads back as the same double: tooltips give the exact value.
 inline std::string exact(double v) { return fmt::format("{}", v); }
 
-// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-inline const char* series_colour(std::size_t i) {
-    constexpr const char* palette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                       "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
-    return palette[i % 8];
+// Okabe–Ito: distinguishable with the common colour-vision deficiencies. Eight colours and no more:
+// a chart with more series colours a few of them (plot/highlight.hpp) and draws the rest in
+// other_colour.
+inline constexpr std::size_t palette_size = 8;
+inline constexpr const char* other_colour = "#c4c4c4";
+
+// The palette's i-th colour; past the palette other_colour, never a palette colour again, so no index
+// can make two series look alike.
+inline const char* series_colour(std::size_t i) noexcept {
+    constexpr const char* palette[palette_size] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                                   "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+    return i < palette_size ? palette[i] : other_colour;
 }
 
-// Text drawn on a palette colour: white on the dark ones, black on the light ones.
-inline const char* text_colour_on(std::size_t i) {
-    constexpr const char* on[] = {"#ffffff", "#000000", "#ffffff", "#ffffff",
-                                  "#000000", "#000000", "#000000", "#ffffff"};
-    return on[i % 8];
+// Text drawn on series_colour(i): white on the dark ones, black on the light ones (and on grey).
+inline const char* text_colour_on(std::size_t i) noexcept {
+    constexpr const char* on[palette_size] = {"#ffffff", "#000000", "#ffffff", "#ffffff",
+                                              "#000000", "#000000", "#000000", "#ffffff"};
+    return i < palette_size ? on[i] : "#000000";
 }
 
 struct text_style {
@@ -55,6 +62,7 @@ struct text_style {
     bool bold = false;
     double rotate = 0;
     std::string_view fill = "#222222";
+    std::string_view css_class = {}; // e.g. "title": lets a checker find the chart's title
 };
 
 class svg_document {
@@ -100,13 +108,28 @@ public:
         close("polyline", tooltip);
     }
 
-    void text(double x, double y, std::string_view content, const text_style& style = {}) {
+    // A closed, filled outline (a violin's density); points as for polyline.
+    void polygon(std::string_view points, std::string_view fill, double fill_opacity, std::string_view stroke,
+                 std::string_view tooltip = {}) {
+        out_ += fmt::format(R"(<polygon points="{}" fill="{}" fill-opacity="{}" stroke="{}" stroke-width="1.5" )"
+                            R"(stroke-linejoin="round")",
+                            points, fill, fixed(fill_opacity), stroke);
+        close("polygon", tooltip);
+    }
+
+    // A tooltip (the whole of a shortened text) is the first child, so the drawn text still ends
+    // the element: ">shown…</text>".
+    void text(double x, double y, std::string_view content, const text_style& style = {},
+              std::string_view tooltip = {}) {
         out_ += fmt::format(R"(<text x="{}" y="{}" text-anchor="{}" font-size="{}" fill="{}")", px(x), px(y),
                             style.anchor, style.size, style.fill);
         if (style.bold) out_ += R"( font-weight="bold")";
+        if (!style.css_class.empty()) out_ += fmt::format(R"( class="{}")", style.css_class);
         if (style.rotate != 0)
             out_ += fmt::format(R"~( transform="rotate({} {} {})")~", px(style.rotate), px(x), px(y));
-        out_ += fmt::format(">{}</text>\n", escape_xml(content));
+        out_ += '>';
+        if (!tooltip.empty()) out_ += fmt::format("<title>{}</title>", escape_xml(tooltip));
+        out_ += fmt::format("{}</text>\n", escape_xml(content));
     }
 
     std::string finish() && { return std::move(out_) + "</svg>\n"; }

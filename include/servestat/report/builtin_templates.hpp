@@ -41,6 +41,8 @@ td.undecided { color: #6b6b6b; font-style: italic; }
 .fail { color: #b3400c; font-weight: bold; }
 details { margin: .6rem 0; }
 summary { cursor: pointer; font-weight: bold; }
+ul.summary { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #0072B2; padding: .6rem 1rem .6rem 2rem; }
+ul.summary li { margin: .3rem 0; }
 figure { margin: 1.2rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
@@ -48,15 +50,21 @@ figcaption { font-size: .85rem; color: #555; }
 </head>
 <body>
 <h1>{{title}}</h1>
-<p class="headline">Compared {{pairing_text}}: {{verdict_counts}}.</p>
+<h2>Summary</h2>
+<ul class="summary">
+{{#summary}}
+<li>{{text}}</li>
+{{/summary}}
+</ul>
 <table>
-<thead><tr><th></th><th>before</th><th>after</th></tr></thead>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
-{{#pairs}}
-<tr><td class="text">{{heading}}</td>{{#before}}<td class="text"><strong>{{label}}</strong>: {{ok}} of {{requests}} requests ok<br>{{source_path}} ({{source_format}}), started {{started_at}}</td>{{/before}}{{#after}}<td class="text"><strong>{{label}}</strong>: {{ok}} of {{requests}} requests ok<br>{{source_path}} ({{source_format}}), started {{started_at}}</td>{{/after}}</tr>
-{{/pairs}}
+{{#kpi}}
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{e2e_p50}}</td><td>{{e2e_p99}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+{{/kpi}}
 </tbody>
 </table>
+<p class="headline">{{kpi_note}} Compared {{pairing_text}}: {{verdict_counts}}.</p>
 {{#has_gate}}
 {{#gate}}
 <h2>Gate: <span class="{{#passed}}pass{{/passed}}{{^passed}}fail{{/passed}}">{{verdict}}</span></h2>
@@ -77,7 +85,24 @@ figcaption { font-size: .85rem; color: #555; }
 <li>{{text}}</li>
 {{/findings}}
 </ol>
+{{#has_more_findings}}
+<details>
+<summary>All findings ({{findings_total}}, ranked the same way)</summary>
+<ol>
+{{#all_findings}}
+<li>{{text}}</li>
+{{/all_findings}}
+</ol>
+</details>
+{{/has_more_findings}}
 {{/has_findings}}
+{{#has_overlays}}
+<h2>Before and after on one axis</h2>
+{{/has_overlays}}
+{{#overlays}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/overlays}}
+{{^many_pairs}}
 <h2>Verdicts</h2>
 <table>
 <thead><tr>{{#many_pairs}}<th>pair</th>{{/many_pairs}}<th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
@@ -87,6 +112,7 @@ figcaption { font-size: .85rem; color: #555; }
 {{/summary_rows}}
 </tbody>
 </table>
+{{/many_pairs}}
 {{#has_sweep}}
 {{#sweep}}
 <h2>{{title}}</h2>
@@ -125,11 +151,24 @@ figcaption { font-size: .85rem; color: #555; }
 {{/plots}}
 {{/sweep}}
 {{/has_sweep}}
+<h2>Inputs</h2>
+<table>
+<thead><tr><th></th><th>before</th><th>after</th></tr></thead>
+<tbody>
 {{#pairs}}
-<h2>{{heading}}</h2>
+<tr><td class="text">{{heading}}</td>{{#before}}<td class="text"><strong>{{label}}</strong>: {{ok}} of {{requests}} requests ok<br>{{source_path}} ({{source_format}}), started {{started_at}}</td>{{/before}}{{#after}}<td class="text"><strong>{{label}}</strong>: {{ok}} of {{requests}} requests ok<br>{{source_path}} ({{source_format}}), started {{started_at}}</td>{{/after}}</tr>
+{{/pairs}}
+</tbody>
+</table>
+{{#many_pairs}}
+<h2>Every statistic, pair by pair</h2>
+{{/many_pairs}}
+{{#pairs}}
+<details{{^many_pairs}} open{{/many_pairs}}>
+<summary>{{heading}}</summary>
 <p>{{#before}}Before: <strong>{{label}}</strong>, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/before}}<br>
 {{#after}}After: <strong>{{label}}</strong>, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/after}}</p>
-<h3>Run level</h3>
+<h4>Run level</h4>
 <table>
 <thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
@@ -154,6 +193,7 @@ figcaption { font-size: .85rem; color: #555; }
 {{#plots}}
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/plots}}
+</details>
 {{/pairs}}
 <h2>How to read this comparison</h2>
 <ul>
@@ -174,13 +214,19 @@ figcaption { font-size: .85rem; color: #555; }
 inline constexpr char builtin_template_1[] =
     R"tmpl(# {{title}}
 
-Compared {{pairing_text}}: {{verdict_counts}}.
+## Summary
 
-| | before | after |
-|---|---|---|
-{{#pairs}}
-| {{heading}} | {{#before}}{{label}}: {{ok}} of {{requests}} requests ok, {{source_path}} ({{source_format}}), started {{started_at}}{{/before}} | {{#after}}{{label}}: {{ok}} of {{requests}} requests ok, {{source_path}} ({{source_format}}), started {{started_at}}{{/after}} |
-{{/pairs}}
+{{#summary}}
+- {{text}}
+{{/summary}}
+
+| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+{{#kpi}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+{{/kpi}}
+
+{{kpi_note}} Compared {{pairing_text}}: {{verdict_counts}}.
 
 {{#has_gate}}
 {{#gate}}
@@ -202,8 +248,21 @@ Rule --fail-on {{rule}}: {{#passed}}no gated statistic regressed.{{/passed}}{{^p
 {{#findings}}
 {{index}}. {{text}}
 {{/findings}}
+{{#has_more_findings}}
+
+The {{findings_total}} findings in full, ranked the same way, are under "All findings" below.
+{{/has_more_findings}}
 
 {{/has_findings}}
+{{#has_overlays}}
+## Before and after on one axis
+
+{{/has_overlays}}
+{{#overlays}}
+![{{title}}]({{file}})
+
+{{/overlays}}
+{{^many_pairs}}
 ## Verdicts
 
 | {{#many_pairs}}pair | {{/many_pairs}}statistic | before | after | change | {{options.confidence}} CI | p | verdict |
@@ -212,6 +271,7 @@ Rule --fail-on {{rule}}: {{#passed}}no gated statistic regressed.{{/passed}}{{^p
 | {{#many_pairs}}{{pair}} | {{/many_pairs}}{{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
 {{/summary_rows}}
 
+{{/many_pairs}}
 {{#has_sweep}}
 {{#sweep}}
 ## {{title}}
@@ -250,13 +310,33 @@ Measured only after, not compared: {{only_after}}.
 {{/plots}}
 {{/sweep}}
 {{/has_sweep}}
+{{#has_more_findings}}
+## All findings
+
+{{#all_findings}}
+{{index}}. {{text}}
+{{/all_findings}}
+
+{{/has_more_findings}}
+## Inputs
+
+| | before | after |
+|---|---|---|
 {{#pairs}}
-## {{heading}}
+| {{heading}} | {{#before}}{{label}}: {{ok}} of {{requests}} requests ok, {{source_path}} ({{source_format}}), started {{started_at}}{{/before}} | {{#after}}{{label}}: {{ok}} of {{requests}} requests ok, {{source_path}} ({{source_format}}), started {{started_at}}{{/after}} |
+{{/pairs}}
+
+{{#many_pairs}}
+## Every statistic, pair by pair
+
+{{/many_pairs}}
+{{#pairs}}
+### {{heading}}
 
 {{#before}}Before: **{{label}}**, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/before}}
 {{#after}}After: **{{label}}**, {{ok}} of {{requests}} requests ok ({{source_path}}, {{source_format}}, started {{started_at}}).{{/after}}
 
-### Run level
+#### Run level
 
 | statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |---|---:|---:|---:|---:|---:|---|
@@ -265,7 +345,7 @@ Measured only after, not compared: {{only_after}}.
 {{/run_rows}}
 
 {{#subsets}}
-### {{name}} requests ({{n_before}} before, {{n_after}} after)
+#### {{name}} requests ({{n_before}} before, {{n_after}} after)
 
 | statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |---|---:|---:|---:|---:|---:|---|
@@ -326,10 +406,33 @@ figure { margin: 1.2rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
 .meta td { text-align: left; }
+ul.summary { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #0072B2; padding: .6rem 1rem .6rem 2rem; }
+ul.summary li { margin: .3rem 0; }
+details.run { margin: .8rem 0; border: 1px solid #d0d0d0; padding: .3rem .8rem; }
+details.run > summary { cursor: pointer; font-weight: bold; }
 </style>
 </head>
 <body>
 <h1>{{title}}</h1>
+<h2>Summary</h2>
+<ul class="summary">
+{{#summary}}
+<li>{{text}}</li>
+{{/summary}}
+</ul>
+{{#has_kpi}}
+<table>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
+<tbody>
+{{#kpi}}
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{e2e_p50}}</td><td>{{e2e_p99}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+{{/kpi}}
+</tbody>
+</table>
+{{/has_kpi}}
+{{#kpi_note}}
+<p>{{kpi_note}}</p>
+{{/kpi_note}}
 {{#many_runs}}
 <h2>Runs compared</h2>
 <table>
@@ -344,6 +447,41 @@ figcaption { font-size: .85rem; color: #555; }
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/comparison_plots}}
 {{/many_runs}}
+{{#has_groups}}
+{{#group_view}}
+<h2>Runs grouped by {{key}}</h2>
+<p>{{description}} Per member: p95 and p99 of end-to-end latency over its successful requests, the median of each
+request's output tokens / e2e (tokens/s as the client saw it, queueing and prefill included), and output tok/s over its
+span where the log has a shared clock. Groups ranked by the median of their members' p95 (lower first).</p>
+<table>
+<thead><tr><th>rank</th><th>{{key}}</th><th>members</th><th>median p95 e2e</th><th>median p99 e2e</th><th>median tokens/s</th><th>output tok/s</th><th>p95 range</th><th>tokens/s range</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><td>{{rank}}</td><td>{{name}}</td><td>{{members}}</td><td>{{p95}}</td><td>{{p99}}</td><td>{{tokens_per_s}}</td><td>{{output_tps}}</td><td>{{p95_spread}}</td><td>{{tokens_spread}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+{{#has_findings}}
+<h3>Findings</h3>
+<ul>
+{{#findings}}
+<li>{{text}}</li>
+{{/findings}}
+</ul>
+{{/has_findings}}
+{{#has_notes}}
+<p>Notes:</p>
+<ul>
+{{#notes}}
+<li>{{text}}</li>
+{{/notes}}
+</ul>
+{{/has_notes}}
+{{#plots}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/plots}}
+{{/group_view}}
+{{/has_groups}}
 {{#sweeps}}
 <h2>{{title}}</h2>
 <table>
@@ -368,6 +506,9 @@ figcaption { font-size: .85rem; color: #555; }
 {{/capacity}}
 </ul>
 {{/has_capacity}}
+{{#has_little}}
+<p>{{little}}</p>
+{{/has_little}}
 {{#has_findings}}
 <h3>Findings</h3>
 <ul>
@@ -390,8 +531,13 @@ figcaption { font-size: .85rem; color: #555; }
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/plots}}
 {{/grids}}
+{{^single_run}}
+<h2>Per-run detail</h2>
+<p>Each run's tables and three of its charts, collapsed; open a run to read it.</p>
+{{/single_run}}
 {{#runs}}
-<h2>Run {{label}}</h2>
+{{^single_run}}<details class="run"><summary>{{label}}{{#has_requests}}{{#headline}}: {{requests}} requests, {{success_rate}} ok{{#has_rates}}, {{rps}}{{/has_rates}}, e2e p99 {{e2e_p99}}{{/headline}}{{/has_requests}}</summary>{{/single_run}}
+{{#single_run}}<h2>Run {{label}}</h2>{{/single_run}}
 <table class="meta">
 <tbody>
 <tr><th>source</th><td>{{source_path}} ({{source_format}})</td></tr>
@@ -418,6 +564,9 @@ Prompt tokens {{prompt_tokens}}; output tokens {{output_tokens}}. Nothing was me
 End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
 {{^has_rates}}<br>(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.){{/has_rates}}</p>
 {{/headline}}
+{{/has_requests}}
+{{#has_requests}}
+<p class="steady-state"><strong>Steady state:</strong> {{steady_state_text}}</p>
 {{/has_requests}}
 {{#has_notes}}
 <p>Notes on this source:</p>
@@ -499,6 +648,7 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 {{#plots}}
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/plots}}
+{{^single_run}}</details>{{/single_run}}
 {{/runs}}
 <h2>How to read this report</h2>
 <ul>
@@ -518,6 +668,24 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 inline constexpr char builtin_template_3[] =
     R"tmpl(# {{title}}
 
+## Summary
+
+{{#summary}}
+- {{text}}
+{{/summary}}
+{{#has_kpi}}
+
+| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+{{#kpi}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+{{/kpi}}
+{{/has_kpi}}
+{{#kpi_note}}
+
+{{kpi_note}}
+{{/kpi_note}}
+
 {{#many_runs}}
 ## Runs compared
 
@@ -532,6 +700,42 @@ inline constexpr char builtin_template_3[] =
 
 {{/comparison_plots}}
 {{/many_runs}}
+{{#has_groups}}
+{{#group_view}}
+## Runs grouped by {{key}}
+
+{{description}}
+Per member: p95 and p99 of end-to-end latency over its successful requests, the median of each
+request's output tokens / e2e (tokens/s as the client saw it, queueing and prefill included), and
+output tok/s over its span where the log has a shared clock. Groups ranked by the median of their
+members' p95 (lower first).
+
+| rank | {{key}} | members | median p95 e2e | median p99 e2e | median tokens/s | output tok/s | p95 range | tokens/s range |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|
+{{#rows}}
+| {{rank}} | {{name}} | {{members}} | {{p95}} | {{p99}} | {{tokens_per_s}} | {{output_tps}} | {{p95_spread}} | {{tokens_spread}} |
+{{/rows}}
+{{#has_findings}}
+
+Findings:
+{{#findings}}
+- {{text}}
+{{/findings}}
+{{/has_findings}}
+{{#has_notes}}
+
+Notes:
+{{#notes}}
+- {{text}}
+{{/notes}}
+{{/has_notes}}
+
+{{#plots}}
+![{{title}}]({{file}})
+
+{{/plots}}
+{{/group_view}}
+{{/has_groups}}
 {{#sweeps}}
 ## {{title}}
 
@@ -552,6 +756,10 @@ Largest load meeting each SLO:
 - {{text}}
 {{/capacity}}
 {{/has_capacity}}
+{{#has_little}}
+
+{{little}}
+{{/has_little}}
 {{#has_findings}}
 
 Findings:
@@ -579,6 +787,7 @@ Findings:
 
 {{/plots}}
 {{/grids}}
+{{#single_run}}
 {{#runs}}
 ## Run {{label}}
 
@@ -613,6 +822,10 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 (This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.)
 {{/has_rates}}
 {{/headline}}
+{{/has_requests}}
+{{#has_requests}}
+
+**Steady state:** {{steady_state_text}}
 {{/has_requests}}
 {{#has_notes}}
 
@@ -695,6 +908,62 @@ Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, 
 
 {{/plots}}
 {{/runs}}
+{{/single_run}}
+{{^single_run}}
+## Per-run detail
+
+Each run in brief, in the order of the tables above; `servestat report` on one log gives its full
+section with every table and chart.
+
+{{#runs}}
+### {{label}}
+
+{{source_path}} ({{source_format}}){{#has_params}}:{{#params}} {{name}}={{value}}{{/params}}{{/has_params}}.
+{{#is_summary}}
+Only the tool's own aggregates, no per-request records.
+{{/is_summary}}
+{{#has_requests}}
+{{#headline}}
+**{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}}: {{rps}}, {{output_tps}} output{{/has_rates}}.
+{{/headline}}
+{{/has_requests}}
+{{#has_steady_state}}
+Steady state: {{steady_state_text}}
+{{/has_steady_state}}
+{{#has_notes}}
+{{#notes}}
+- {{text}}
+{{/notes}}
+{{/has_notes}}
+{{#has_skipped}}
+{{skipped}} bad log lines were skipped.
+{{/has_skipped}}
+{{#has_requests}}
+
+| subset | n | e2e p50 | e2e p90 | e2e p99 | TTFT p50 | TTFT p99 | TPOT p50 |
+|---|---:|---:|---:|---:|---:|---:|---:|
+{{#compact}}
+| {{subset}} | {{n}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} | {{tpot_p50}} |
+{{/compact}}
+{{/has_requests}}
+{{#has_slo}}
+
+Service-level objectives:{{#slo}} {{metric}} {{subset}} **{{verdict}}** ({{actual}});{{/slo}}
+{{/has_slo}}
+{{#has_findings}}
+
+Findings:
+{{#findings}}
+- {{text}}
+{{/findings}}
+{{/has_findings}}
+{{#has_errors}}
+
+Errors:{{#errors}} {{kind}} {{count}} ({{share}});{{/errors}}
+{{/has_errors}}
+
+{{/runs}}
+{{/single_run}}
 ## How to read this report
 
 - **p50 / p90 / p99** are the latencies that 50%, 90% and 99% of successful requests stayed under
@@ -737,10 +1006,28 @@ thead th { background: #f2f5f8; }
 figure { margin: 1.2rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
+ul.summary { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #0072B2; padding: .6rem 1rem .6rem 2rem; }
+ul.summary li { margin: .3rem 0; }
+td.text { text-align: left; }
 </style>
 </head>
 <body>
 <h1>{{title}}</h1>
+<h2>Summary</h2>
+<ul class="summary">
+{{#summary}}
+<li>{{text}}</li>
+{{/summary}}
+</ul>
+<table>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
+<tbody>
+{{#kpi}}
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{e2e_p50}}</td><td>{{e2e_p99}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+{{/kpi}}
+</tbody>
+</table>
+<h2>Runs</h2>
 <p>{{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, below it, its change against the previous run.</p>
 <table>
 <thead><tr><th>date</th><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
@@ -797,6 +1084,20 @@ figcaption { font-size: .85rem; color: #555; }
 // trend.md.mustache
 inline constexpr char builtin_template_5[] =
     R"tmpl(# {{title}}
+
+## Summary
+
+{{#summary}}
+- {{text}}
+{{/summary}}
+
+| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+{{#kpi}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+{{/kpi}}
+
+## Runs
 
 {{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, in brackets, its change against the previous run.
 

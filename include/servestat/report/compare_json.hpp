@@ -51,7 +51,8 @@ inline json run_identity(const run_stats& r) {
             {"started_at", r.meta.started_at.empty() ? json(nullptr) : json(r.meta.started_at)},
             {"params", r.meta.params},
             {"requests", r.requests},
-            {"ok", r.ok}};
+            {"ok", r.ok},
+            {"notes", r.meta.notes}}; // e.g. what --steady-state removed: the numbers are read with it
 }
 
 inline json to_json(const compared_pair& p) {

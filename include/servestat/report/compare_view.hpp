@@ -20,7 +20,9 @@
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
 #include "servestat/plot/ecdf.hpp"           // ecdf_chart
 #include "servestat/plot/line.hpp"           // line_chart, line_options
+#include "servestat/report/change_text.hpp"  // signed_percent, value_text, readable_name, ...
 #include "servestat/report/compare_json.hpp" // comparison_document, gate_outcome, json
+#include "servestat/report/digest.hpp"       // merge_changes, change_findings, findings_view, kpi_rows, summary_view
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/plots.hpp"        // detail::slug, detail::metric_values
@@ -34,100 +36,6 @@ struct compare_report_options {
 
 namespace detail {
 
-// ---- numbers, with the typographic minus so "−6.1%" lines up with "+5.0%" -------------------
-
-inline std::string with_sign(const std::string& magnitude, double v) {
-    return v == 0 ? magnitude : std::string(v < 0 ? "−" : "+").append(magnitude);
-}
-
-inline std::string signed_percent(double fraction) {
-    const double pct = 100 * fraction;
-    return std::abs(pct) < 0.05 ? "0.0%" : with_sign(fmt::format("{:.1f}%", std::abs(pct)), pct);
-}
-
-inline std::string percent_text(double fraction) { return fmt::format("{:g}%", 100 * fraction); }
-
-// "< 0.001" or two significant digits, as pyperf and compare.py print them.
-inline std::string p_text(const std::optional<double>& p) {
-    if (!p) return missing_value;
-    return *p < 0.001 ? "< 0.001" : fmt::format("{:.2g}", *p);
-}
-
-inline std::string p_clause(double p) { return p < 0.001 ? "p < 0.001" : "p = " + p_text(p); }
-
-enum class value_kind { seconds, share, requests_rate, tokens_rate };
-
-inline value_kind kind_of(const change& c) {
-    if (!c.subset.empty()) return value_kind::seconds;
-    if (c.metric == "success_rate" || c.metric == "goodput_share") return value_kind::share;
-    return c.metric == "output_tps" ? value_kind::tokens_rate : value_kind::requests_rate;
-}
-
-inline std::string number_text(value_kind k, double v) {
-    switch (k) {
-    case value_kind::seconds: return format_seconds(v);
-    case value_kind::share: return format_share(v);
-    case value_kind::requests_rate: return fmt::format("{:.2f}", v);
-    case value_kind::tokens_rate: return fmt::format("{:.1f}", v);
-    }
-    return "";
-}
-
-inline std::string unit_text(value_kind k) {
-    return k == value_kind::requests_rate ? " req/s" : k == value_kind::tokens_rate ? " tok/s" : "";
-}
-
-inline std::string value_text(const change& c, const std::optional<double>& v) {
-    return v ? number_text(kind_of(c), *v) + unit_text(kind_of(c)) : std::string(missing_value);
-}
-
-// A difference: shares in percentage points, the rest in the statistic's own unit.
-inline std::string delta_text(const change& c, double d) {
-    const value_kind k = kind_of(c);
-    if (k == value_kind::share) return with_sign(fmt::format("{:.1f} pp", std::abs(100 * d)), d);
-    return with_sign(number_text(k, std::abs(d)), d) + unit_text(k);
-}
-
-inline std::string change_text(const change& c) {
-    if (!c.delta) return missing_value;
-    return c.relative ? delta_text(c, *c.delta) + " (" + signed_percent(*c.relative) + ")" : delta_text(c, *c.delta);
-}
-
-// The interval of the relative change, or of the absolute one when the baseline is zero.
-inline std::optional<std::pair<std::string, std::string>> ci_ends(const change& c) {
-    if (c.relative_ci) return std::pair{signed_percent(c.relative_ci->low), signed_percent(c.relative_ci->high)};
-    if (c.delta_ci) return std::pair{delta_text(c, c.delta_ci->low), delta_text(c, c.delta_ci->high)};
-    return std::nullopt;
-}
-
-inline std::string ci_text(const change& c) {
-    const auto ends = ci_ends(c);
-    return ends ? "[" + ends->first + ", " + ends->second + "]" : std::string(missing_value);
-}
-
-inline std::string css_class(verdict v) {
-    switch (v) {
-    case verdict::improved: return "improved";
-    case verdict::regressed: return "regressed";
-    case verdict::no_change:
-    case verdict::within_noise: return "neutral";
-    default: return "undecided";
-    }
-}
-
-// "short e2e p99", "e2e p50", "throughput".
-inline std::string readable_name(const change& c) {
-    static constexpr std::pair<const char*, const char*> run_level[] = {
-        {"rps", "throughput"}, {"output_tps", "output throughput"}, {"success_rate", "success rate"},
-        {"goodput_share", "goodput share"}, {"goodput_rps", "goodput"}};
-    if (c.subset.empty()) {
-        for (const auto& [key, text] : run_level)
-            if (c.metric == key) return text;
-        return c.metric;
-    }
-    return (c.subset == "all" ? std::string() : c.subset + " ").append(c.metric).append(" ").append(c.statistic);
-}
-
 inline std::string param_of(const comparison& c) { return c.sweep ? c.sweep->param : std::string("load"); }
 
 inline std::string load_prefix(const comparison& c, const compared_pair& p) {
@@ -140,44 +48,44 @@ inline std::string pair_heading(const comparison& c, const compared_pair& p) {
 
 // ---- findings ------------------------------------------------------------------------------
 
-struct located_change {
-    const compared_pair* pair;
-    const change* x;
-};
-
-inline double magnitude(const change& c) {
-    return c.relative ? std::abs(*c.relative) : std::numeric_limits<double>::infinity();
+// Every statistic of every pair, where it was measured: the input of the merged findings.
+inline std::vector<located_change> located_changes(const comparison& c) {
+    std::vector<located_change> out;
+    for (std::size_t i = 0; i < c.pairs.size(); ++i) {
+        const auto& p = c.pairs[i];
+        const std::string where = p.load ? format_load(param_of(c), *p.load)
+                                  : c.pairs.size() > 1 ? p.comparison.before.meta.label + " → " + p.comparison.after.meta.label
+                                                       : std::string();
+        for (const auto& x : p.comparison.changes) out.push_back({p.load, where, i, &x});
+    }
+    return out;
 }
 
-inline std::string significant_sentence(const comparison& c, const located_change& l, const verdict_options& o) {
-    const change& x = *l.x;
-    std::string out = load_prefix(c, *l.pair) + readable_name(x) + " " + std::string(describe(x.result));
-    if (x.relative) out += fmt::format(" by {:.1f}%", 100 * std::abs(*x.relative));
-    out += " (" + value_text(x, x.before) + " → " + value_text(x, x.after);
-    if (const auto ends = ci_ends(x)) out += "; " + percent_text(o.confidence) + " CI " + ends->first + " to " + ends->second;
-    return out + "; " + p_clause(x.p_value.value_or(1)) + ").";
+// The significant changes merged across levels (ties by name): grouped by subset and metric for
+// the body, one by one for the appendix; or a sentence saying there are none.
+inline void add_significant(const comparison& c, const verdict_options& o, digest_findings& out) {
+    const auto located = located_changes(c);
+    auto merged = merge_changes(located);
+    std::stable_sort(merged.begin(), merged.end(),
+                     [](const merged_change& a, const merged_change& b) { return a.name < b.name; });
+    if (merged.empty()) {
+        const digest_finding none{1.0, "none",
+                                  fmt::format("No statistic changed significantly beyond the ±{} noise band.", percent_text(o.noise)),
+                                  ""};
+        out.body.push_back(none);
+        out.all.push_back(none);
+    }
+    for (auto& f : group_findings(param_of(c), group_changes(merged), o)) out.body.push_back(std::move(f));
+    for (auto& f : change_findings(param_of(c), merged, o)) out.all.push_back(std::move(f));
 }
 
-inline void add_significant(const comparison& c, const verdict_options& o, std::vector<std::string>& out) {
-    std::vector<located_change> found;
-    for (const auto& p : c.pairs)
-        for (const auto& x : p.comparison.changes)
-            if (x.result == verdict::improved || x.result == verdict::regressed) found.push_back({&p, &x});
-    std::stable_sort(found.begin(), found.end(), [](const located_change& a, const located_change& b) {
-        if (magnitude(*a.x) != magnitude(*b.x)) return magnitude(*a.x) > magnitude(*b.x);
-        return a.x->name < b.x->name; // equal names (two loads) keep load order: stable
-    });
-    if (found.empty())
-        out.push_back(fmt::format("No statistic changed significantly beyond the ±{} noise band.", percent_text(o.noise)));
-    // Ten at most, except that no regression is ever left out: those are what a review must see.
-    constexpr std::size_t most = 10;
-    std::size_t shown = 0;
-    for (const auto& l : found)
-        if (shown < most || l.x->result == verdict::regressed) {
-            out.push_back(significant_sentence(c, l, o));
-            ++shown;
-        }
-    if (found.size() > shown) out.push_back(fmt::format("…and {} more significant improvements.", found.size() - shown));
+// Sentences of one kind, weighted to sit among the changes: an SLO capacity or a knee that moved
+// weighs like a change of 50% or 40%; the caveats come last.
+inline void add_all(digest_findings& out, double score, const char* kind, const std::vector<std::string>& texts) {
+    for (const auto& t : texts) {
+        out.body.push_back({score, kind, t, ""});
+        out.all.push_back({score, kind, t, ""});
+    }
 }
 
 inline std::string knee_name(const std::string& curve) {
@@ -193,6 +101,22 @@ inline std::string knee_sentence(const std::string& param, const knee_shift& k) 
     if (k.before == k.after)
         return knee_name(k.curve) + (k.before ? " stayed at " + at(k.before) + "." : ": no knee on either side.");
     return knee_name(k.curve) + " moved from " + at(k.before) + " to " + at(k.after) + ".";
+}
+
+// "Knees moved (Kneedle, each side's own): saturation c=16 → 8, e2e p99 c=16 → 8, TTFT p99 none → c=8."
+inline std::string knees_moved_sentence(const sweep_shift& s) {
+    static constexpr std::pair<const char*, const char*> short_names[] = {
+        {"throughput", "saturation"}, {"p99", "e2e p99"}, {"ttft", "TTFT p99"}, {"tradeoff", "p99 against req/s"}};
+    std::string parts;
+    for (const auto& k : s.knees) {
+        if (k.before == k.after) continue;
+        std::string name = k.curve;
+        for (const auto& [key, text] : short_names)
+            if (k.curve == key) name = text;
+        auto at = [&](const std::optional<double>& load) { return load ? format_load(s.param, *load) : std::string("none"); };
+        parts.append(parts.empty() ? "" : ", ").append(name + " " + at(k.before) + " → " + at(k.after));
+    }
+    return "Knees moved (Kneedle, each side's own): " + parts + ".";
 }
 
 inline std::string capacity_side(const slo_capacity& s) {
@@ -306,22 +230,44 @@ inline void add_unpaired(const comparison& c, std::vector<std::string>& out) {
 
 } // namespace detail
 
-// What a reader should take away, most important first: significant changes by size, moved knees
-// and SLO capacity, tail shifts the test cannot confirm, single-measurement rates, the small-sample
-// rule, and runs compared with nothing.
-inline std::vector<std::string> compare_findings(const comparison& c, const comparison_options& o) {
-    std::vector<std::string> out;
+// What a reader should take away, ranked: significant changes merged across load levels (and the
+// trade-offs among them) by effect × significance, moved SLO capacity and knees, then tail shifts
+// the test cannot confirm, single-measurement rates, the small-sample rule, and runs compared with
+// nothing. The report's body shows the first twelve (findings_view); JSON and "All findings" every one.
+inline digest_findings compare_digest_findings(const comparison& c, const comparison_options& o) {
+    digest_findings out;
     detail::add_significant(c, o.compare.verdicts, out);
     if (c.sweep) {
+        std::vector<std::string> knees, capacity;
         for (const auto& k : c.sweep->knees)
-            if (k.before != k.after) out.push_back(detail::knee_sentence(c.sweep->param, k));
+            if (k.before != k.after) knees.push_back(detail::knee_sentence(c.sweep->param, k));
         for (const auto& s : c.sweep->capacity)
-            if (detail::capacity_moved(s)) out.push_back(detail::capacity_sentence(c.sweep->param, s));
+            if (detail::capacity_moved(s)) capacity.push_back(detail::capacity_sentence(c.sweep->param, s));
+        detail::add_all(out, 0.5, "capacity", capacity);
+        if (knees.size() > 1) { // one line in the body, each knee in the appendix
+            out.body.push_back({0.4, "knee", detail::knees_moved_sentence(*c.sweep), ""});
+            for (const auto& k : knees) out.all.push_back({0.4, "knee", k, ""});
+        } else
+            detail::add_all(out, 0.4, "knee", knees);
     }
-    detail::add_tail_only(c, o.compare.verdicts, out);
-    detail::add_single_measurements(c, o.compare.verdicts, out);
-    detail::add_too_few(c, o.compare, out);
-    detail::add_unpaired(c, out);
+    std::vector<std::string> tail, rates, few, unpaired;
+    detail::add_tail_only(c, o.compare.verdicts, tail);
+    detail::add_single_measurements(c, o.compare.verdicts, rates);
+    detail::add_too_few(c, o.compare, few);
+    detail::add_unpaired(c, unpaired);
+    detail::add_all(out, 0.05, "throughput", rates);
+    detail::add_all(out, 0.02, "tail_only", tail);
+    detail::add_all(out, 0.01, "too_few", few);
+    detail::add_all(out, 0.01, "unpaired", unpaired);
+    detail::rank(out.body);
+    detail::rank(out.all);
+    return out;
+}
+
+// The findings' sentences, ranked.
+inline std::vector<std::string> compare_findings(const comparison& c, const comparison_options& o) {
+    std::vector<std::string> out;
+    for (const auto& f : compare_digest_findings(c, o).all) out.push_back(f.text);
     return out;
 }
 
@@ -460,31 +406,148 @@ inline std::string pairing_text(const comparison& c) {
 
 } // namespace detail
 
-// The stats export under "stats", and everything compare.md / compare.html show next to it.
-// Plots are empty lists here; attach_compare_plots fills them.
+namespace detail {
+
+// ---- summary -----------------------------------------------------------------------------------
+
+inline bool user_facing(const merged_change& m) { return importance(*m.levels.front().x) >= 1.0; }
+
+// The interval ends of a merged change, in brackets: "(95% CIs within −52.0% to −20.0%)".
+inline std::string ci_brackets(const merged_change& m, const verdict_options& o) {
+    const std::string span = ci_span(m, o);
+    return span.empty() ? std::string() : " (" + span.substr(2) + ")";
+}
+
+inline std::string summary_part(const std::string& param, const merged_change& m, const verdict_options& o) {
+    return fmt::format("{} {} {} at {}{}", readable_name(*m.levels.front().x), describe(m.direction),
+                       magnitude_range(m), levels_text(param, m), ci_brackets(m, o));
+}
+
+// The highest throughput of a sweep and the level that reached it.
+inline std::optional<std::pair<double, double>> peak_rps(const sweep_analysis& a) {
+    std::optional<std::pair<double, double>> best;
+    for (const auto& row : a.rows)
+        if (const auto v = sweep_cell(row, "rps"); v && (!best || *v > best->second)) best = std::pair{row.load, *v};
+    return best;
+}
+
+inline std::string throughput_summary(const comparison& c, const verdict_options& o) {
+    constexpr const char* caveat = "one run per level, so only repeated runs can show whether it is real";
+    if (c.sweep) {
+        const auto b = peak_rps(c.sweep->before), a = peak_rps(c.sweep->after);
+        if (!b || !a) return {};
+        return fmt::format("Peak throughput {:.2f} req/s at {} before, {:.2f} req/s at {} after ({}); {}.", b->second,
+                           format_load(c.sweep->param, b->first), a->second, format_load(c.sweep->param, a->first),
+                           signed_percent(a->second / b->second - 1), caveat);
+    }
+    if (c.pairs.size() != 1) return {};
+    const change* x = find_change(c.pairs.front().comparison, "rps");
+    if (x == nullptr || !x->relative) return {};
+    if (std::abs(*x->relative) <= o.noise)
+        return fmt::format("Throughput held within ±{} ({:.2f} → {:.2f} req/s).", percent_text(o.noise), *x->before, *x->after);
+    return fmt::format("Throughput {} {:.1f}% ({:.2f} → {:.2f} req/s); {}.", *x->relative > 0 ? "rose" : "fell",
+                       100 * std::abs(*x->relative), *x->before, *x->after, caveat);
+}
+
+} // namespace detail
+
+// At most five sentences a reader can act on: the trade-off, the largest gain and the largest cost
+// on what users feel, SLO capacity, throughput and knees — each with its figures and interval.
+inline std::vector<summary_sentence> compare_summary(const comparison& c, const comparison_options& o) {
+    const auto& v = o.compare.verdicts;
+    const std::string param = detail::param_of(c);
+    const auto located = detail::located_changes(c);
+    const auto merged = merge_changes(located);
+    const auto groups = group_changes(merged);
+    std::vector<summary_sentence> out;
+    // End-to-end latency is what users wait for: its trade-off leads, else the strongest one.
+    const auto trade_offs = find_group_trade_offs(groups);
+    const group_trade_off* lead = nullptr;
+    for (const auto& t : trade_offs)
+        if (lead == nullptr || (t.gained->metric == "e2e" && lead->gained->metric != "e2e")) lead = &t;
+    if (lead) out.push_back({10, group_trade_off_sentence(param, *lead, v)});
+    for (const verdict direction : {verdict::improved, verdict::regressed}) {
+        const change_group* best = nullptr;
+        for (const auto& g : groups)
+            if (g.direction == direction && (!lead || (&g != lead->gained && &g != lead->paid)) &&
+                (best == nullptr || g.score * detail::importance(*g.members.front()->levels.front().x) >
+                                        best->score * detail::importance(*best->members.front()->levels.front().x)))
+                best = &g;
+        if (best)
+            out.push_back({6 + best->score, std::string(direction == verdict::improved ? "Largest gain: " : "Largest cost: ") +
+                                                group_sentence(param, *best, v)});
+    }
+    if (merged.empty())
+        out.push_back({9, fmt::format("No statistic changed significantly: every difference is within the ±{} noise "
+                                      "band or not significant (Mann–Whitney p ≥ {:g}).",
+                                      detail::percent_text(v.noise), v.alpha)});
+    if (c.sweep) {
+        for (const auto& s : c.sweep->capacity) out.push_back({detail::capacity_moved(s) ? 7.0 : 2.0, detail::capacity_sentence(param, s)});
+        for (const auto& k : c.sweep->knees)
+            if (k.before != k.after) out.push_back({4, detail::knee_sentence(param, k)});
+    }
+    if (auto t = detail::throughput_summary(c, v); !t.empty()) out.push_back({5, std::move(t)});
+    return out;
+}
+
+namespace detail {
+
+// The KPI table's sources: each side of the only pair, of the highest load two sweeps share, or of
+// the first three pairs of runs matched by label.
+inline std::pair<std::vector<kpi_source>, std::string> compare_kpi_sources(const comparison& c) {
+    std::vector<kpi_source> out;
+    std::string note;
+    std::size_t first = 0, last = std::min<std::size_t>(c.pairs.size(), 3);
+    if (c.sweep && !c.pairs.empty()) {
+        first = c.pairs.size() - 1;
+        last = c.pairs.size();
+        note = fmt::format("At {}, the highest load both sides measured.", load_prefix(c, c.pairs.back()).substr(0, load_prefix(c, c.pairs.back()).size() - 2));
+    }
+    for (std::size_t i = first; i < last; ++i) {
+        const auto& rc = c.pairs[i].comparison;
+        out.push_back({"before: " + rc.before.meta.label, &rc.before});
+        out.push_back({"after: " + rc.after.meta.label, &rc.after});
+    }
+    if (c.pairs.size() > 3 && !c.sweep) note = fmt::format("The first 3 of {} pairs; every pair is below.", c.pairs.size());
+    return {out, note};
+}
+
+} // namespace detail
+
+// The stats export under "stats" (with every finding), and everything compare.md / compare.html
+// show next to it: the summary, KPI table and ranked findings first. Plots are empty lists here;
+// attach_compare_plots fills them.
 inline json compare_view_model(const comparison& c, const comparison_options& o, const std::optional<gate_outcome>& gate,
                                const compare_report_options& ro) {
     json stats = comparison_document(c, o, gate);
-    json pairs = json::array(), findings = json::array();
+    json pairs = json::array();
     for (const auto& p : c.pairs) pairs.push_back(detail::pair_view(c, p));
-    for (const auto& f : compare_findings(c, o)) findings.push_back({{"text", f}});
+    const auto findings = compare_digest_findings(c, o);
+    stats["findings"] = detail::finding_list(findings.all);
     const std::string counts = detail::verdict_counts_text(stats["verdicts"]);
-    return {{"title", ro.title},
-            {"generator", "servestat 0.1.0"},
-            {"options", detail::options_view(o)},
-            {"pairing", c.pairing},
-            {"pairing_text", detail::pairing_text(c)},
-            {"verdict_counts", counts},
-            {"many_pairs", c.pairs.size() > 1},
-            {"summary_rows", detail::summary_rows(c)},
-            {"pairs", pairs},
-            {"has_gate", gate.has_value()},
-            {"gate", gate ? detail::gate_view(c, *gate) : json(nullptr)},
-            {"has_sweep", c.sweep.has_value()},
-            {"sweep", c.sweep ? detail::sweep_compare_view(c) : json(nullptr)},
-            {"has_findings", !findings.empty()},
-            {"findings", findings},
-            {"stats", std::move(stats)}};
+    const auto [kpi_sources, kpi_note] = detail::compare_kpi_sources(c);
+    json view{{"title", ro.title},
+              {"generator", "servestat 0.1.0"},
+              {"summary", summary_view(compare_summary(c, o))},
+              {"kpi", kpi_rows(kpi_sources, o.compare.stats.slos, o.slo_percentile)},
+              {"kpi_note", kpi_note},
+              {"has_kpi_slo", !o.compare.stats.slos.empty()},
+              {"options", detail::options_view(o)},
+              {"pairing", c.pairing},
+              {"pairing_text", detail::pairing_text(c)},
+              {"verdict_counts", counts},
+              {"many_pairs", c.pairs.size() > 1},
+              {"summary_rows", detail::summary_rows(c)},
+              {"pairs", pairs},
+              {"has_gate", gate.has_value()},
+              {"gate", gate ? detail::gate_view(c, *gate) : json(nullptr)},
+              {"has_sweep", c.sweep.has_value()},
+              {"sweep", c.sweep ? detail::sweep_compare_view(c) : json(nullptr)},
+              {"has_overlays", false},
+              {"overlays", json::array()},
+              {"stats", std::move(stats)}};
+    view.update(findings_view(findings));
+    return view;
 }
 
 // ---- plots -------------------------------------------------------------------------------------
@@ -537,18 +600,14 @@ inline std::vector<plot_file> pair_plots(const comparison& c, const compared_pai
             out.push_back({prefix + unique_name(used, key + "-ecdf-" + slug(sb[s].name)) + ".svg", title,
                            plot::ecdf_chart(series, {title, axis, "fraction of requests"})});
         }
-        plot::bar_table t{{}, {bn, an}, {{}, {}}};
-        bool complete = true;
-        for (const auto& x : p.comparison.changes)
-            if (x.subset == "all" && x.metric == key) {
-                complete = complete && x.before && x.after;
-                t.categories.push_back(x.statistic);
-                t.values[0].push_back(x.before.value_or(0));
-                t.values[1].push_back(x.after.value_or(0));
-            }
-        if (!complete || t.categories.empty()) continue;
-        const std::string title = what + " percentiles — " + heading;
-        out.push_back({prefix + key + "-percentiles.svg", title, plot::grouped_bar_chart(t, {title, "statistic", axis})});
+        // The percentile ladder: both sides' p50 … p99.9 of all requests side by side.
+        auto vb = metric_values(b, m, sb.front()), va = metric_values(a, m, sa.front());
+        if (vb.empty() || va.empty()) continue;
+        static constexpr double ladder[] = {50, 90, 95, 99, 99.9};
+        plot::bar_table t{{}, {bn, an}, {percentiles_select(vb, ladder), percentiles_select(va, ladder)}};
+        for (double q : ladder) t.categories.push_back(percentile_key(q));
+        const std::string title = what + " percentiles p50…p99.9 — " + heading;
+        out.push_back({prefix + key + "-percentiles.svg", title, plot::grouped_bar_chart(t, {title, "percentile", axis})});
     }
     return out;
 }
@@ -564,7 +623,28 @@ inline void mark_saturation(plot::line_options& o, const sweep_analysis& a, cons
                 o.marks.push_back({row.load, *y, std::string(side) + ": knee " + format_load(param, row.load)});
 }
 
-inline std::vector<plot_file> sweep_compare_plots(const sweep_shift& s) {
+// A side named by what its runs' labels share: "bad (before)" in legends and "bad" beside its marks
+// for bad-c1 … bad-c64; just "before" when the labels share nothing.
+struct side_names {
+    std::string legend, mark;
+};
+
+inline side_names side_name(const sweep_analysis& a, const char* side) {
+    std::vector<std::string> labels;
+    for (const auto& row : a.rows) labels.push_back(row.label);
+    const std::string stem = labels.size() > 1 ? common_stem(labels) : std::string();
+    if (stem.empty() || stem == side) return {side, side};
+    return {fmt::format("{} ({})", stem, side), stem};
+}
+
+// Where a side's SLO capacity lies on the objective's curve: the load, at the objective's value.
+inline void mark_capacity(plot::line_options& o, const slo_capacity& c, const std::string& param, const std::string& side) {
+    if (!c.known || !c.max_load || !c.limited) return;
+    o.marks.push_back({*c.max_load, c.objective.max_seconds,
+                       fmt::format("{}: capacity {}{:.3g}", side, param == "concurrency" ? "c=" : param + "=", *c.max_load)});
+}
+
+inline std::vector<plot_file> sweep_compare_plots(const sweep_shift& s, std::span<const compared_pair> pairs) {
     std::vector<plot_file> out;
     double lo = 0, hi = 0;
     for (const auto* a : {&s.before, &s.after})
@@ -574,21 +654,51 @@ inline std::vector<plot_file> sweep_compare_plots(const sweep_shift& s) {
         }
     plot::line_options base;
     base.log_x = lo > 0 && hi / lo >= 8;
+    const side_names before = side_name(s.before, "before"), after = side_name(s.after, "after");
+    auto add = [&](const std::string& column, const std::string& file, const std::string& what, const std::string& axis,
+                   plot::line_options o) {
+        const std::vector<plot::named_points> series{series_over_load(s.before, column, before.legend),
+                                                     series_over_load(s.after, column, after.legend)};
+        if (series[0].x.empty() || series[1].x.empty()) return;
+        const std::string title = fmt::format("{} against {}, before and after", what, s.param);
+        out.push_back({"sweep-" + file + ".svg", title, plot::line_chart(series, {title, s.param, axis}, o)});
+    };
     struct curve { const char *column, *file, *what, *axis; };
     static constexpr curve curves[] = {
         {"rps", "throughput", "Throughput", "throughput (req/s)"},
         {"e2e.p99", "e2e-p99", "End-to-end p99", "p99 end-to-end latency (s)"},
         {"ttft.p99", "ttft-p99", "Time to first token p99", "p99 time to first token (s)"},
-        {"short.e2e.p99", "short-e2e-p99", "Short requests' end-to-end p99", "short requests' p99 e2e latency (s)"}};
+        {"short.e2e.p99", "short-e2e-p99", "Short requests' end-to-end p99", "short requests' p99 e2e latency (s)"},
+        {"long.e2e.p99", "long-e2e-p99", "Long requests' end-to-end p99", "long requests' p99 e2e latency (s)"}};
     for (const auto& k : curves) {
-        const std::vector<plot::named_points> series{series_over_load(s.before, k.column, "before"),
-                                                     series_over_load(s.after, k.column, "after")};
-        if (series[0].x.empty() || series[1].x.empty()) continue;
         plot::line_options o = base;
-        mark_saturation(o, s.before, s.param, k.column, "before");
-        mark_saturation(o, s.after, s.param, k.column, "after");
-        const std::string title = fmt::format("{} against {}, before and after", k.what, s.param);
-        out.push_back({fmt::format("sweep-{}.svg", k.file), title, plot::line_chart(series, {title, s.param, k.axis}, o)});
+        mark_saturation(o, s.before, s.param, k.column, before.mark.c_str());
+        mark_saturation(o, s.after, s.param, k.column, after.mark.c_str());
+        add(k.column, k.file, k.what, k.axis, o);
+    }
+    // Each SLO on its own curve (the levels both sides ran, from the pairs' runs, which hold the
+    // SLO's percentile), with the objective drawn across and each side's capacity marked.
+    for (const auto& c : s.capacity) {
+        const std::string metric_name(to_string(c.objective.on)), p = percentile_key(c.percentile);
+        plot::line_options o = base;
+        o.references.push_back({c.objective.max_seconds, fmt::format("SLO {} {} ≤ {}", metric_name, p,
+                                                                     format_seconds(c.objective.max_seconds))});
+        mark_capacity(o, c.before, s.param, before.mark);
+        mark_capacity(o, c.after, s.param, after.mark);
+        std::vector<plot::named_points> series{{before.legend, {}, {}}, {after.legend, {}, {}}};
+        for (const auto& pair : pairs) {
+            const auto vb = find_percentile(pair.comparison.before, "all", c.objective.on, c.percentile);
+            const auto va = find_percentile(pair.comparison.after, "all", c.objective.on, c.percentile);
+            if (!pair.load || !vb || !va) continue;
+            series[0].x.push_back(*pair.load);
+            series[0].y.push_back(*vb);
+            series[1].x.push_back(*pair.load);
+            series[1].y.push_back(*va);
+        }
+        if (series[0].x.empty()) continue;
+        const std::string title = fmt::format("{} {} against {} and its SLO, before and after", metric_name, p, s.param);
+        out.push_back({fmt::format("sweep-slo-{}-{}.svg", metric_name, p), title,
+                       plot::line_chart(series, {title, s.param, fmt::format("{} {} (s)", metric_name, p)}, o)});
     }
     return out;
 }
@@ -610,7 +720,7 @@ inline compare_plot_files compare_plot_set(const comparison& c, std::span<const 
         const auto& p = c.pairs[i];
         out.pairs.push_back(detail::pair_plots(c, p, before[p.before_run], after[p.after_run], prefixes[i], o.compare.stats.subsets));
     }
-    if (c.sweep) out.sweep = detail::sweep_compare_plots(*c.sweep);
+    if (c.sweep) out.sweep = detail::sweep_compare_plots(*c.sweep, c.pairs);
     return out;
 }
 
@@ -628,16 +738,45 @@ inline std::vector<plot_file> compare_plots(const comparison& c, std::span<const
     return all_plots(compare_plot_set(c, before, after, o));
 }
 
-// Puts the plots into a compare_view_model: Markdown links plots/NAME, HTML inlines the SVG.
+namespace detail {
+
+// The plots of a pair whose file names end in one of `kinds` ("e2e-ecdf-short"), in that order.
+inline std::vector<plot_file> pick_plots(const std::vector<plot_file>& plots, std::initializer_list<std::string_view> kinds) {
+    std::vector<plot_file> out;
+    for (const auto kind : kinds)
+        for (const auto& p : plots)
+            if (p.name.ends_with(std::string(kind) + ".svg")) out.push_back(p);
+    return out;
+}
+
+} // namespace detail
+
+// Puts the plots into a compare_view_model: Markdown links plots/NAME, HTML inlines the SVG. The
+// overlays under the findings are what a reader looks at first: the sweeps' curves of both sides
+// with knees and SLO capacity, and at the highest shared load (or the only pair) the e2e ECDFs of
+// short and long prompts and the percentile ladder; the rest stays with its pair.
 inline void attach_compare_plots(json& view, const compare_plot_files& plots) {
     for (std::size_t i = 0; i < plots.pairs.size() && i < view["pairs"].size(); ++i) {
         view["pairs"][i]["plots"] = detail::plot_list(plots.pairs[i]);
         view["pairs"][i]["has_plots"] = !plots.pairs[i].empty();
     }
+    std::vector<plot_file> overlays;
     if (view["sweep"].is_object()) {
-        view["sweep"]["plots"] = detail::plot_list(plots.sweep);
-        view["sweep"]["has_plots"] = !plots.sweep.empty();
+        overlays = plots.sweep;
+        view["sweep"]["plots"] = json::array();
+        view["sweep"]["has_plots"] = false;
+        if (!plots.pairs.empty())
+            for (auto& p : detail::pick_plots(plots.pairs.back(), {"e2e-ecdf-short", "e2e-ecdf-long", "e2e-percentiles"}))
+                overlays.push_back(std::move(p));
+    } else if (plots.pairs.size() == 1) {
+        overlays = plots.pairs.front();
+        view["pairs"][0]["plots"] = json::array();
+        view["pairs"][0]["has_plots"] = false;
+    } else if (!plots.pairs.empty()) {
+        overlays = detail::pick_plots(plots.pairs.front(), {"e2e-ecdf-all", "e2e-percentiles"});
     }
+    view["overlays"] = detail::plot_list(overlays);
+    view["has_overlays"] = !overlays.empty();
 }
 
 } // namespace servestat::report

@@ -1,7 +1,7 @@
 // Which plots a report shows, and the data each is drawn from.
 #pragma once
 
-#include <algorithm> // std::max, std::min, std::minmax_element
+#include <algorithm> // std::max, std::min, std::minmax_element, std::find, std::sort
 #include <cctype>    // std::isalnum, std::tolower
 #include <cmath>     // std::ceil
 #include <cstdint>   // std::int32_t
@@ -245,21 +245,52 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
 }
 
 // Overlaid distributions and percentiles of several runs, named by label.
+namespace detail {
+
+// Beyond the palette's eight colours the runs a reader looks for keep theirs: the first and the
+// last, the lowest and the highest p99, then first-to-last evenly; the rest go grey.
+inline std::vector<std::size_t> runs_to_highlight(const std::vector<std::optional<double>>& p99) {
+    const std::size_t n = p99.size();
+    if (n <= plot::palette_size) return {};
+    std::vector<std::size_t> out{0, n - 1};
+    auto add = [&](std::size_t i) {
+        if (out.size() < 6 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    };
+    std::optional<std::size_t> best, worst;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!p99[i]) continue;
+        if (!best || *p99[i] < *p99[*best]) best = i;
+        if (!worst || *p99[i] > *p99[*worst]) worst = i;
+    }
+    if (best) add(*best);
+    if (worst) add(*worst);
+    for (std::size_t k = 1; out.size() < 6 && k < 5; ++k) add(k * (n - 1) / 5);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace detail
+
 inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& runs, const std::vector<run_stats>& stats) {
     std::vector<plot_file> out;
     for (const metric m : {metric::e2e, metric::ttft}) {
         std::vector<plot::named_values> series;
-        for (const run* r : runs) {
+        std::vector<std::optional<double>> p99;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            const run* r = runs[k];
             subset all{"all", {}};
             for (std::uint32_t i = 0; i < r->requests.size(); ++i) all.rows.push_back(i);
             auto values = detail::metric_values(*r, m, all);
-            if (!values.empty()) series.push_back({r->meta.label, std::move(values)});
+            if (values.empty()) continue;
+            series.push_back({r->meta.label, std::move(values)});
+            p99.push_back(k < stats.size() ? find_percentile(stats[k], "all", m, 99) : std::nullopt);
         }
         if (series.size() < 2) continue;
         const std::string what = m == metric::e2e ? "End-to-end latency" : "Time to first token";
         const std::string axis = m == metric::e2e ? "end-to-end latency (s)" : "time to first token (s)";
+        const plot::ecdf_options highlight{detail::runs_to_highlight(p99), "other runs"};
         out.push_back({std::string("compare-") + std::string(to_string(m)) + "-ecdf.svg", what + " by run",
-                       plot::ecdf_chart(series, {what + " by run", axis, "fraction of requests"})});
+                       plot::ecdf_chart(series, {what + " by run", axis, "fraction of requests"}, highlight)});
     }
     // Only runs with measured latencies get bars: a missing value drawn as 0 would read as instant.
     std::vector<const run_stats*> measured;
@@ -277,6 +308,20 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
         out.push_back({"compare-e2e-percentiles.svg", "End-to-end p50 / p90 / p99 by run",
                        plot::grouped_bar_chart(bars, {"End-to-end p50 / p90 / p99 by run", "run",
                                                       "end-to-end latency (s)"})});
+    return out;
+}
+
+// A run's plots in the appendix of a report on many runs: its latency distribution by prompt
+// length, where its time goes, and its tail over time (or a trace's arrivals). The rest would
+// repeat per run what the overlays and sweep curves already show side by side.
+inline std::vector<plot_file> appendix_plots(std::vector<plot_file> plots) {
+    std::vector<plot_file> out;
+    for (auto& p : plots)
+        for (const char* kind : {"-e2e-ecdf.svg", "-time-breakdown.svg", "-p99-timeline.svg", "-arrival-rate.svg"})
+            if (p.name.ends_with(kind)) {
+                out.push_back(std::move(p));
+                break;
+            }
     return out;
 }
 

@@ -73,6 +73,19 @@ inline json to_json(const arrival_stats& a) {
     return {{"count", a.count}, {"span", or_null(a.span)}, {"rate", or_null(a.rate)}, {"gaps", to_json(a.gaps)}};
 }
 
+// The steady-state window (docs/json-export.md), or null when the run has none.
+inline json to_json(const steady_state_detection& d) {
+    if (!d.window) return nullptr;
+    const steady_state& w = *d.window;
+    return {{"start", w.start},
+            {"end", w.end},
+            {"requests", w.requests},
+            {"excluded_start", w.excluded_start},
+            {"excluded_end", w.excluded_end},
+            {"method", w.method},
+            {"applied", w.applied}};
+}
+
 } // namespace detail
 
 inline json to_json(const run_stats& r) {
@@ -101,6 +114,7 @@ inline json to_json(const run_stats& r) {
         {"output_tps", detail::or_null(r.output_tps)},
         {"total_tps", detail::or_null(r.total_tps)},
         {"peak_concurrency", detail::or_null(r.peak_concurrency)},
+        {"steady_state", detail::to_json(r.steady_state)},
         {"goodput_rps", r.goodput ? detail::or_null(r.goodput->rps) : json(nullptr)},
         {"goodput", r.goodput ? detail::to_json(*r.goodput) : json(nullptr)},
         {"errors", std::move(errors)},

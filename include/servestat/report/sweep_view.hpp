@@ -3,6 +3,7 @@
 // marked, short against long p99, and p99 against throughput labelled by load).
 #pragma once
 
+#include <algorithm> // std::min, std::max
 #include <cstddef> // std::size_t
 #include <optional> // std::optional
 #include <string>  // std::string
@@ -101,6 +102,23 @@ inline const sweep_knee* find_knee_of(const sweep_analysis& a, std::string_view 
     return nullptr;
 }
 
+// Little's law over every level: requests in flight (rps × mean e2e) against the concurrency asked.
+inline std::string little_sentence(const sweep_analysis& a) {
+    if (a.little.empty()) return {};
+    double lo = a.little.front().ratio, hi = lo;
+    std::string short_of;
+    for (const auto& c : a.little) {
+        lo = std::min(lo, c.ratio);
+        hi = std::max(hi, c.ratio);
+        if (c.ratio < 0.8) short_of.append(short_of.empty() ? "" : ", ").append(format_load(a.curve.param, c.load));
+    }
+    std::string out = fmt::format("Little's law (in flight = req/s × mean e2e): {:.0f}–{:.0f}% of the {} asked at the {} "
+                                  "levels",
+                                  100 * lo, 100 * hi, a.curve.param, a.little.size());
+    if (short_of.empty()) return out + ", so the client kept the load it claims.";
+    return out + "; under 80% at " + short_of + ", where the client, not the server, may limit the load.";
+}
+
 } // namespace detail
 
 inline json sweep_view(const sweep_analysis& a) {
@@ -114,13 +132,15 @@ inline json sweep_view(const sweep_analysis& a) {
             {"has_capacity", !capacity.empty()},
             {"capacity", detail::sentences(capacity)},
             {"has_findings", !a.findings.empty()},
-            {"findings", detail::sentences(a.findings)}};
+            {"findings", detail::sentences(a.findings)},
+            {"has_little", !a.little.empty()},
+            {"little", detail::little_sentence(a)}};
 }
 
 // The notebook's sweep charts, with Kneedle's knees marked. `prefix` keeps file names apart.
-inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::string& prefix) {
+inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::string& prefix, const std::string& short_name = {}) {
     std::vector<plot_file> out;
-    const std::string name = detail::sweep_title(a), param = a.curve.param;
+    const std::string name = short_name.empty() ? detail::sweep_title(a) : short_name, param = a.curve.param;
     plot::line_options base;
     if (!a.rows.empty() && a.rows.front().load > 0 && a.rows.back().load / a.rows.front().load >= 8) base.log_x = true;
     auto add = [&](const std::string& kind, const std::string& title, std::string svg) {

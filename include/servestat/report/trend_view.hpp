@@ -4,6 +4,7 @@
 // so no format can disagree.
 #pragma once
 
+#include <algorithm>   // std::stable_sort, std::sort
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int64_t
@@ -21,6 +22,8 @@
 #include "servestat/plot/line.hpp"           // line_chart, line_options
 #include "servestat/report/compare_json.hpp" // compare_options_to_json, detail::to_json(change), json
 #include "servestat/report/compare_view.hpp" // detail::signed_percent, detail::p_clause
+#include "servestat/report/digest.hpp"       // merge_changes, group_changes, kpi_rows, summary_view
+#include "servestat/stats/percentile_interval.hpp" // percentile_interval
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 
@@ -213,6 +216,97 @@ inline json text_list(const std::vector<std::string>& texts) {
     return out;
 }
 
+// Each run's distribution-free 95% interval of a percentile (order statistics of its successful
+// requests), as a band around the trend line: a step that stays inside the previous run's band is
+// no evidence of change. Runs too small for an interval leave a gap.
+inline plot::band percentile_band(const trend& t, std::span<const run> runs, const std::vector<double>& xs, metric m,
+                                  double p, std::size_t series, const std::string& name) {
+    plot::band b{series, {}, {}, {}, name + ": 95% CI"};
+    for (std::size_t k = 0; k < t.steps.size(); ++k) {
+        const run& r = runs[t.steps[k].run];
+        subset all{"all", {}};
+        for (std::uint32_t i = 0; i < r.requests.size(); ++i) all.rows.push_back(i);
+        auto values = report::detail::metric_values(r, m, all);
+        const auto interval = percentile_interval(values.size(), p);
+        if (!interval) continue;
+        std::sort(values.begin(), values.end());
+        b.x.push_back(xs[k]);
+        b.low.push_back(values[interval->lower]);
+        b.high.push_back(values[interval->upper]);
+    }
+    return b;
+}
+
+// The published changes of one step, located for the digest (one pair, no load).
+inline std::vector<located_change> located(const run_comparison& rc) {
+    std::vector<located_change> out;
+    for (const auto& c : rc.changes)
+        if (published(c)) out.push_back({std::nullopt, "", 0, &c});
+    return out;
+}
+
+// What a weekly review asks first: what changed since the previous run (compare's verdicts, grouped
+// by metric), where the latest run stands against the first, and how often the series regressed.
+inline std::vector<summary_sentence> summary(const trend& t, std::span<const run> runs, const compare_options& o) {
+    std::vector<summary_sentence> out;
+    if (t.steps.size() < 2) {
+        const run_stats& r = t.steps.front().stats;
+        out.push_back({1, fmt::format("One run so far ({}: {} requests, e2e p50 {}, p99 {}); a trend needs two or more.",
+                                      runs[t.steps.front().run].meta.label, r.requests,
+                                      format_seconds(find_percentile(r, "all", metric::e2e, 50)),
+                                      format_seconds(find_percentile(r, "all", metric::e2e, 99)))});
+        return out;
+    }
+    const trend_step& latest = t.steps.back();
+    auto named = [&](const trend_step& step) {
+        const std::string& label = runs[step.run].meta.label;
+        return step.started ? label + " of " + date_text(step.started, false) : label;
+    };
+    const std::string since = "Since the previous run (" + named(t.steps[t.steps.size() - 2]) + ")";
+    const auto changes = located(*latest.vs_previous);
+    const auto merged = merge_changes(changes);
+    auto groups = group_changes(merged);
+    // Regressions first, then what users wait for: e2e before TTFT before the rest.
+    auto rank = [](const change_group& g) {
+        return (g.direction == verdict::regressed ? 0 : 10) + (g.metric == "e2e" ? 0 : g.metric == "ttft" ? 1 : 2);
+    };
+    std::stable_sort(groups.begin(), groups.end(), [&](const change_group& a, const change_group& b) { return rank(a) < rank(b); });
+    for (std::size_t i = 0; i < groups.size(); ++i)
+        out.push_back({10 - 0.1 * static_cast<double>(i), since + ": " + group_sentence("", groups[i], o.verdicts)});
+    if (groups.empty()) {
+        std::string moved;
+        for (const char* name : {"e2e.p50", "e2e.p99"})
+            if (const change* c = find(latest.vs_previous, name); c && c->relative)
+                moved.append(moved.empty() ? "" : ", ").append(fmt::format("{} {} ({})", readable_name(*c), signed_percent(*c->relative), describe(c->result)));
+        out.push_back({10, fmt::format("{}, no latency changed significantly beyond ±{:g}%{}.", since, 100 * o.verdicts.noise,
+                                       moved.empty() ? "" : ": " + moved)});
+    }
+    if (const change* rps = find(latest.vs_previous, "rps"); rps && rps->relative)
+        out.push_back({6, fmt::format("Throughput {:.2f} → {:.2f} req/s ({}), one measurement per run.", *rps->before,
+                                      *rps->after, signed_percent(*rps->relative))});
+    if (t.steps.size() > 2) {
+        const auto first_changes = located(*latest.vs_first);
+        const auto first_groups = group_changes(merge_changes(first_changes));
+        const std::string against = "Against the first run (" + named(t.steps.front()) + ")";
+        if (first_groups.empty())
+            out.push_back({7, against + ", the latest run shows no significant latency change."});
+        else
+            out.push_back({7, against + ", the latest run: " + group_sentence("", first_groups.front(), o.verdicts)});
+        std::vector<std::string> regressed;
+        for (std::size_t k = 1; k < t.steps.size(); ++k)
+            for (const auto& c : t.steps[k].vs_previous->changes)
+                if (published(c) && c.metric == "e2e" && c.result == verdict::regressed) {
+                    regressed.push_back(t.steps[k].started ? date_text(t.steps[k].started, false) : runs[t.steps[k].run].meta.label);
+                    break;
+                }
+        out.push_back({5, regressed.empty()
+                              ? fmt::format("No step of the {} runs regressed e2e latency significantly.", t.steps.size())
+                              : fmt::format("{} of {} steps regressed e2e latency significantly ({}).", regressed.size(),
+                                            t.steps.size() - 1, joined(regressed))});
+    }
+    return out;
+}
+
 } // namespace detail::trend_parts
 
 // trend.json: each run's headline numbers and its published changes against the previous and the first run.
@@ -253,8 +347,14 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
     json rows = json::array(), plot_list = json::array();
     for (const auto& s : t.steps) rows.push_back(parts::row_json(s));
     for (const auto& p : plots) plot_list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
+    std::vector<kpi_source> kpi;
+    if (t.steps.size() >= 2) kpi.push_back({"previous: " + runs[t.steps[t.steps.size() - 2].run].meta.label, &t.steps[t.steps.size() - 2].stats});
+    kpi.push_back({"latest: " + runs[t.steps.back().run].meta.label, &t.steps.back().stats});
     return {{"title", std::move(title)},
             {"generator", "servestat 0.1.0"},
+            {"summary", summary_view(parts::summary(t, runs, o))},
+            {"kpi", kpi_rows(kpi, o.stats.slos, 95)},
+            {"has_kpi_slo", !o.stats.slos.empty()},
             {"run_count", std::to_string(t.steps.size())},
             {"dated", parts::all_dated(t)},
             {"first_label", runs[t.steps.front().run].meta.label},
@@ -309,6 +409,8 @@ inline std::vector<plot_file> trend_plots(const trend& t, std::span<const run> r
             series.push_back(std::move(s));
         }
         if (series.empty()) return;
+        for (std::size_t i = 0; i < specs.size() && i < series.size(); ++i)
+            if (specs[i].of) o.bands.push_back(parts::percentile_band(t, runs, xs, *specs[i].of, specs[i].p, i, specs[i].name));
         for (std::size_t k = 1; k < t.steps.size(); ++k)
             for (const auto& spec : specs) {
                 if (!spec.of) continue;

@@ -15,6 +15,7 @@
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
 #include "servestat/report/stats_json.hpp"  // json, stats_document
 #include "servestat/report/grid_view.hpp"   // grid_view
+#include "servestat/report/report_digest.hpp" // report_summary, report_kpi_sources, sweep_titles
 #include "servestat/report/sweep_view.hpp"  // sweep_view
 #include "servestat/stats/linear_fit.hpp"   // least_squares
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats
@@ -206,7 +207,48 @@ inline json arrivals_view(const run_stats& r) {
             {"output_tokens", format_count_percentiles(r.output_tokens)}};
 }
 
+// A run's latencies in one small table for the appendix of a multi-run report: per subset its
+// e2e p50/p90/p99, TTFT p50/p99 and TPOT p50.
+inline json compact_rows(const run_stats& r) {
+    json rows = json::array();
+    for (const auto& s : r.subsets) {
+        const summary* e2e = find_summary(r, s.name, metric::e2e);
+        if (e2e == nullptr || e2e->n == 0) continue;
+        auto at = [&](metric m, double p) { return format_seconds(find_percentile(r, s.name, m, p)); };
+        rows.push_back({{"subset", s.name}, {"n", std::to_string(e2e->n)},
+                        {"e2e_p50", at(metric::e2e, 50)}, {"e2e_p90", at(metric::e2e, 90)}, {"e2e_p99", at(metric::e2e, 99)},
+                        {"ttft_p50", at(metric::ttft, 50)}, {"ttft_p99", at(metric::ttft, 99)}, {"tpot_p50", at(metric::tpot, 50)}});
+    }
+    return rows;
+}
+
 inline bool has_measured_requests(const run_stats& r) { return r.requests > 0 && r.meta.kind != run_kind::arrivals; }
+
+// The steady-state line of a run: the window and what --steady-state did or would do with it, or
+// why there is none.
+inline std::string steady_state_text(const steady_state_detection& d) {
+    if (!d.window) return "none detected: " + d.reason + ".";
+    const steady_state& w = *d.window;
+    std::string out = describe(w);
+    if (w.applied) out += fmt::format("; the statistics here cover the {} requests sent within it.", w.requests);
+    else if (w.excluded_start + w.excluded_end > 0) out += "; the statistics here cover the whole run (--steady-state restricts them to the window).";
+    else out += ".";
+    if (mostly_transient(w)) out += " More than half of the requests are ramp-up or drain: the run is short for its load.";
+    return out;
+}
+
+inline json steady_state_view(const steady_state_detection& d) {
+    if (!d.window) return nullptr;
+    const steady_state& w = *d.window;
+    return {{"start", format_seconds(w.start)},
+            {"end", format_seconds(w.end)},
+            {"requests", std::to_string(w.requests)},
+            {"excluded_start", std::to_string(w.excluded_start)},
+            {"excluded_end", std::to_string(w.excluded_end)},
+            {"method", w.method},
+            {"applied", w.applied},
+            {"text", steady_state_text(d)}};
+}
 
 inline json run_view(const analysed_run& a, const stats_options& o, const report_options& ro) {
     const run_stats& r = a.stats;
@@ -246,7 +288,10 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"has_findings", !findings.empty()},
               {"findings", findings},
               {"has_skipped", r.skipped.count > 0},
-              {"skipped", std::to_string(r.skipped.count)}};
+              {"skipped", std::to_string(r.skipped.count)},
+              {"has_steady_state", r.steady_state.window.has_value()},
+              {"steady_state", steady_state_view(r.steady_state)},
+              {"steady_state_text", steady_state_text(r.steady_state)}};
     return view;
 }
 
@@ -273,25 +318,44 @@ inline analysed_run analyse(const run& r, const stats_options& o) {
 inline json build_view_model(const std::vector<analysed_run>& runs, const stats_options& o, const report_options& ro,
                              std::span<const sweep_analysis> sweeps = {}, std::span<const grid_analysis> grids = {}) {
     std::vector<run_stats> stats;
+    std::vector<std::vector<finding>> findings;
     const json comparison = detail::comparison_rows(runs);
+    const auto titles = sweep_titles(sweeps);
     json sweep_views = json::array();
-    for (const auto& s : sweeps) sweep_views.push_back(sweep_view(s));
+    std::vector<std::string> capacity;
+    for (std::size_t i = 0; i < sweeps.size(); ++i) {
+        json v = sweep_view(sweeps[i]);
+        v["title"] = titles[i];
+        sweep_views.push_back(std::move(v));
+        for (const auto& c : sweeps[i].capacity)
+            capacity.push_back(sweep_short_name(sweeps[i], i) + ": " + detail::capacity_sentence(sweeps[i], c));
+    }
     json grid_views = json::array();
     for (const auto& g : grids) grid_views.push_back(grid_view(g));
     json run_views = json::array();
     for (const auto& a : runs) {
         stats.push_back(a.stats);
+        findings.push_back(derive_findings(a.stats, a.e2e_per_output_token));
         run_views.push_back(detail::run_view(a, o, ro));
+        run_views.back()["compact"] = detail::compact_rows(a.stats);
     }
+    const auto [kpi_sources, kpi_note] = report_kpi_sources(stats, sweeps);
     return {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
+            {"summary", summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile, capacity))},
+            {"kpi", kpi_rows(kpi_sources, o.slos, ro.slo_percentile)},
+            {"has_kpi", !kpi_sources.empty()},
+            {"kpi_note", kpi_note},
+            {"has_kpi_slo", !o.slos.empty()},
             {"many_runs", comparison.size() > 1},
+            {"single_run", runs.size() == 1},
             {"run_count", std::to_string(runs.size())},
             {"comparison", comparison},
             {"runs", run_views},
             {"has_sweeps", !sweeps.empty()},
             {"sweeps", sweep_views},
             {"grids", grid_views},
+            {"has_groups", false}, // report --group-by sets it and adds "group_view"
             {"stats", stats_document(stats, o, sweeps, grids)}};
 }
 

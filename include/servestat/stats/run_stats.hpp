@@ -15,6 +15,7 @@
 #include "servestat/stats/breakdown.hpp"   // breakdown, break_down
 #include "servestat/stats/error_kinds.hpp" // error_count, count_errors
 #include "servestat/stats/goodput.hpp"     // slo, count_good
+#include "servestat/stats/steady_state.hpp" // steady_state_detection, detect_steady_state
 #include "servestat/stats/metrics.hpp"     // metric, collect_metric
 #include "servestat/stats/subsets.hpp"     // subset_options, split_into_subsets
 #include "servestat/stats/summary.hpp"     // summary, summarize_in_place
@@ -81,6 +82,8 @@ struct run_stats {
     std::vector<subset_stats> subsets;
     breakdown time_breakdown;
     skipped_lines skipped;
+    // Where the run was in steady state; with --steady-state, the window the statistics cover.
+    steady_state_detection steady_state;
 };
 
 // The summary of one metric in one subset; nullptr when the subset does not exist.
@@ -235,6 +238,7 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     std::vector<double> scratch;
     for (const auto& s : subsets) out.subsets.push_back(detail::summarize_subset(t, s, o.summary, scratch));
     out.time_breakdown = break_down(t, subsets, o.summary);
+    out.steady_state = detect_steady_state(r);
     return out;
 }
 

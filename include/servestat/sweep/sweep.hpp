@@ -11,6 +11,7 @@
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
@@ -77,8 +78,29 @@ inline std::string curve_key(const run_stats& r, const std::string& param) {
     return r.meta.source.format + "\n" + r.meta.workload + "\n" + r.meta.model + "\n" + others.dump();
 }
 
-inline std::string group_name(const run_stats& r, const std::string& param, const std::set<std::string>& varying) {
+// Run metadata that sets curves apart besides the parameters: a model, workload or source format
+// that is not the same in every run.
+inline std::vector<std::pair<std::string, std::string>> distinguishing_metadata(const run_stats& r,
+                                                                                std::span<const run_stats> runs) {
+    std::vector<std::pair<std::string, std::string>> out;
+    auto add_if_varying = [&](const char* name, auto field) {
+        for (const auto& other : runs)
+            if (field(other) != field(r)) {
+                out.emplace_back(name, field(r).empty() ? std::string("(none)") : field(r));
+                return;
+            }
+    };
+    add_if_varying("model", [](const run_stats& x) -> const std::string& { return x.meta.model; });
+    add_if_varying("workload", [](const run_stats& x) -> const std::string& { return x.meta.workload; });
+    add_if_varying("format", [](const run_stats& x) -> const std::string& { return x.meta.source.format; });
+    return out;
+}
+
+inline std::string group_name(const run_stats& r, const std::string& param, const std::set<std::string>& varying,
+                              std::span<const run_stats> runs) {
     std::string out;
+    for (const auto& [name, value] : distinguishing_metadata(r, runs))
+        out.append(out.empty() ? "" : ", ").append(name).append("=").append(value);
     for (const auto& name : varying) {
         if (name == param || !r.meta.params.contains(name)) continue;
         const auto& v = r.meta.params[name];
@@ -101,7 +123,7 @@ inline std::vector<sweep> find_sweeps(std::span<const run_stats> runs, const swe
         const auto load = detail::numeric_param(runs[i].meta, param);
         if (!load) continue;
         const std::string key = detail::curve_key(runs[i], param);
-        auto [it, inserted] = by_key.try_emplace(key, sweep{param, detail::group_name(runs[i], param, varying), {}});
+        auto [it, inserted] = by_key.try_emplace(key, sweep{param, detail::group_name(runs[i], param, varying, runs), {}});
         if (inserted) order.push_back(key);
         auto& points = it->second.points;
         if (std::none_of(points.begin(), points.end(), [&](const sweep_point& p) { return p.load == *load; }))

@@ -1,0 +1,517 @@
+// The digest every report leads with: a few summary sentences built from the numbers, a KPI table
+// per run or side with SLO verdicts, and findings merged across load levels and ranked, the most
+// important in the body and every one in an appendix. The report, compare, sweep and trend views
+// all build their top section from these pieces.
+#pragma once
+
+#include <algorithm>   // std::stable_sort, std::min, std::max, std::sort, std::find
+#include <cmath>       // std::abs, std::log10
+#include <cstddef>     // std::size_t
+#include <map>         // std::map
+#include <optional>    // std::optional
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::move
+#include <vector>      // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/compare/compare.hpp"      // change, verdict
+#include "servestat/report/change_text.hpp"   // signed_percent, value_text, readable_name, p_clause
+#include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value
+#include "servestat/report/stats_json.hpp"    // json
+#include "servestat/stats/run_stats.hpp"      // run_stats, find_summary, find_percentile
+#include "servestat/sweep/sweep_analysis.hpp" // detail::format_load
+
+namespace servestat::report {
+
+// ---- summary sentences ------------------------------------------------------------------------
+
+// A statement for the summary and how much it matters: the heaviest few are shown.
+struct summary_sentence {
+    double weight = 0;
+    std::string text;
+};
+
+inline constexpr std::size_t summary_sentences_shown = 5;
+
+// At most five sentences, heaviest first (equal weights keep the order they were made in).
+inline json summary_view(std::vector<summary_sentence> sentences) {
+    std::stable_sort(sentences.begin(), sentences.end(),
+                     [](const summary_sentence& a, const summary_sentence& b) { return a.weight > b.weight; });
+    json out = json::array();
+    for (std::size_t i = 0; i < sentences.size() && i < summary_sentences_shown; ++i)
+        out.push_back({{"text", std::move(sentences[i].text)}});
+    return out;
+}
+
+// What labels share up to the last separator before they differ: "bad" for bad-c1 … bad-c64;
+// empty when they share nothing that reads as a name.
+inline std::string common_stem(const std::vector<std::string>& labels) {
+    if (labels.empty()) return {};
+    std::string common = labels.front();
+    for (const auto& l : labels) {
+        std::size_t n = 0;
+        while (n < common.size() && n < l.size() && common[n] == l[n]) ++n;
+        common.resize(n);
+    }
+    if (labels.size() == 1) return common;
+    const auto cut = common.find_last_of("-_ /.");
+    return cut == std::string::npos ? std::string() : common.substr(0, cut);
+}
+
+// ---- KPI table --------------------------------------------------------------------------------
+
+// One row group of the KPI table: a run, or one side of a comparison, under a name.
+struct kpi_source {
+    std::string name;
+    const run_stats* stats = nullptr;
+};
+
+namespace detail {
+
+inline std::string slo_verdict_text(const run_stats& r, std::string_view subset, const std::vector<slo>& slos,
+                                    double percentile) {
+    std::string failed;
+    bool any = false;
+    for (const auto& s : slos) {
+        const auto value = find_percentile(r, subset, s.on, percentile);
+        if (!value) continue;
+        any = true;
+        if (*value <= s.max_seconds) continue;
+        failed.append(failed.empty() ? "" : "; ")
+            .append(fmt::format("{} {} {} > {}", to_string(s.on), percentile_key(percentile), format_seconds(*value),
+                                format_seconds(s.max_seconds)));
+    }
+    if (!any) return missing_value;
+    return failed.empty() ? "PASS" : "FAIL: " + failed;
+}
+
+inline std::string rate_text(const std::optional<double>& v, const char* format) {
+    return v ? fmt::format(fmt::runtime(format), *v) : std::string(missing_value);
+}
+
+} // namespace detail
+
+// Rows of the KPI table: per source its whole run, then short and long prompts where it has them.
+// Rates and success belong to the run, so subset rows leave them empty.
+inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>& slos, double slo_percentile) {
+    json rows = json::array();
+    for (const auto& source : sources) {
+        const run_stats& r = *source.stats;
+        bool first = true;
+        for (const char* subset : {"all", "short", "long"}) {
+            const summary* e2e = find_summary(r, subset, metric::e2e);
+            if (e2e == nullptr || e2e->n == 0) continue;
+            auto at = [&](metric m, double p) { return format_seconds(find_percentile(r, subset, m, p)); };
+            const bool whole = std::string_view(subset) == "all";
+            const double ok = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
+            rows.push_back({{"name", first ? source.name : std::string()},
+                            {"subset", subset},
+                            {"requests", whole ? std::to_string(r.requests) : std::to_string(e2e->n)},
+                            {"ok", whole ? format_share(ok) : std::string()},
+                            {"rps", whole ? detail::rate_text(r.rps, "{:.2f}") : std::string()},
+                            {"output_tps", whole ? detail::rate_text(r.output_tps, "{:.1f}") : std::string()},
+                            {"ttft_p50", at(metric::ttft, 50)},
+                            {"ttft_p99", at(metric::ttft, 99)},
+                            {"e2e_p50", at(metric::e2e, 50)},
+                            {"e2e_p99", at(metric::e2e, 99)},
+                            {"slo", detail::slo_verdict_text(r, subset, slos, slo_percentile)}});
+            first = false;
+        }
+    }
+    return rows;
+}
+
+// ---- findings, ranked -------------------------------------------------------------------------
+
+// A finding with the weight that ranks it: the body shows the heaviest, the appendix every one.
+struct digest_finding {
+    double score = 0;
+    std::string kind; // "change", "trade_off", "knee", "capacity", "throughput", "tail_only", "too_few", ...
+    std::string text;
+    std::string group; // findings of one group ("short e2e improved") crowd each other out of the body
+};
+
+inline constexpr std::size_t findings_in_body = 12;
+inline constexpr std::size_t body_findings_per_group = 2;
+
+// Findings at two depths: the body's digest (changes grouped by subset and metric, trade-offs named)
+// and every finding one by one, for the appendix and the JSON export.
+struct digest_findings {
+    std::vector<digest_finding> body, all;
+};
+
+namespace detail {
+
+inline void rank(std::vector<digest_finding>& list) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const digest_finding& a, const digest_finding& b) { return a.score > b.score; });
+}
+
+inline json finding_list(const std::vector<digest_finding>& list) {
+    json out = json::array();
+    for (const auto& f : list) out.push_back({{"text", f.text}, {"kind", f.kind}});
+    return out;
+}
+
+} // namespace detail
+
+// The heaviest twelve of the body, at most two of a crowding group; "All findings" keeps every one.
+inline json findings_view(digest_findings f) {
+    detail::rank(f.body);
+    detail::rank(f.all);
+    std::vector<digest_finding> body;
+    std::map<std::string, std::size_t> per_group;
+    for (auto& x : f.body) {
+        if (body.size() >= findings_in_body) break;
+        if (!x.group.empty() && per_group[x.group]++ >= body_findings_per_group) continue;
+        body.push_back(std::move(x));
+    }
+    return {{"findings", detail::finding_list(body)},
+            {"has_findings", !body.empty()},
+            {"all_findings", detail::finding_list(f.all)},
+            {"has_more_findings", f.all.size() > body.size()},
+            {"findings_total", std::to_string(f.all.size())}};
+}
+
+// ---- changes merged across load levels ---------------------------------------------------------
+
+// One statistic's change at one place: a load level of a sweep, a pair of runs, or the only pair.
+struct located_change {
+    std::optional<double> load;
+    std::string where; // "c=16", or a pair's heading; empty for the only pair
+    std::size_t position = 0; // the place's index, so runs of neighbouring levels read as a range
+    const change* x = nullptr;
+};
+
+// Every level at which one statistic moved significantly in one direction.
+struct merged_change {
+    std::string name; // "short.e2e.p99"
+    verdict direction = verdict::improved;
+    std::vector<located_change> levels; // where it moved that way, in level order
+    std::size_t judged = 0;             // levels where the statistic got a verdict at all
+};
+
+namespace detail {
+
+inline bool judged(verdict v) { return v != verdict::too_few && v != verdict::single; }
+
+// User-facing latencies and throughput first; the server's own breakdown explains them.
+inline double importance(const change& c) {
+    if (c.metric == "e2e" || c.metric == "ttft" || c.metric == "e2e_sched" || c.subset.empty()) return 1.0;
+    if (c.metric == "tpot") return 0.8;
+    return 0.5;
+}
+
+inline double median_magnitude(const merged_change& m) {
+    std::vector<double> v;
+    for (const auto& l : m.levels)
+        if (l.x->relative) v.push_back(std::abs(*l.x->relative));
+    if (v.empty()) return 1.0; // a baseline of zero: no ratio, but a verdict all the same
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+inline double largest_p(const merged_change& m) {
+    double p = 0;
+    for (const auto& l : m.levels) p = std::max(p, l.x->p_value.value_or(1.0));
+    return p;
+}
+
+// Effect × significance: the median size of the change (capped at 100%, beyond which size no longer
+// decides what a reader must see first), the share of levels where it is significant, the
+// strength of the weakest p-value (full at p ≤ 0.001) and the metric's importance.
+inline double score(const merged_change& m) {
+    const double breadth = m.judged ? static_cast<double>(m.levels.size()) / static_cast<double>(m.judged) : 1.0;
+    const double strength = std::min(1.0, -std::log10(std::max(largest_p(m), 1e-300)) / 3.0);
+    return importance(*m.levels.front().x) * std::min(median_magnitude(m), 1.0) * breadth * strength;
+}
+
+// "31–44%" (or one value), from the relative changes; absolute deltas where a baseline was zero.
+inline std::string magnitude_range(const merged_change& m) {
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& l : m.levels)
+        if (l.x->relative) {
+            const double v = 100 * std::abs(*l.x->relative);
+            lo = any ? std::min(lo, v) : v;
+            hi = any ? std::max(hi, v) : v;
+            any = true;
+        }
+    if (!any) return delta_text(*m.levels.front().x, *m.levels.front().x->delta);
+    if (lo == hi) return fmt::format("{:.1f}%", hi);
+    auto pct = [](double v) { return v >= 10 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v); };
+    return pct(lo) == pct(hi) ? pct(hi) + "%" : pct(lo) + "–" + pct(hi) + "%";
+}
+
+// "c=16…64" for neighbouring levels, "c=1, 8…64" where a run of three or more neighbours is broken,
+// "c=8, 32"; pairs of runs by their headings.
+inline std::string levels_text(const std::string& param, const merged_change& m) {
+    const auto& ls = m.levels;
+    std::string out;
+    if (!ls.front().load) {
+        for (const auto& l : ls) out.append(out.empty() ? "" : ", ").append(l.where);
+        return out;
+    }
+    for (std::size_t i = 0; i < ls.size();) {
+        std::size_t j = i;
+        while (j + 1 < ls.size() && ls[j + 1].position == ls[j].position + 1) ++j;
+        const std::string first = out.empty() ? servestat::detail::format_load(param, *ls[i].load) : fmt::format("{:g}", *ls[i].load);
+        out.append(out.empty() ? "" : ", ").append(first);
+        if (j >= i + 2) out += fmt::format("…{:g}", *ls[j].load);
+        else
+            for (std::size_t k = i + 1; k <= j; ++k) out += fmt::format(", {:g}", *ls[k].load);
+        i = j + 1;
+    }
+    return out;
+}
+
+// The interval's ends over all levels: the least and the most the data supports.
+inline std::string ci_span(const merged_change& m, const verdict_options& o) {
+    std::optional<double> lo, hi;
+    for (const auto& l : m.levels)
+        if (l.x->relative_ci) {
+            lo = lo ? std::min(*lo, l.x->relative_ci->low) : l.x->relative_ci->low;
+            hi = hi ? std::max(*hi, l.x->relative_ci->high) : l.x->relative_ci->high;
+        }
+    if (!lo) return "";
+    return fmt::format("; {} CIs within {} to {}", percent_text(o.confidence), signed_percent(*lo), signed_percent(*hi));
+}
+
+inline const located_change& largest(const merged_change& m) {
+    const located_change* best = &m.levels.front();
+    for (const auto& l : m.levels)
+        if (l.x->relative && (!best->x->relative || std::abs(*l.x->relative) > std::abs(*best->x->relative))) best = &l;
+    return *best;
+}
+
+inline std::string p_bound(double p) { return p < 0.001 ? "p < 0.001" : "p ≤ " + p_text(p); }
+
+} // namespace detail
+
+// The statistics that moved significantly, each merged over the levels where it moved one way.
+inline std::vector<merged_change> merge_changes(std::span<const located_change> changes) {
+    std::map<std::string, std::size_t> judged;
+    for (const auto& l : changes)
+        if (detail::judged(l.x->result)) ++judged[l.x->name];
+    std::vector<merged_change> out;
+    std::map<std::pair<std::string, verdict>, std::size_t> index;
+    for (const auto& l : changes) {
+        if (l.x->result != verdict::improved && l.x->result != verdict::regressed) continue;
+        const auto key = std::pair{l.x->name, l.x->result};
+        auto [it, fresh] = index.try_emplace(key, out.size());
+        if (fresh) out.push_back({l.x->name, l.x->result, {}, judged[l.x->name]});
+        out[it->second].levels.push_back(l);
+    }
+    return out;
+}
+
+// "short e2e p99 improved 31–44% at c=16…64 (significant at 5 of 8 levels; 95% CIs within …; largest
+// at c=64: 1.40 s → 790 ms; p < 0.001)", or for one pair the change with its own interval.
+inline std::string merged_sentence(const std::string& param, const merged_change& m, const verdict_options& o) {
+    const change& x = *m.levels.front().x;
+    const std::string what = detail::readable_name(x) + " " + std::string(describe(m.direction));
+    if (m.levels.size() == 1 && m.judged <= 1) {
+        const auto& l = m.levels.front();
+        std::string out = (l.where.empty() ? "" : l.where + ": ") + what;
+        if (x.relative) out += fmt::format(" by {:.1f}%", 100 * std::abs(*x.relative));
+        out += " (" + detail::value_text(x, x.before) + " → " + detail::value_text(x, x.after);
+        if (const auto ends = detail::ci_ends(x))
+            out += "; " + detail::percent_text(o.confidence) + " CI " + ends->first + " to " + ends->second;
+        return out + "; " + detail::p_clause(x.p_value.value_or(1)) + ").";
+    }
+    const auto& big = detail::largest(m);
+    return fmt::format("{} {} at {} (significant at {} of {} {}{}; largest at {}: {} → {}; {}).", what,
+                       detail::magnitude_range(m), detail::levels_text(param, m), m.levels.size(), m.judged,
+                       m.levels.front().load ? "levels" : "pairs", detail::ci_span(m, o), big.where,
+                       detail::value_text(*big.x, big.x->before), detail::value_text(*big.x, big.x->after),
+                       detail::p_bound(detail::largest_p(m)));
+}
+
+// The group a merged change crowds: its subset, metric and direction.
+inline std::string crowding_group(const merged_change& m) {
+    const change& x = *m.levels.front().x;
+    return x.subset + "." + x.metric + "." + std::string(to_string(m.direction));
+}
+
+// A trade-off: one prompt-length subset improved where another regressed, on the same statistic.
+struct trade_off {
+    const merged_change* gained;
+    const merged_change* paid;
+};
+
+inline std::vector<trade_off> find_trade_offs(const std::vector<merged_change>& merged) {
+    std::vector<trade_off> out;
+    for (const auto& g : merged) {
+        const change& gx = *g.levels.front().x;
+        if (g.direction != verdict::improved || gx.subset.empty() || gx.subset == "all") continue;
+        const merged_change* strongest = nullptr;
+        for (const auto& p : merged) {
+            const change& px = *p.levels.front().x;
+            if (p.direction != verdict::regressed || px.subset.empty() || px.subset == "all" || px.subset == gx.subset ||
+                px.metric != gx.metric || px.statistic != gx.statistic)
+                continue;
+            if (strongest == nullptr || detail::score(p) > detail::score(*strongest)) strongest = &p;
+        }
+        if (strongest) out.push_back({&g, strongest});
+    }
+    return out;
+}
+
+inline std::string trade_off_sentence(const std::string& param, const trade_off& t) {
+    auto part = [&](const merged_change& m) {
+        return fmt::format("{} {} {} at {}", detail::readable_name(*m.levels.front().x), describe(m.direction),
+                           detail::magnitude_range(m), detail::levels_text(param, m));
+    };
+    return "Trade-off: " + part(*t.gained) + ", while " + part(*t.paid) + ".";
+}
+
+// Findings from changes: each merged change, and each trade-off, ranked by effect × significance.
+inline std::vector<digest_finding> change_findings(const std::string& param, const std::vector<merged_change>& merged,
+                                                   const verdict_options& o) {
+    std::vector<digest_finding> out;
+    for (const auto& t : find_trade_offs(merged))
+        out.push_back({std::max(detail::score(*t.gained), detail::score(*t.paid)) * 1.01, "trade_off",
+                       trade_off_sentence(param, t), crowding_group(*t.gained)});
+    for (const auto& m : merged)
+        out.push_back({detail::score(m), "change", merged_sentence(param, m, o), crowding_group(m)});
+    return out;
+}
+
+// ---- changes grouped by subset and metric ------------------------------------------------------
+
+// The statistics of one subset's metric that moved the same way: one event for a reader, since a
+// shifted distribution moves its p50, p90 and mean together (and they share one p-value).
+struct change_group {
+    std::string subset, metric;
+    verdict direction = verdict::improved;
+    std::vector<const merged_change*> members; // p50, p90, p95, p99, p99.9, mean order
+    double score = 0;
+};
+
+namespace detail {
+
+inline int statistic_order(const std::string& statistic) {
+    if (statistic == "mean") return 1000;
+    if (statistic.size() > 1 && statistic[0] == 'p') return static_cast<int>(10 * std::stod(statistic.substr(1)));
+    return 2000;
+}
+
+inline std::string metric_words(const std::string& metric) {
+    static constexpr std::pair<const char*, const char*> names[] = {
+        {"e2e", "e2e latency"}, {"ttft", "TTFT"}, {"tpot", "TPOT"}, {"itl", "inter-token latency"},
+        {"decode", "decode time"}, {"client_queue", "client queue time"}, {"e2e_sched", "latency from intended send"},
+        {"server_queue", "server queue time"}, {"server_prefill", "server prefill time"},
+        {"server_decode", "server decode time"}};
+    for (const auto& [key, text] : names)
+        if (metric == key) return text;
+    return metric;
+}
+
+inline std::string subset_words(const std::string& subset) {
+    if (subset.empty()) return "";
+    return subset == "all" ? "" : subset + " prompts'";
+}
+
+// "p50 32–80%, p90 43–82% at c=16…64", the levels said once when every statistic shares them.
+inline std::string members_text(const std::string& param, const change_group& g) {
+    std::string levels = levels_text(param, *g.members.front());
+    bool same = true;
+    for (const auto* m : g.members) same = same && levels_text(param, *m) == levels;
+    std::string out;
+    for (const auto* m : g.members) {
+        out.append(out.empty() ? "" : ", ").append(m->levels.front().x->statistic).append(" ").append(magnitude_range(*m));
+        if (!same) out.append(" at ").append(levels_text(param, *m));
+    }
+    return same && !levels.empty() ? out + " at " + levels : out;
+}
+
+// The group's strongest member in numbers: where, from what to what, its interval and p-value.
+inline std::string evidence_text(const change_group& g, const verdict_options& o) {
+    const merged_change* best = g.members.front();
+    for (const auto* m : g.members)
+        if (score(*m) > score(*best)) best = m;
+    const auto& l = largest(*best);
+    std::string out = l.x->statistic + (l.where.empty() ? "" : " at " + l.where) + ": " + value_text(*l.x, l.x->before) +
+                      " → " + value_text(*l.x, l.x->after);
+    if (const auto ends = ci_ends(*l.x)) out += ", " + percent_text(o.confidence) + " CI " + ends->first + " to " + ends->second;
+    return out + ", " + p_clause(l.x->p_value.value_or(1));
+}
+
+} // namespace detail
+
+// Merged changes grouped by subset, metric and direction, strongest group first.
+inline std::vector<change_group> group_changes(const std::vector<merged_change>& merged) {
+    std::vector<change_group> out;
+    std::map<std::string, std::size_t> index;
+    for (const auto& m : merged) {
+        const change& x = *m.levels.front().x;
+        if (x.subset.empty()) continue; // run-level rates are single measurements, not grouped
+        const std::string key = x.subset + "\n" + x.metric + "\n" + std::string(to_string(m.direction));
+        auto [it, fresh] = index.try_emplace(key, out.size());
+        if (fresh) out.push_back({x.subset, x.metric, m.direction, {}, 0});
+        out[it->second].members.push_back(&m);
+        out[it->second].score = std::max(out[it->second].score, detail::score(m));
+    }
+    for (auto& g : out)
+        std::stable_sort(g.members.begin(), g.members.end(), [](const merged_change* a, const merged_change* b) {
+            return detail::statistic_order(a->levels.front().x->statistic) < detail::statistic_order(b->levels.front().x->statistic);
+        });
+    std::stable_sort(out.begin(), out.end(), [](const change_group& a, const change_group& b) { return a.score > b.score; });
+    return out;
+}
+
+// "short prompts' e2e improved: p50 32–80%, p90 43–82% at c=16…64 (largest: p90 at c=48: 150 ms →
+// 27 ms, 95% CI −85.0% to −75.0%, p < 0.001)."
+inline std::string group_sentence(const std::string& param, const change_group& g, const verdict_options& o) {
+    const std::string who = detail::subset_words(g.subset);
+    return fmt::format("{}{} {}: {} (strongest {}).", who.empty() ? "" : who + " ", detail::metric_words(g.metric),
+                       describe(g.direction), detail::members_text(param, g), detail::evidence_text(g, o));
+}
+
+// A trade-off between groups: one prompt-length subset's metric improved where another's regressed.
+struct group_trade_off {
+    const change_group* gained;
+    const change_group* paid;
+};
+
+inline std::vector<group_trade_off> find_group_trade_offs(const std::vector<change_group>& groups) {
+    std::vector<group_trade_off> out;
+    for (const auto& g : groups) {
+        if (g.direction != verdict::improved || g.subset == "all") continue;
+        for (const auto& p : groups)
+            if (p.direction == verdict::regressed && p.subset != "all" && p.subset != g.subset && p.metric == g.metric) {
+                out.push_back({&g, &p});
+                break; // groups are strongest first
+            }
+    }
+    return out;
+}
+
+inline std::string group_trade_off_sentence(const std::string& param, const group_trade_off& t, const verdict_options& o) {
+    return fmt::format("Trade-off on {}: {} improved ({}; strongest {}), while {} regressed ({}; strongest {}).",
+                       detail::metric_words(t.gained->metric), detail::subset_words(t.gained->subset).substr(0, detail::subset_words(t.gained->subset).size() - 1),
+                       detail::members_text(param, *t.gained), detail::evidence_text(*t.gained, o),
+                       detail::subset_words(t.paid->subset).substr(0, detail::subset_words(t.paid->subset).size() - 1),
+                       detail::members_text(param, *t.paid), detail::evidence_text(*t.paid, o));
+}
+
+// The body's findings from changes: each trade-off once, then each group not told by a trade-off.
+inline std::vector<digest_finding> group_findings(const std::string& param, const std::vector<change_group>& groups,
+                                                  const verdict_options& o) {
+    std::vector<digest_finding> out;
+    std::vector<const change_group*> told;
+    for (const auto& t : find_group_trade_offs(groups)) {
+        out.push_back({std::max(t.gained->score, t.paid->score) * 1.01, "trade_off", group_trade_off_sentence(param, t, o), ""});
+        told.push_back(t.gained);
+        told.push_back(t.paid);
+    }
+    for (const auto& g : groups)
+        if (std::find(told.begin(), told.end(), &g) == told.end())
+            out.push_back({g.score, "change", group_sentence(param, g, o), ""});
+    return out;
+}
+
+} // namespace servestat::report

@@ -1,0 +1,229 @@
+// The steady-state window of a run: the requests sent once the load had built up and before it
+// drained away, found with MSER-5 on the number of requests in flight, so that statistics can leave
+// the ramp-up and the drain out (`--steady-state`) and a report can say where they were.
+#pragma once
+
+#include <algorithm> // std::sort, std::stable_sort, std::upper_bound, std::min
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <span>      // std::span
+#include <string>    // std::string
+#include <utility>   // std::move
+#include <vector>    // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/core/run.hpp" // run, request_table
+
+namespace servestat {
+
+struct steady_state_options {
+    std::size_t batch_size = 5; // MSER-5: White et al. (2000) found batches of 5 as good as any
+    // On short series MSER cuts noise: on 200 stationary series of 100 Poisson draws the two-ended
+    // rule below cut 28 % on average (8 % at 200 draws, 1 % at 1000), so shorter runs get no window
+    // rather than a wrong one.
+    std::size_t min_requests = 100;
+};
+
+inline constexpr const char* steady_state_method = "MSER-5 on requests in flight";
+
+// A window on the send-time axis: a request belongs to it when its t_sent lies in [start, end].
+struct steady_state {
+    double start = 0, end = 0;        // run seconds: t_sent of the first and of the last request kept
+    std::size_t requests = 0;          // requests sent within [start, end]
+    std::size_t excluded_start = 0;    // ramp-up: requests sent before start
+    std::size_t excluded_end = 0;      // drain: requests sent after end
+    std::size_t untimed = 0;           // requests without a send time, in no window
+    std::string method = steady_state_method;
+    bool applied = false;              // the statistics were computed on this window only
+};
+
+// Either a window or why there is none ("no shared clock", "too few requests").
+struct steady_state_detection {
+    std::optional<steady_state> window;
+    std::string reason;
+};
+
+namespace detail {
+
+// Welford's update run backwards over the batch means, so every candidate truncation costs O(1)
+// and a million requests need no O(k²) pass; sums of squares by subtraction would cancel badly.
+struct running_spread {
+    double count = 0, mean = 0, m2 = 0;
+    void add(double z) {
+        count += 1;
+        const double delta = z - mean;
+        mean += delta / count;
+        m2 += delta * (z - mean);
+    }
+};
+
+// Request rows with both times, in send order (log order among equal send times).
+inline std::vector<std::size_t> timed_rows_in_send_order(const request_table& t) {
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) rows.push_back(i);
+    std::stable_sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) { return t.t_sent()[a] < t.t_sent()[b]; });
+    return rows;
+}
+
+// Per request in send order: how many requests were in flight when it was sent and when it ended,
+// whichever is fewer (each count includes the request itself; in flight means t_sent <= t < t_end,
+// as for peak concurrency). A closed loop's first wave is sent into a server holding 1, 2, ... c
+// requests; its last requests end with c, c-1, ... 1 still there; in between both counts sit at c.
+// Latencies would show the same ends but also whatever the workload puts in a stretch of requests
+// (a run of long prompts looks like a warm-up), and time windows of throughput cannot say which
+// requests to drop: the drain happens after the last send, when no request is sent any more.
+inline std::vector<double> in_flight_series(const request_table& t, std::span<const std::size_t> rows) {
+    std::vector<double> starts, ends;
+    starts.reserve(rows.size());
+    ends.reserve(rows.size());
+    for (std::size_t i : rows) {
+        starts.push_back(t.t_sent()[i]);
+        ends.push_back(t.t_end()[i]);
+    }
+    std::sort(starts.begin(), starts.end());
+    std::sort(ends.begin(), ends.end());
+    auto in_flight_at = [&](double time) { // started at or before time and not yet ended
+        const auto started = std::upper_bound(starts.begin(), starts.end(), time) - starts.begin();
+        const auto ended = std::upper_bound(ends.begin(), ends.end(), time) - ends.begin();
+        return static_cast<double>(started - ended);
+    };
+    std::vector<double> series;
+    series.reserve(rows.size());
+    for (std::size_t i : rows) {
+        const double sent = t.t_sent()[i], end = t.t_end()[i];
+        // At its own end a request no longer counts, and neither does one of zero duration at its send.
+        const double at_send = in_flight_at(sent) + (end == sent ? 1 : 0);
+        const double at_end = in_flight_at(end) + 1;
+        series.push_back(std::min(at_send, at_end));
+    }
+    return series;
+}
+
+} // namespace detail
+
+// MSER-m (White 1997; MSER-5 with batches of 5, White, Cobb and Spratt 2000): the number of leading
+// observations to drop. The series is cut into k batches of `batch_size` (a partial last batch is
+// left out), and d* is the d in 0..floor(k/2) minimising the squared marginal standard error of the
+// mean of the batch means that remain, sum_{j>=d} (Z_j - mean_d)^2 / (k - d)^2; the smallest d wins
+// a tie. Searching only the first half is the rule's own guard: past it, the few batches left make
+// the statistic small by chance. Returns d* * batch_size; 0 when there are fewer than 2 batches.
+inline std::size_t mser_truncation(std::span<const double> series, std::size_t batch_size = 5) {
+    const std::size_t k = batch_size == 0 ? 0 : series.size() / batch_size;
+    if (k < 2) return 0;
+    std::vector<double> means(k);
+    for (std::size_t j = 0; j < k; ++j) {
+        double sum = 0;
+        for (std::size_t i = 0; i < batch_size; ++i) sum += series[j * batch_size + i];
+        means[j] = sum / static_cast<double>(batch_size);
+    }
+    std::vector<double> statistic(k / 2 + 1);
+    detail::running_spread tail;
+    for (std::size_t d = k; d-- > 0;) {
+        tail.add(means[d]);
+        if (d < statistic.size()) statistic[d] = tail.m2 / (tail.count * tail.count);
+    }
+    std::size_t best = 0;
+    for (std::size_t d = 1; d < statistic.size(); ++d)
+        if (statistic[d] < statistic[best]) best = d;
+    return best * batch_size;
+}
+
+namespace detail {
+
+// MSER assumes the transient is at the start: a drain still in the tail inflates the spread of
+// every candidate and stops the rule early (on a closed loop of 64 it dropped 20 of the 64
+// ramp-up requests). So the rule runs forwards for the ramp-up and on the reversed series for the
+// drain, each time on what the other end left, until neither end moves: then each pass sees one
+// transient only. Cuts only grow and each leaves at least half of what it was given, so this ends.
+struct trimmed_ends {
+    std::size_t start = 0, end = 0;
+};
+
+inline trimmed_ends trim_both_ends(std::span<const double> series, std::size_t batch_size) {
+    trimmed_ends cut;
+    const std::size_t n = series.size();
+    std::vector<double> reversed;
+    for (;;) {
+        const std::size_t start = cut.start + mser_truncation(series.subspan(cut.start, n - cut.start - cut.end), batch_size);
+        const auto kept = series.subspan(start, n - start - cut.end);
+        reversed.assign(kept.rbegin(), kept.rend());
+        const std::size_t end = cut.end + mser_truncation(reversed, batch_size);
+        if (start == cut.start && end == cut.end) return cut;
+        cut = {start, end};
+    }
+}
+
+// A closed loop's first wave goes out within a millisecond: "0.00 s" would hide that the window
+// starts after it, so times under a second keep three significant digits.
+inline std::string format_run_seconds(double t) {
+    return t < 1 ? fmt::format("{:.3g} s", t) : fmt::format("{:.2f} s", t);
+}
+
+} // namespace detail
+
+// The window of the requests sent in steady state, or why there is none. Counts follow the cut that
+// --steady-state makes (t_sent within [start, end]), failed requests included: they held the
+// server too, so they count in flight, and a window keeps them as it keeps the rest.
+inline steady_state_detection detect_steady_state(const run& r, const steady_state_options& o = {}) {
+    if (r.meta.kind != run_kind::requests) return {std::nullopt, "no per-request measurements"};
+    if (!r.meta.shared_clock) return {std::nullopt, "the log has no shared clock"};
+    const request_table& t = r.requests;
+    const auto rows = detail::timed_rows_in_send_order(t);
+    if (rows.size() < o.min_requests)
+        return {std::nullopt, fmt::format("{} requests with send and end times; MSER-5 needs at least {}", rows.size(),
+                                          o.min_requests)};
+    const auto series = detail::in_flight_series(t, rows);
+    const auto cut = detail::trim_both_ends(series, o.batch_size);
+    steady_state w;
+    w.start = t.t_sent()[rows[cut.start]];
+    w.end = t.t_sent()[rows[rows.size() - 1 - cut.end]];
+    for (double sent : t.t_sent()) {
+        if (!is_present(sent)) ++w.untimed;
+        else if (sent < w.start) ++w.excluded_start;
+        else if (sent > w.end) ++w.excluded_end;
+        else ++w.requests;
+    }
+    return {std::move(w), {}};
+}
+
+// "0.611 s – 1.14 s (MSER-5 on requests in flight): 65 ramp-up and 70 drain requests excluded"
+// ("... outside it" while the window is only reported).
+inline std::string describe(const steady_state& w) {
+    std::string out = fmt::format("{} – {} ({}): ", detail::format_run_seconds(w.start),
+                                  detail::format_run_seconds(w.end), w.method);
+    if (w.excluded_start == 0 && w.excluded_end == 0) out += "no ramp-up or drain found";
+    else
+        out += fmt::format("{} ramp-up and {} drain requests {}", w.excluded_start, w.excluded_end,
+                           w.applied ? "excluded" : "outside it");
+    if (w.untimed > 0) out += fmt::format(", {} requests without a send time {}", w.untimed, w.applied ? "excluded" : "in none");
+    return out;
+}
+
+// More than half of the requests in ramp-up and drain: the run was short for its load, and the
+// window, a few batches wide, says little about a longer run.
+inline bool mostly_transient(const steady_state& w) {
+    return 2 * (w.excluded_start + w.excluded_end) > w.requests + w.excluded_start + w.excluded_end;
+}
+
+// The run cut to the requests sent within the window, with a note saying what was removed.
+inline run cut_to_steady_state(const run& r, const steady_state& w) {
+    run out;
+    out.meta = r.meta;
+    out.skipped = r.skipped;
+    out.requests.reserve(w.requests);
+    const request_table& t = r.requests;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double sent = t.t_sent()[i];
+        if (is_present(sent) && sent >= w.start && sent <= w.end) out.requests.push_back(t.row(i));
+    }
+    steady_state applied = w;
+    applied.applied = true;
+    out.meta.notes.push_back(fmt::format("steady state {}; statistics cover the {} requests sent within it "
+                                         "(--steady-state)",
+                                         describe(applied), w.requests));
+    return out;
+}
+
+} // namespace servestat

@@ -1,0 +1,123 @@
+// The digest every report leads with: summary sentences (five at most), the KPI table with SLO
+// verdicts, ranked findings with an appendix, and names that tell sweeps and sides apart.
+// Expected values are derived by hand from the rows the tests build.
+#include <catch2/catch.hpp> // Catch2 v2
+
+#include <string> // std::string
+#include <vector> // std::vector
+
+#include "servestat/report/digest.hpp"
+#include "servestat/report/report_digest.hpp"
+#include "servestat/stats/run_stats.hpp"
+
+namespace test_digest { // the unity build compiles several test files as one: each keeps its names
+
+using namespace servestat;
+using namespace servestat::report;
+
+namespace {
+
+// Requests one second apart with e2e 0.1, 0.2, … 1.0 s, the first half short prompts (10 tokens),
+// the rest long (3000), TTFT a tenth of e2e, and one failed request at the end.
+run ten_requests(const std::string& label) {
+    run r;
+    r.meta.label = label;
+    r.meta.source.format = "servestat";
+    for (int i = 0; i < 10; ++i) {
+        request_record q;
+        q.t_sched = q.t_sent = i;
+        q.t_end = i + 0.1 * (i + 1);
+        q.t_first = i + 0.01 * (i + 1);
+        q.prompt_tokens = i < 5 ? 10 : 3000;
+        q.output_tokens = 10;
+        q.status = request_status::ok;
+        r.requests.push_back(q);
+    }
+    request_record failed;
+    failed.t_sched = failed.t_sent = 10;
+    failed.t_end = 10.5;
+    failed.status = request_status::error;
+    failed.http_status = 500;
+    r.requests.push_back(failed);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("the summary keeps the five heaviest sentences, heaviest first and equal weights in order", "[digest]") {
+    std::vector<summary_sentence> s;
+    for (int i = 0; i < 8; ++i) s.push_back({i % 2 ? 1.0 : 2.0, "s" + std::to_string(i)});
+    const json v = summary_view(s);
+    REQUIRE(v.size() == 5);
+    CHECK(v[0]["text"] == "s0");
+    CHECK(v[3]["text"] == "s6");
+    CHECK(v[4]["text"] == "s1");
+}
+
+TEST_CASE("the KPI table gives a run, then its short and long prompts, with SLO verdicts", "[digest]") {
+    stats_options o;
+    o.summary.percentiles = {50, 95, 99};
+    const run_stats st = analyze(ten_requests("bad-c4"), o);
+    const std::vector<kpi_source> sources{{"bad at c=4", &st}};
+    // e2e p95 of 0.1 … 1.0 s (numpy linear): 0.1 + 0.95 × 9 × 0.1 = 0.955 s; short (0.1 … 0.5): 0.48 s.
+    const json rows = kpi_rows(sources, {{metric::e2e, 0.5}}, 95);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0]["name"] == "bad at c=4");
+    CHECK(rows[0]["subset"] == "all");
+    CHECK(rows[0]["requests"] == "11");
+    CHECK(rows[0]["ok"] == "90.9%"); // 10 of 11
+    CHECK(rows[0]["e2e_p50"] == "550 ms");
+    CHECK(rows[0]["slo"] == "FAIL: e2e p95 955 ms > 500 ms");
+    CHECK(rows[1]["name"] == "");
+    CHECK(rows[1]["subset"] == "short");
+    CHECK(rows[1]["requests"] == "5");
+    CHECK(rows[1]["rps"] == "");
+    CHECK(rows[1]["slo"] == "PASS");
+    CHECK(rows[2]["subset"] == "long");
+    CHECK(rows[2]["ttft_p99"] == "99.6 ms"); // 0.06 … 0.10 s: 0.06 + 0.99 × 4 × 0.01
+}
+
+TEST_CASE("without SLOs the verdict cell is empty", "[digest]") {
+    const run_stats st = analyze(ten_requests("run"), {});
+    const std::vector<kpi_source> sources{{"run", &st}};
+    CHECK(kpi_rows(sources, {}, 95)[0]["slo"] == "–");
+}
+
+TEST_CASE("the body keeps twelve findings and two of a crowding group; the appendix keeps all", "[digest]") {
+    digest_findings f;
+    for (int i = 0; i < 20; ++i) {
+        const digest_finding x{static_cast<double>(20 - i), "change", "f" + std::to_string(i), i < 5 ? "same" : ""};
+        f.body.push_back(x);
+        f.all.push_back(x);
+    }
+    const json v = findings_view(f);
+    REQUIRE(v["findings"].size() == 12);
+    CHECK(v["findings"][0]["text"] == "f0");
+    CHECK(v["findings"][1]["text"] == "f1");
+    CHECK(v["findings"][2]["text"] == "f5"); // f2, f3, f4 crowd the same group out
+    CHECK(v["all_findings"].size() == 20);
+    CHECK(v["has_more_findings"] == true);
+}
+
+TEST_CASE("labels' common stem stops at a separator", "[digest]") {
+    CHECK(common_stem({"bad-c1", "bad-c16", "bad-c2"}) == "bad");
+    CHECK(common_stem({"fair_768-c32", "fair_768-c64"}) == "fair_768");
+    CHECK(common_stem({"run1", "run2"}).empty());
+    CHECK(common_stem({"a-1", "b-1"}).empty());
+}
+
+TEST_CASE("sweeps are titled by their label stem and group, and no two titles are alike", "[digest]") {
+    sweep_analysis bad, fair, twin;
+    bad.curve = {"concurrency", "preset=bad", {}};
+    bad.rows = {{1, "bad-c1", {}}, {2, "bad-c2", {}}};
+    fair.curve = {"concurrency", "", {}};
+    fair.rows = {{1, "fair-c1", {}}, {2, "fair-c2", {}}};
+    twin = fair;
+    const std::vector<sweep_analysis> sweeps{bad, fair, twin};
+    const auto titles = sweep_titles(sweeps);
+    CHECK(titles == std::vector<std::string>{"Sweep over concurrency — bad (preset=bad)", "Sweep over concurrency — fair",
+                                             "Sweep over concurrency — fair #2"});
+    CHECK(sweep_short_name(bad, 0) == "bad");
+}
+
+} // namespace test_digest

@@ -1,0 +1,52 @@
+// `servestat report --group-by KEY [--window SECONDS]`: the cross-run view grouped by model or
+// configuration, attached to the report's view model with its plots.
+#pragma once
+
+#include <cmath>    // std::isnan
+#include <limits>   // std::numeric_limits
+#include <optional> // std::optional
+#include <span>     // std::span
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <CLI/CLI.hpp> // CLI::App
+
+#include <servestat/report/group_view.hpp> // parse_group_key, group_runs, groups_to_json, group_view, group_plots
+#include <servestat/report/plot_file.hpp>  // plot_file
+
+namespace servestat::cli {
+
+struct group_args {
+    std::string by;                                          // empty: no grouping
+    double window = std::numeric_limits<double>::quiet_NaN(); // NaN: not given
+};
+
+inline void add_group_options(CLI::App& cmd, group_args& a) {
+    auto* by = cmd.add_option("--group-by", a.by,
+                              "Group runs by a metadata key (model, label, workload, tool, a run parameter) or by "
+                              "NAME=REGEX, the first capture group of REGEX in each file name, e.g. "
+                              "'model=_([0-9]+b)\\.json$'");
+    auto* window = cmd.add_option("--window", a.window,
+                                  "With --group-by: cut each run into time bins of this many seconds by send time, "
+                                  "each bin one member measurement (runs with a shared clock)");
+    window->needs(by);
+    if (auto* trend = cmd.get_option_no_throw("--trend")) by->excludes(trend);
+}
+
+// Sets view["has_groups"]; with --group-by also view["group_view"], view["stats"]["groups"] and the
+// group plots (appended to `plots`).
+inline void attach_groups(json& view, std::vector<report::plot_file>& plots, const group_args& a,
+                          std::span<const run> runs, const stats_options& o) {
+    view["has_groups"] = !a.by.empty();
+    if (a.by.empty()) return;
+    report::group_options go;
+    if (!std::isnan(a.window)) go.window = a.window;
+    go.method = o.summary.method;
+    const auto g = report::group_runs(runs, report::parse_group_key(a.by), go);
+    const auto files = report::group_plots(g);
+    view["group_view"] = report::group_view(g, files);
+    view["stats"]["groups"] = report::groups_to_json(g, o.summary.method);
+    plots.insert(plots.end(), files.begin(), files.end());
+}
+
+} // namespace servestat::cli
