@@ -197,9 +197,9 @@ TEST_CASE("statistics of one metric that moved together make one line in the bod
     REQUIRE(view["findings"].size() == 1);
     // The statistics by name, each with its change; the strongest (p10: 1.00 s → 500 ms) in numbers.
     CHECK(view["findings"][0]["text"] ==
-          "e2e latency improved: p10 50.0%, p11 49.0%, p12 48.0%, p13 47.0%, p14 46.0%, p15 45.0%, p16 44.0%, "
-          "p17 43.0%, p18 42.0%, p19 41.0%, p20 40.0%, p21 39.0%, p22 38.0% (strongest p10: 1.00 s → 500 ms, 95% CI "
-          "−60.0% to −30.0%, p = 0.001).");
+          "e2e latency improved: p10 −50.0%, p11 −49.0%, p12 −48.0%, p13 −47.0%, p14 −46.0%, p15 −45.0%, p16 −44.0%, "
+          "p17 −43.0%, p18 −42.0%, p19 −41.0%, p20 −40.0%, p21 −39.0%, p22 −38.0% (largest change p10: 1.00 s → 500 ms, "
+          "95% CI −60.0% to −30.0%, p = 0.001).");
     CHECK(view["all_findings"].size() == 13);
     CHECK(view["has_more_findings"] == true);
     CHECK(view["stats"]["findings"].size() == 13);
@@ -213,9 +213,9 @@ TEST_CASE("a regression keeps its own line in the body beside larger improvement
     changes.push_back(make_change("all", "ttft", "p50", 1.0, 1.05, verdict::regressed, interval{0.03, 0.07}, 0.01));
     const json view = report::compare_view_model(single(changes), fast_options(), std::nullopt, {});
     REQUIRE(view["findings"].size() == 2);
-    CHECK(view["findings"][0]["text"].get<std::string>().starts_with("e2e latency improved: p10 50.0%"));
-    CHECK(view["findings"][1]["text"] == "TTFT regressed: p50 5.0% (strongest p50: 1.00 s → 1.05 s, 95% CI +3.0% to "
-                                         "+7.0%, p = 0.01).");
+    CHECK(view["findings"][0]["text"].get<std::string>().starts_with("e2e latency improved: p10 −50.0%"));
+    CHECK(view["findings"][1]["text"] == "TTFT regressed: p50 +5.0% (largest change p50: 1.00 s → 1.05 s, 95% CI "
+                                         "+3.0% to +7.0%, p = 0.01).");
 }
 
 TEST_CASE("a statistic that moved at several load levels is one finding naming the range of levels and changes",
@@ -244,9 +244,9 @@ TEST_CASE("levels that are not neighbours are listed, runs of three or more as r
     change x = latency("all", "p50", 1.0, 0.5, verdict::improved);
     for (auto [load, position] : std::vector<std::pair<double, std::size_t>>{{1, 0}, {8, 3}, {16, 4}, {32, 5}, {64, 7}})
         m.levels.push_back({load, "", position, &x});
-    CHECK(report::detail::levels_text("concurrency", m) == "c=1, 8…32, 64");
+    CHECK(report::detail::levels_text("concurrency", m) == "c=1, c=8…32, c=64");
     m.levels.erase(m.levels.begin() + 2); // 8 and 32 are no longer neighbours
-    CHECK(report::detail::levels_text("concurrency", m) == "c=1, 8, 32, 64");
+    CHECK(report::detail::levels_text("concurrency", m) == "c=1, c=8, c=32, c=64");
 }
 
 TEST_CASE("one prompt-length subset improving while another regresses is named a trade-off", "[compare_report]") {
@@ -256,11 +256,15 @@ TEST_CASE("one prompt-length subset improving while another regresses is named a
     REQUIRE(!view["findings"].empty());
     CHECK(view["findings"][0]["kind"] == "trade_off");
     CHECK(view["findings"][0]["text"] ==
-          "Trade-off on e2e latency: short prompts improved (p90 50.0%; strongest p90: 1.00 s → 500 ms, 95% CI −60.0% "
-          "to −40.0%, p < 0.001), while long prompts regressed (p90 30.0%; strongest p90: 1.00 s → 1.30 s, 95% CI "
-          "+20.0% to +40.0%, p < 0.001).");
+          "Trade-off on e2e latency: short prompts improved (p90 −50.0%; largest change p90: 1.00 s → 500 ms, 95% CI "
+          "−60.0% to −40.0%, p < 0.001), while long prompts regressed (p90 +30.0%; largest change p90: 1.00 s → "
+          "1.30 s, 95% CI +20.0% to +40.0%, p < 0.001).");
     CHECK(view["findings"].size() == 1); // both sides are told by the trade-off
-    CHECK(view["summary"][0]["text"] == view["findings"][0]["text"]);
+    // The summary leads with the verdict in one line, then the trade-off itself.
+    CHECK(view["summary"][0]["text"] == "Net: after (after-run) improves short prompts' e2e latency but worsens long "
+                                        "prompts' e2e latency: run it where the first matters most, keep before "
+                                        "(before-run) for the rest.");
+    CHECK(view["summary"][1]["text"] == view["findings"][0]["text"]);
 }
 
 TEST_CASE("the body shows at most twelve findings and the summary at most five sentences", "[compare_report]") {

@@ -69,11 +69,11 @@ TEST_CASE("the KPI table gives a run, then its short and long prompts, with SLO 
     CHECK(rows[0]["e2e_p50"] == "550 ms");
     CHECK(rows[0]["slo"] == "FAIL: e2e p95 955 ms > 500 ms");
     CHECK(rows[1]["name"] == "");
-    CHECK(rows[1]["subset"] == "short");
-    CHECK(rows[1]["requests"] == "5");
+    CHECK(rows[1]["subset"] == "short (≤ 64 tok)");
+    CHECK(rows[1]["requests"] == "5 ok");
     CHECK(rows[1]["rps"] == "");
     CHECK(rows[1]["slo"] == "PASS");
-    CHECK(rows[2]["subset"] == "long");
+    CHECK(rows[2]["subset"] == "long (≥ 2048 tok)");
     CHECK(rows[2]["ttft_p99"] == "99.6 ms"); // 0.06 … 0.10 s: 0.06 + 0.99 × 4 × 0.01
 }
 

@@ -110,7 +110,34 @@ def test_trend_and_single_run_reports_lead_with_summary():
     check("## Run bad-c16" in md and "## Per-run detail" not in md, "one run keeps its full section in the body")
 
 
+def test_templates_written_before_the_digest_still_render():
+    """A user's template copied from an earlier release ignores the new sections and renders as it did."""
+    earlier = os.path.join(EXAMPLES, "..", "tests", "data", "templates")
+    out = os.path.join(WORK, "earlier")
+    for kind, args in (("report", [BAD, FAIR]), ("report", [os.path.join(BAD, "bad-c16.jsonl")])):
+        for fmt in ("md", "html"):
+            servestat("report", "--template", os.path.join(earlier, f"earlier-report.{fmt}.mustache"), "-o", out, *args)
+            text = read(os.path.join(out, f"report.{fmt}"))
+            check("bad-c16" in text and "Summary" not in text, f"earlier report.{fmt} renders runs and no digest")
+    servestat("compare", "--template", os.path.join(earlier, "earlier-compare.md.mustache"), "-o", out, BAD, FAIR)
+    check("c=64: bad-c64 → fair-c64" in read(os.path.join(out, "compare.md")), "earlier compare.md renders")
+    servestat("report", "--trend", "--template", os.path.join(earlier, "earlier-trend.md.mustache"), "-o", out,
+              os.path.join(EXAMPLES, "weekly"))
+    check("week-5" in read(os.path.join(out, "trend.md")), "earlier trend.md renders")
+    dumped = subprocess.run([SERVESTAT, "templates", "dump", "report.md"], capture_output=True, text=True)
+    check(dumped.returncode == 0 and "## Summary" in dumped.stdout, "templates dump report.md gives the digest template")
+
+
+def test_committed_reports_lead_with_summary():
+    reports = os.path.join(EXAMPLES, "..", "reports")
+    for kind in ("demo/report.md", "sweep-live/report.md", "compare-live/compare.md", "compare-exp5/compare.md",
+                 "trend-weekly/trend.md"):
+        summary_near_top(read(os.path.join(reports, kind)), f"reports/{kind}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_compare_leads_with_summary_and_twelve_findings,
                               test_sweep_report_is_a_digest_within_budget,
-                              test_trend_and_single_run_reports_lead_with_summary]))
+                              test_trend_and_single_run_reports_lead_with_summary,
+                              test_templates_written_before_the_digest_still_render,
+                              test_committed_reports_lead_with_summary]))

@@ -128,12 +128,13 @@ inline std::string violin_chart(std::span<const violin_series> series, const cha
         f.no_data();
         return std::move(f).finish();
     }
-    const bool log = spans_decades(r.lo, r.hi);
-    const scale y = f.y_scale(log ? r.lo : std::min(0.0, r.lo), r.hi, log);
-    f.y_axis(y);
+    // Names first: slanted ones raise the plot's bottom, which the y scale must then know.
     std::vector<std::string> categories;
     for (const auto& s : series) categories.push_back(s.name);
     f.category_axis(categories);
+    const bool log = spans_decades(r.lo, r.hi);
+    const scale y = f.y_scale(log ? r.lo : std::min(0.0, r.lo), r.hi, log);
+    f.y_axis(y);
     const double slot = frame::category_slot(series.size());
     const double half = std::min(70.0, slot * 0.42);
     const double box_half = std::max(2.0, std::min(6.0, half * 0.12));

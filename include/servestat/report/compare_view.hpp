@@ -106,7 +106,7 @@ inline std::string knee_sentence(const std::string& param, const knee_shift& k) 
 // "Knees moved (Kneedle, each side's own): saturation c=16 → 8, e2e p99 c=16 → 8, TTFT p99 none → c=8."
 inline std::string knees_moved_sentence(const sweep_shift& s) {
     static constexpr std::pair<const char*, const char*> short_names[] = {
-        {"throughput", "saturation"}, {"p99", "e2e p99"}, {"ttft", "TTFT p99"}, {"tradeoff", "p99 against req/s"}};
+        {"throughput", "saturation"}, {"p99", "e2e p99"}, {"ttft", "TTFT p99"}, {"tradeoff", "latency–throughput trade-off"}};
     std::string parts;
     for (const auto& k : s.knees) {
         if (k.before == k.after) continue;
@@ -114,7 +114,7 @@ inline std::string knees_moved_sentence(const sweep_shift& s) {
         for (const auto& [key, text] : short_names)
             if (k.curve == key) name = text;
         auto at = [&](const std::optional<double>& load) { return load ? format_load(s.param, *load) : std::string("none"); };
-        parts.append(parts.empty() ? "" : ", ").append(name + " " + at(k.before) + " → " + at(k.after));
+        parts.append(parts.empty() ? "" : "; ").append(name + " " + at(k.before) + " → " + at(k.after));
     }
     return "Knees moved (Kneedle, each side's own): " + parts + ".";
 }
@@ -122,7 +122,7 @@ inline std::string knees_moved_sentence(const sweep_shift& s) {
 inline std::string capacity_side(const slo_capacity& s) {
     if (!s.known) return "unknown";
     if (!s.max_load) return "none";
-    return s.interpolated ? fmt::format("≈{:.3g}", *s.max_load) : fmt::format("{:g}{}", *s.max_load, s.limited ? "" : " (every level)");
+    return s.interpolated ? "≈" + interpolated_load(*s.max_load) : fmt::format("{:g}{}", *s.max_load, s.limited ? "" : " (every level)");
 }
 
 inline bool capacity_moved(const capacity_shift& s) { return capacity_side(s.before) != capacity_side(s.after); }
@@ -389,11 +389,14 @@ inline json options_view(const comparison_options& o) {
 }
 
 inline std::string verdict_counts_text(const json& counts) {
-    std::string out;
+    std::size_t total = 0;
+    for (const auto& [name, n] : counts.items()) total += n.get<std::size_t>();
+    std::string out = fmt::format("of {} statistics compared, ", total);
+    const std::size_t prefix = out.size();
     for (verdict v : {verdict::improved, verdict::regressed, verdict::within_noise, verdict::no_change, verdict::too_few,
                       verdict::single}) {
         const auto n = counts[std::string(to_string(v))].get<std::size_t>();
-        if (n > 0) out.append(out.empty() ? "" : ", ").append(fmt::format("{} {}", n, describe(v)));
+        if (n > 0) out.append(out.size() == prefix ? "" : ", ").append(fmt::format("{} {}", n, describe(v)));
     }
     return out;
 }
@@ -449,6 +452,74 @@ inline std::string throughput_summary(const comparison& c, const verdict_options
                        100 * std::abs(*x->relative), *x->before, *x->after, caveat);
 }
 
+// A side named by what its runs' labels share: "bad (before)" in legends and "bad" beside its marks
+// for bad-c1 … bad-c64; just "before" when the labels share nothing.
+struct side_names {
+    std::string legend, mark;
+};
+
+inline side_names side_name(const sweep_analysis& a, const char* side) {
+    std::vector<std::string> labels;
+    for (const auto& row : a.rows) labels.push_back(row.label);
+    const std::string stem = labels.size() > 1 ? common_stem(labels) : std::string();
+    if (stem.empty() || stem == side) return {side, side};
+    return {fmt::format("{} ({})", stem, side), stem};
+}
+
+// "short prompts' e2e latency and TTFT"
+inline std::string joined_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out.append(i == 0 ? "" : i + 1 == names.size() ? " and " : ", ").append(names[i]);
+    return out;
+}
+
+// What users feel that moved one way, by subset: "short prompts' e2e latency and TTFT".
+inline std::vector<std::string> user_facing_moves(const std::vector<change_group>& groups, verdict direction) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_subset;
+    for (const auto& g : groups) {
+        if (g.direction != direction || importance(*g.members.front()->levels.front().x) < 0.95) continue;
+        const std::string who = g.subset == "all" ? "" : g.subset + " prompts' ";
+        auto it = std::find_if(by_subset.begin(), by_subset.end(), [&](const auto& e) { return e.first == who; });
+        if (it == by_subset.end()) it = by_subset.insert(by_subset.end(), {who, {}});
+        it->second.push_back(metric_words(g.metric));
+    }
+    std::vector<std::string> out;
+    for (const auto& [who, metrics] : by_subset) out.push_back(who + joined_names(metrics));
+    return out;
+}
+
+// The verdict in one line: what the change buys and what it costs, and so which side to run for
+// which goal. Built from the grouped verdicts, the peak throughputs and the SLO capacity.
+inline std::string net_sentence(const comparison& c, const std::vector<change_group>& groups, const verdict_options& v) {
+    auto gains = user_facing_moves(groups, verdict::improved), costs = user_facing_moves(groups, verdict::regressed);
+    if (c.sweep) {
+        const auto b = peak_rps(c.sweep->before), a = peak_rps(c.sweep->after);
+        if (b && a && std::abs(a->second / b->second - 1) > v.noise)
+            (a->second > b->second ? gains : costs).push_back(fmt::format("peak throughput ({})", signed_percent(a->second / b->second - 1)));
+        for (const auto& s : c.sweep->capacity) {
+            if (!capacity_moved(s) || !s.before.max_load || !s.after.max_load) continue;
+            const std::string what = fmt::format("capacity under {} {} ≤ {} ({} → {})", to_string(s.objective.on),
+                                                 percentile_key(s.percentile), format_seconds(s.objective.max_seconds),
+                                                 capacity_side(s.before), capacity_side(s.after));
+            (*s.after.max_load > *s.before.max_load ? gains : costs).push_back(what);
+        }
+    }
+    if (gains.empty() && costs.empty()) return {};
+    std::string after = "after", before = "before";
+    if (c.sweep) {
+        after = side_name(c.sweep->after, "after").legend;
+        before = side_name(c.sweep->before, "before").legend;
+    } else if (c.pairs.size() == 1) {
+        after = "after (" + c.pairs.front().comparison.after.meta.label + ")";
+        before = "before (" + c.pairs.front().comparison.before.meta.label + ")";
+    }
+    if (costs.empty()) return fmt::format("Net: {} improves {}, with no significant cost in latency, throughput or SLO capacity.", after, joined_names(gains));
+    if (gains.empty()) return fmt::format("Net: {} worsens {}; {} is better on every count that moved.", after, joined_names(costs), before);
+    return fmt::format("Net: {} improves {} but worsens {}: run it where the first matters most, keep {} for the rest.",
+                       after, joined_names(gains), joined_names(costs), before);
+}
+
 } // namespace detail
 
 // At most five sentences a reader can act on: the trade-off, the largest gain and the largest cost
@@ -487,6 +558,7 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             if (k.before != k.after) out.push_back({4, detail::knee_sentence(param, k)});
     }
     if (auto t = detail::throughput_summary(c, v); !t.empty()) out.push_back({5, std::move(t)});
+    if (auto net = detail::net_sentence(c, groups, v); !net.empty()) out.push_back({11, std::move(net)});
     return out;
 }
 
@@ -529,7 +601,7 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
     json view{{"title", ro.title},
               {"generator", "servestat 0.1.0"},
               {"summary", summary_view(compare_summary(c, o))},
-              {"kpi", kpi_rows(kpi_sources, o.compare.stats.slos, o.slo_percentile)},
+              {"kpi", kpi_rows(kpi_sources, o.compare.stats.slos, o.slo_percentile, o.compare.stats.subsets)},
               {"kpi_note", kpi_note},
               {"has_kpi_slo", !o.compare.stats.slos.empty()},
               {"options", detail::options_view(o)},
@@ -621,20 +693,6 @@ inline void mark_saturation(plot::line_options& o, const sweep_analysis& a, cons
         if (row.load == *k->load)
             if (const auto y = sweep_cell(row, column))
                 o.marks.push_back({row.load, *y, std::string(side) + ": knee " + format_load(param, row.load)});
-}
-
-// A side named by what its runs' labels share: "bad (before)" in legends and "bad" beside its marks
-// for bad-c1 … bad-c64; just "before" when the labels share nothing.
-struct side_names {
-    std::string legend, mark;
-};
-
-inline side_names side_name(const sweep_analysis& a, const char* side) {
-    std::vector<std::string> labels;
-    for (const auto& row : a.rows) labels.push_back(row.label);
-    const std::string stem = labels.size() > 1 ? common_stem(labels) : std::string();
-    if (stem.empty() || stem == side) return {side, side};
-    return {fmt::format("{} ({})", stem, side), stem};
 }
 
 // Where a side's SLO capacity lies on the objective's curve: the load, at the objective's value.

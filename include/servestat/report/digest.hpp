@@ -22,6 +22,7 @@
 #include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value
 #include "servestat/report/stats_json.hpp"    // json
 #include "servestat/stats/run_stats.hpp"      // run_stats, find_summary, find_percentile
+#include "servestat/stats/subsets.hpp"        // subset_options
 #include "servestat/sweep/sweep_analysis.hpp" // detail::format_load
 
 namespace servestat::report {
@@ -94,9 +95,13 @@ inline std::string rate_text(const std::optional<double>& v, const char* format)
 
 } // namespace detail
 
-// Rows of the KPI table: per source its whole run, then short and long prompts where it has them.
-// Rates and success belong to the run, so subset rows leave them empty.
-inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>& slos, double slo_percentile) {
+// Rows of the KPI table: per source its whole run, then short and long prompts where it has them
+// (their successful requests: medium prompts count in "all" only). Rates and success belong to the
+// run, so subset rows leave them empty.
+inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>& slos, double slo_percentile,
+                     const subset_options& subsets = {}) {
+    const std::string short_name = fmt::format("short (≤ {} tok)", subsets.short_max),
+                      long_name = fmt::format("long (≥ {} tok)", subsets.long_min);
     json rows = json::array();
     for (const auto& source : sources) {
         const run_stats& r = *source.stats;
@@ -108,8 +113,8 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
             const bool whole = std::string_view(subset) == "all";
             const double ok = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
             rows.push_back({{"name", first ? source.name : std::string()},
-                            {"subset", subset},
-                            {"requests", whole ? std::to_string(r.requests) : std::to_string(e2e->n)},
+                            {"subset", whole ? std::string("all") : std::string_view(subset) == "short" ? short_name : long_name},
+                            {"requests", whole ? std::to_string(r.requests) : std::to_string(e2e->n) + " ok"},
                             {"ok", whole ? format_share(ok) : std::string()},
                             {"rps", whole ? detail::rate_text(r.rps, "{:.2f}") : std::string()},
                             {"output_tps", whole ? detail::rate_text(r.output_tps, "{:.1f}") : std::string()},
@@ -200,7 +205,8 @@ inline bool judged(verdict v) { return v != verdict::too_few && v != verdict::si
 
 // User-facing latencies and throughput first; the server's own breakdown explains them.
 inline double importance(const change& c) {
-    if (c.metric == "e2e" || c.metric == "ttft" || c.metric == "e2e_sched" || c.subset.empty()) return 1.0;
+    if (c.metric == "e2e" || c.metric == "e2e_sched" || c.subset.empty()) return 1.0;
+    if (c.metric == "ttft") return 0.95; // part of e2e: where both moved, e2e leads
     if (c.metric == "tpot") return 0.8;
     return 0.5;
 }
@@ -246,8 +252,18 @@ inline std::string magnitude_range(const merged_change& m) {
     return pct(lo) == pct(hi) ? pct(hi) + "%" : pct(lo) + "–" + pct(hi) + "%";
 }
 
-// "c=16…64" for neighbouring levels, "c=1, 8…64" where a run of three or more neighbours is broken,
-// "c=8, 32"; pairs of runs by their headings.
+// The range with its direction: "−19.3%", "−32% to −80%", "+15% to +111%".
+inline std::string signed_range(const merged_change& m) {
+    const std::string range = magnitude_range(m);
+    const std::string sign = m.levels.front().x->relative && *m.levels.front().x->relative < 0 ? "−" : "+";
+    if (!m.levels.front().x->relative) return range; // an absolute delta carries its own sign
+    const auto dash = range.find("–");
+    if (dash == std::string::npos) return sign + range;
+    return sign + range.substr(0, dash) + "% to " + sign + range.substr(dash + std::string("–").size());
+}
+
+// "c=16…64" for neighbouring levels, "c=1, c=8…64" where a run of three or more neighbours is
+// broken, "c=8, c=32"; pairs of runs by their headings.
 inline std::string levels_text(const std::string& param, const merged_change& m) {
     const auto& ls = m.levels;
     std::string out;
@@ -258,11 +274,11 @@ inline std::string levels_text(const std::string& param, const merged_change& m)
     for (std::size_t i = 0; i < ls.size();) {
         std::size_t j = i;
         while (j + 1 < ls.size() && ls[j + 1].position == ls[j].position + 1) ++j;
-        const std::string first = out.empty() ? servestat::detail::format_load(param, *ls[i].load) : fmt::format("{:g}", *ls[i].load);
-        out.append(out.empty() ? "" : ", ").append(first);
+        // Each range or level names its parameter, so "c=1, c=8…64" cannot read as one range.
+        out.append(out.empty() ? "" : ", ").append(servestat::detail::format_load(param, *ls[i].load));
         if (j >= i + 2) out += fmt::format("…{:g}", *ls[j].load);
         else
-            for (std::size_t k = i + 1; k <= j; ++k) out += fmt::format(", {:g}", *ls[k].load);
+            for (std::size_t k = i + 1; k <= j; ++k) out.append(", ").append(servestat::detail::format_load(param, *ls[k].load));
         i = j + 1;
     }
     return out;
@@ -422,7 +438,7 @@ inline std::string members_text(const std::string& param, const change_group& g)
     for (const auto* m : g.members) same = same && levels_text(param, *m) == levels;
     std::string out;
     for (const auto* m : g.members) {
-        out.append(out.empty() ? "" : ", ").append(m->levels.front().x->statistic).append(" ").append(magnitude_range(*m));
+        out.append(out.empty() ? "" : ", ").append(m->levels.front().x->statistic).append(" ").append(signed_range(*m));
         if (!same) out.append(" at ").append(levels_text(param, *m));
     }
     return same && !levels.empty() ? out + " at " + levels : out;
@@ -467,7 +483,7 @@ inline std::vector<change_group> group_changes(const std::vector<merged_change>&
 // 27 ms, 95% CI −85.0% to −75.0%, p < 0.001)."
 inline std::string group_sentence(const std::string& param, const change_group& g, const verdict_options& o) {
     const std::string who = detail::subset_words(g.subset);
-    return fmt::format("{}{} {}: {} (strongest {}).", who.empty() ? "" : who + " ", detail::metric_words(g.metric),
+    return fmt::format("{}{} {}: {} (largest change {}).", who.empty() ? "" : who + " ", detail::metric_words(g.metric),
                        describe(g.direction), detail::members_text(param, g), detail::evidence_text(g, o));
 }
 
@@ -491,7 +507,7 @@ inline std::vector<group_trade_off> find_group_trade_offs(const std::vector<chan
 }
 
 inline std::string group_trade_off_sentence(const std::string& param, const group_trade_off& t, const verdict_options& o) {
-    return fmt::format("Trade-off on {}: {} improved ({}; strongest {}), while {} regressed ({}; strongest {}).",
+    return fmt::format("Trade-off on {}: {} improved ({}; largest change {}), while {} regressed ({}; largest change {}).",
                        detail::metric_words(t.gained->metric), detail::subset_words(t.gained->subset).substr(0, detail::subset_words(t.gained->subset).size() - 1),
                        detail::members_text(param, *t.gained), detail::evidence_text(*t.gained, o),
                        detail::subset_words(t.paid->subset).substr(0, detail::subset_words(t.paid->subset).size() - 1),

@@ -112,39 +112,74 @@ inline double finding_weight(const std::string& rule) {
 
 inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index) {
     const std::string name = sweep_short_name(a, index), param = a.curve.param;
+    auto load = [&](double l) { return servestat::detail::format_load(param, l); };
     std::string out = name + ":";
     const sweep_row* peak = peak_row(a);
-    if (peak) out += fmt::format(" peak throughput {:.2f} req/s at {}", *row_value(*peak, "rps"), servestat::detail::format_load(param, peak->load));
+    if (peak) out += fmt::format(" throughput reaches {:.2f} req/s at {}", *row_value(*peak, "rps"), load(peak->load));
     for (const auto& k : a.knees) {
         if (!k.load || !k.y) continue;
         if (k.curve == "throughput")
-            out += fmt::format(", saturating from {} (knee)", servestat::detail::format_load(param, *k.load));
+            out += fmt::format(", gaining little beyond its knee at {} ({:.2f} req/s)", load(*k.load), *k.y);
         else if (k.curve == "p99")
-            out += fmt::format("; the e2e p99 knee is at {} ({})", servestat::detail::format_load(param, *k.load),
-                               format_seconds(*k.y));
+            out += fmt::format("; e2e p99 bends upward from {} ({})", load(*k.load), format_seconds(*k.y));
     }
-    const sweep_row& last = a.rows.back();
-    const auto s99 = row_value(last, "short.e2e.p99"), l99 = row_value(last, "long.e2e.p99");
-    if (s99 && l99)
-        out += fmt::format("; at {} short prompts' p99 is {} against long prompts' {}",
-                           servestat::detail::format_load(param, last.load), format_seconds(*s99), format_seconds(*l99));
     return out + ".";
 }
 
-// The sweep that peaks highest against the others': the comparison a tuning review starts from.
+inline const sweep_row* row_at(const sweep_analysis& a, double load) {
+    for (const auto& row : a.rows)
+        if (row.load == load) return &row;
+    return nullptr;
+}
+
+// The highest load every sweep measured, if any.
+inline std::optional<double> highest_common_load(std::span<const sweep_analysis> sweeps) {
+    if (sweeps.empty()) return std::nullopt;
+    for (auto it = sweeps.front().rows.rbegin(); it != sweeps.front().rows.rend(); ++it) {
+        bool everywhere = true;
+        for (const auto& a : sweeps) everywhere = everywhere && row_at(a, it->load) != nullptr;
+        if (everywhere) return it->load;
+    }
+    return std::nullopt;
+}
+
+// Two sweeps side by side at the highest load both ran: throughput and the short and long tails.
+inline std::string same_load_sentence(std::span<const sweep_analysis> sweeps) {
+    if (sweeps.size() < 2) return {};
+    const auto load = highest_common_load(sweeps);
+    if (!load) return {};
+    std::string out = fmt::format("At {}", servestat::detail::format_load(sweeps.front().curve.param, *load));
+    bool any = false;
+    for (const auto& [column, what] : {std::pair{"short.e2e.p99", "short prompts' e2e p99"},
+                                       std::pair{"long.e2e.p99", "long prompts' e2e p99"}, std::pair{"rps", "throughput"}}) {
+        std::string part;
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            const auto v = row_value(*row_at(sweeps[i], *load), column);
+            if (!v) continue;
+            part.append(part.empty() ? "" : " vs ")
+                .append(sweep_short_name(sweeps[i], i) + " " +
+                        (std::string_view(column) == "rps" ? fmt::format("{:.2f} req/s", *v) : format_seconds(*v)));
+        }
+        if (part.empty()) continue;
+        out.append(any ? "; " : ", ").append(what).append(" is ").append(part);
+        any = true;
+    }
+    return any ? out + "." : std::string();
+}
+
+// The sweep that peaks highest against the next: the comparison a tuning review starts from.
 inline std::string best_sweep_sentence(std::span<const sweep_analysis> sweeps) {
     std::vector<std::pair<double, std::size_t>> peaks;
     for (std::size_t i = 0; i < sweeps.size(); ++i)
         if (const auto* p = peak_row(sweeps[i])) peaks.emplace_back(*row_value(*p, "rps"), i);
     if (peaks.size() < 2) return {};
     std::sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    const auto& best = sweeps[peaks[0].second];
-    const auto& next = sweeps[peaks[1].second];
-    return fmt::format("Highest peak throughput: {} at {:.2f} req/s, {} above {} ({:.2f} req/s); one run per level, so "
-                       "repeat the sweeps before calling a difference under a few percent real.",
-                       sweep_short_name(best, peaks[0].second), peaks[0].first,
-                       format_share(peaks[0].first / peaks[1].first - 1), sweep_short_name(next, peaks[1].second),
-                       peaks[1].first);
+    const double above = peaks[0].first / peaks[1].first - 1;
+    // A throughput is one measurement per level: a few percent may be run-to-run noise.
+    const char* caveat = above < 0.05 ? "; one run per level, so repeat the sweeps before calling so small a difference real" : "";
+    return fmt::format("Highest peak throughput: {} at {:.2f} req/s, {} above {} ({:.2f} req/s){}.",
+                       sweep_short_name(sweeps[peaks[0].second], peaks[0].second), peaks[0].first, format_share(above),
+                       sweep_short_name(sweeps[peaks[1].second], peaks[1].second), peaks[1].first, caveat);
 }
 
 } // namespace detail
@@ -163,6 +198,7 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
         if (r.requests > 0 && r.meta.kind == run_kind::requests) measured.push_back(&r);
     if (!sweeps.empty()) {
         if (auto s = detail::best_sweep_sentence(sweeps); !s.empty()) out.push_back({9, std::move(s)});
+        if (auto s = detail::same_load_sentence(sweeps); !s.empty()) out.push_back({8.5, std::move(s)});
         for (std::size_t i = 0; i < sweeps.size(); ++i) out.push_back({8 - 0.01 * static_cast<double>(i), detail::sweep_sentence(sweeps[i], i)});
         for (const auto& c : capacity_sentences) out.push_back({7, c});
     } else if (measured.size() == 1) {
@@ -202,17 +238,21 @@ inline std::pair<std::vector<kpi_source>, std::string> report_kpi_sources(std::s
     std::vector<kpi_source> out;
     std::string note;
     if (!sweeps.empty()) {
+        // Side by side at the highest load every sweep ran; a lone sweep (or sweeps that share no
+        // level) at its peak throughput.
+        const auto common = sweeps.size() > 1 ? detail::highest_common_load(sweeps) : std::nullopt;
         for (std::size_t i = 0; i < sweeps.size(); ++i) {
-            const auto* peak = detail::peak_row(sweeps[i]);
-            if (peak == nullptr) continue;
+            const sweep_row* row = common ? detail::row_at(sweeps[i], *common) : detail::peak_row(sweeps[i]);
+            if (row == nullptr) continue;
             // Rows follow the sweep's points, which index the runs.
-            const auto k = static_cast<std::size_t>(peak - sweeps[i].rows.data());
+            const auto k = static_cast<std::size_t>(row - sweeps[i].rows.data());
             if (k >= sweeps[i].curve.points.size() || sweeps[i].curve.points[k].run >= runs.size()) continue;
             out.push_back({fmt::format("{} at {}", sweep_short_name(sweeps[i], i),
-                                       servestat::detail::format_load(sweeps[i].curve.param, peak->load)),
+                                       servestat::detail::format_load(sweeps[i].curve.param, row->load)),
                            &runs[sweeps[i].curve.points[k].run]});
         }
-        note = "Each sweep at the load level where its throughput peaked; every level is in the sweep tables.";
+        note = common ? "Each sweep at the highest load all of them ran; every level is in the sweep tables."
+                      : "Each sweep at the load level where its throughput peaked; every level is in the sweep tables.";
         return {out, note};
     }
     constexpr std::size_t most = 6;

@@ -48,6 +48,12 @@ inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
     return fmt::format("{}: knee at {}, where it is {} ({}).", what, at, y, k.shape);
 }
 
+// A load between two measured levels, to the precision a straight line between them supports:
+// "36", not "36.1"; "2.5" for a request rate.
+inline std::string interpolated_load(double load) {
+    return load >= 10 ? fmt::format("{:.0f}", load) : fmt::format("{:.2g}", load);
+}
+
 inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity& c) {
     const std::string objective = fmt::format("{} {} ≤ {}", to_string(c.objective.on), percentile_key(c.percentile),
                                               format_seconds(c.objective.max_seconds));
@@ -55,7 +61,8 @@ inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity
     if (!c.max_load) return fmt::format("{}: not met at any measured load.", objective);
     if (!c.limited)
         return fmt::format("{}: met at every measured load, up to {}.", objective, format_load(a.curve.param, *c.max_load));
-    return fmt::format("{}: met up to {} {}{}.", objective, a.curve.param, fmt::format("{:.3g}", *c.max_load),
+    return fmt::format("{}: met up to {} {}{}.", objective, a.curve.param,
+                       c.interpolated ? "≈" + interpolated_load(*c.max_load) : fmt::format("{:g}", *c.max_load),
                        c.interpolated ? " (interpolated between measured loads)" : "");
 }
 

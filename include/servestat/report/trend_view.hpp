@@ -260,7 +260,7 @@ inline std::vector<summary_sentence> summary(const trend& t, std::span<const run
     const trend_step& latest = t.steps.back();
     auto named = [&](const trend_step& step) {
         const std::string& label = runs[step.run].meta.label;
-        return step.started ? label + " of " + date_text(step.started, false) : label;
+        return step.started ? label + ", " + date_text(step.started, false) : label;
     };
     const std::string since = "Since the previous run (" + named(t.steps[t.steps.size() - 2]) + ")";
     const auto changes = located(*latest.vs_previous);
@@ -353,7 +353,7 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
     return {{"title", std::move(title)},
             {"generator", "servestat 0.1.0"},
             {"summary", summary_view(parts::summary(t, runs, o))},
-            {"kpi", kpi_rows(kpi, o.stats.slos, 95)},
+            {"kpi", kpi_rows(kpi, o.stats.slos, 95, o.stats.subsets)},
             {"has_kpi_slo", !o.stats.slos.empty()},
             {"run_count", std::to_string(t.steps.size())},
             {"dated", parts::all_dated(t)},

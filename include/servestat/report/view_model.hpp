@@ -343,7 +343,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     return {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
             {"summary", summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile, capacity))},
-            {"kpi", kpi_rows(kpi_sources, o.slos, ro.slo_percentile)},
+            {"kpi", kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets)},
             {"has_kpi", !kpi_sources.empty()},
             {"kpi_note", kpi_note},
             {"has_kpi_slo", !o.slos.empty()},
