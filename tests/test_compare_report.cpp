@@ -262,8 +262,8 @@ TEST_CASE("one prompt-length subset improving while another regresses is named a
     CHECK(view["findings"].size() == 1); // both sides are told by the trade-off
     // The summary leads with the verdict in one line, then the trade-off itself.
     CHECK(view["summary"][0]["text"] == "Net: after (after-run) improves short prompts' e2e latency but worsens long "
-                                        "prompts' e2e latency: run it where the first matters most, keep before "
-                                        "(before-run) for the rest.");
+                                        "prompts' e2e latency. Choose after-run when short prompts' e2e latency "
+                                        "matter most, before-run otherwise.");
     CHECK(view["summary"][1]["text"] == view["findings"][0]["text"]);
 }
 

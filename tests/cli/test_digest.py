@@ -84,8 +84,8 @@ def test_sweep_report_is_a_digest_within_budget():
     check(not repeated, f"no '## ' heading repeats: {repeated}")
     check(any("— bad" in h for h in headings) and any("— fair" in h for h in headings),
           f"each sweep is named by its runs: {headings}")
-    # Natural order: the runs table lists c1, c2, c4, ... c64 for each side.
-    runs = re.findall(r"^\| (bad|fair)-c(\d+) \|", md, re.M)
+    # Natural order: the per-run detail lists c1, c2, c4, ... c64 for each side.
+    runs = re.findall(r"^### (bad|fair)-c(\d+)$", md, re.M)
     for side in ("bad", "fair"):
         levels = [int(c) for s, c in runs if s == side]
         check(levels == sorted(levels) and len(levels) == 8, f"{side} runs in numeric order: {levels}")

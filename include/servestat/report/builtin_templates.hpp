@@ -64,7 +64,8 @@ figcaption { font-size: .85rem; color: #555; }
 {{/kpi}}
 </tbody>
 </table>
-<p class="headline">{{kpi_note}} Compared {{pairing_text}}: {{verdict_counts}}.</p>
+<p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
+<p class="headline">{{#kpi_note}}{{kpi_note}} {{/kpi_note}}Compared {{pairing_text}}: {{verdict_counts}}.</p>
 {{#has_gate}}
 {{#gate}}
 <h2>Gate: <span class="{{#passed}}pass{{/passed}}{{^passed}}fail{{/passed}}">{{verdict}}</span></h2>
@@ -226,7 +227,9 @@ inline constexpr char builtin_template_1[] =
 | {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 
-{{kpi_note}} Compared {{pairing_text}}: {{verdict_counts}}.
+Short and long rows count their successful requests; rates and ok % belong to the whole run.
+
+{{#kpi_note}}{{kpi_note}} {{/kpi_note}}Compared {{pairing_text}}: {{verdict_counts}}.
 
 {{#has_gate}}
 {{#gate}}
@@ -429,12 +432,14 @@ details.run > summary { cursor: pointer; font-weight: bold; }
 {{/kpi}}
 </tbody>
 </table>
+<p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
 {{/has_kpi}}
 {{#kpi_note}}
 <p>{{kpi_note}}</p>
 {{/kpi_note}}
 {{#many_runs}}
 <h2>Runs compared</h2>
+{{^runs_in_sweeps}}
 <table>
 <thead><tr><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>output tok/s</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
 <tbody>
@@ -443,6 +448,10 @@ details.run > summary { cursor: pointer; font-weight: bold; }
 {{/comparison}}
 </tbody>
 </table>
+{{/runs_in_sweeps}}
+{{#runs_in_sweeps}}
+<p>Every run belongs to a sweep below, whose table lists it by load level; here they are side by side.</p>
+{{/runs_in_sweeps}}
 {{#comparison_plots}}
 <figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
 {{/comparison_plots}}
@@ -680,6 +689,8 @@ inline constexpr char builtin_template_3[] =
 {{#kpi}}
 | {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
+
+Short and long rows count their successful requests; rates and ok % belong to the whole run.
 {{/has_kpi}}
 {{#kpi_note}}
 
@@ -689,12 +700,18 @@ inline constexpr char builtin_template_3[] =
 {{#many_runs}}
 ## Runs compared
 
+{{^runs_in_sweeps}}
 | run | requests | success | req/s | output tok/s | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {{#comparison}}
 | {{label}} | {{requests}} | {{success_rate}} | {{rps}} | {{output_tps}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} |
 {{/comparison}}
 
+{{/runs_in_sweeps}}
+{{#runs_in_sweeps}}
+Every run belongs to a sweep below, whose table lists it by load level; here they are side by side.
+
+{{/runs_in_sweeps}}
 {{#comparison_plots}}
 ![{{title}}]({{file}})
 
@@ -1027,6 +1044,7 @@ td.text { text-align: left; }
 {{/kpi}}
 </tbody>
 </table>
+<p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
 <h2>Runs</h2>
 <p>{{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, below it, its change against the previous run.</p>
 <table>
@@ -1096,6 +1114,8 @@ inline constexpr char builtin_template_5[] =
 {{#kpi}}
 | {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
+
+Short and long rows count their successful requests; rates and ok % belong to the whole run.
 
 ## Runs
 

@@ -3,7 +3,7 @@
 // and plots overlaying the two sides. The JSON export sits under "stats", so no format can disagree.
 #pragma once
 
-#include <algorithm>   // std::sort, std::min
+#include <algorithm>   // std::sort, std::min, std::any_of, std::find_if
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
 #include <limits>      // std::numeric_limits
@@ -475,10 +475,16 @@ inline std::string joined_names(const std::vector<std::string>& names) {
 }
 
 // What users feel that moved one way, by subset: "short prompts' e2e latency and TTFT".
+// All requests are the prompt-length subsets mixed: where those moved, they tell it, and the mix
+// (median better, tail worse) would only read as a contradiction.
 inline std::vector<std::string> user_facing_moves(const std::vector<change_group>& groups, verdict direction) {
+    const bool by_prompt_length = std::any_of(groups.begin(), groups.end(), [](const change_group& g) {
+        return g.subset != "all" && importance(*g.members.front()->levels.front().x) >= 0.95;
+    });
     std::vector<std::pair<std::string, std::vector<std::string>>> by_subset;
     for (const auto& g : groups) {
         if (g.direction != direction || importance(*g.members.front()->levels.front().x) < 0.95) continue;
+        if (by_prompt_length && g.subset == "all") continue;
         const std::string who = g.subset == "all" ? "" : g.subset + " prompts' ";
         auto it = std::find_if(by_subset.begin(), by_subset.end(), [&](const auto& e) { return e.first == who; });
         if (it == by_subset.end()) it = by_subset.insert(by_subset.end(), {who, {}});
@@ -506,18 +512,22 @@ inline std::string net_sentence(const comparison& c, const std::vector<change_gr
         }
     }
     if (gains.empty() && costs.empty()) return {};
-    std::string after = "after", before = "before";
+    std::string after = "after", before = "before", after_short = "after", before_short = "before";
     if (c.sweep) {
         after = side_name(c.sweep->after, "after").legend;
         before = side_name(c.sweep->before, "before").legend;
+        after_short = side_name(c.sweep->after, "after").mark;
+        before_short = side_name(c.sweep->before, "before").mark;
     } else if (c.pairs.size() == 1) {
-        after = "after (" + c.pairs.front().comparison.after.meta.label + ")";
-        before = "before (" + c.pairs.front().comparison.before.meta.label + ")";
+        after_short = c.pairs.front().comparison.after.meta.label;
+        before_short = c.pairs.front().comparison.before.meta.label;
+        after = "after (" + after_short + ")";
+        before = "before (" + before_short + ")";
     }
     if (costs.empty()) return fmt::format("Net: {} improves {}, with no significant cost in latency, throughput or SLO capacity.", after, joined_names(gains));
     if (gains.empty()) return fmt::format("Net: {} worsens {}; {} is better on every count that moved.", after, joined_names(costs), before);
-    return fmt::format("Net: {} improves {} but worsens {}: run it where the first matters most, keep {} for the rest.",
-                       after, joined_names(gains), joined_names(costs), before);
+    return fmt::format("Net: {} improves {} but worsens {}. Choose {} when {} matter most, {} otherwise.", after,
+                       joined_names(gains), joined_names(costs), after_short, gains.front(), before_short);
 }
 
 } // namespace detail
@@ -573,7 +583,7 @@ inline std::pair<std::vector<kpi_source>, std::string> compare_kpi_sources(const
     if (c.sweep && !c.pairs.empty()) {
         first = c.pairs.size() - 1;
         last = c.pairs.size();
-        note = fmt::format("At {}, the highest load both sides measured.", load_prefix(c, c.pairs.back()).substr(0, load_prefix(c, c.pairs.back()).size() - 2));
+        note = fmt::format("KPIs at {}, the highest load both sides measured.", load_prefix(c, c.pairs.back()).substr(0, load_prefix(c, c.pairs.back()).size() - 2));
     }
     for (std::size_t i = first; i < last; ++i) {
         const auto& rc = c.pairs[i].comparison;

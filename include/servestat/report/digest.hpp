@@ -114,7 +114,7 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
             const double ok = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
             rows.push_back({{"name", first ? source.name : std::string()},
                             {"subset", whole ? std::string("all") : std::string_view(subset) == "short" ? short_name : long_name},
-                            {"requests", whole ? std::to_string(r.requests) : std::to_string(e2e->n) + " ok"},
+                            {"requests", whole ? std::to_string(r.requests) : std::to_string(e2e->n)},
                             {"ok", whole ? format_share(ok) : std::string()},
                             {"rps", whole ? detail::rate_text(r.rps, "{:.2f}") : std::string()},
                             {"output_tps", whole ? detail::rate_text(r.output_tps, "{:.1f}") : std::string()},
@@ -497,8 +497,11 @@ inline std::vector<group_trade_off> find_group_trade_offs(const std::vector<chan
     std::vector<group_trade_off> out;
     for (const auto& g : groups) {
         if (g.direction != verdict::improved || g.subset == "all") continue;
+        // A cost a fraction the size of the gain (+11% at one level against −80% at five) is told
+        // on its own line, not made the other half of a trade-off.
         for (const auto& p : groups)
-            if (p.direction == verdict::regressed && p.subset != "all" && p.subset != g.subset && p.metric == g.metric) {
+            if (p.direction == verdict::regressed && p.subset != "all" && p.subset != g.subset && p.metric == g.metric &&
+                p.score >= 0.25 * g.score) {
                 out.push_back({&g, &p});
                 break; // groups are strongest first
             }

@@ -17,6 +17,7 @@
 #include "servestat/report/findings.hpp"      // finding
 #include "servestat/report/format.hpp"        // format_seconds, format_share, format_rate
 #include "servestat/stats/run_stats.hpp"      // run_stats
+#include "servestat/report/sweep_view.hpp"     // detail::interpolated_load
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, detail::format_load, detail::column_index
 
 namespace servestat::report {
@@ -97,6 +98,32 @@ inline std::vector<std::string> failed_slos(const run_stats& r, const std::vecto
             out.push_back(fmt::format("{}: SLO {} {} ≤ {} fails ({} {}: {}).", r.meta.label, to_string(s.on),
                                       percentile_key(percentile), format_seconds(s.max_seconds), to_string(s.on),
                                       percentile_key(percentile), failing));
+    }
+    return out;
+}
+
+// Per SLO over several runs, on all requests: "SLO ttft p95 ≤ 25.0 ms: met by short_only-c16 only;
+// missed by mix_50_50-c16 (142 ms), mix_70_30-c16 (77.4 ms)".
+inline std::vector<std::string> slo_across_runs(const std::vector<const run_stats*>& runs, const std::vector<slo>& slos,
+                                                double percentile) {
+    std::vector<std::string> out;
+    for (const auto& s : slos) {
+        std::string met, missed;
+        std::size_t n_met = 0;
+        for (const auto* r : runs) {
+            const auto v = find_percentile(*r, "all", s.on, percentile);
+            if (!v) continue;
+            if (*v <= s.max_seconds) {
+                met.append(met.empty() ? "" : ", ").append(r->meta.label);
+                ++n_met;
+            } else
+                missed.append(missed.empty() ? "" : ", ").append(fmt::format("{} ({})", r->meta.label, format_seconds(*v)));
+        }
+        if (met.empty() && missed.empty()) continue;
+        const std::string objective = fmt::format("SLO {} {} ≤ {}", to_string(s.on), percentile_key(percentile), format_seconds(s.max_seconds));
+        if (missed.empty()) out.push_back(objective + ": met by every run.");
+        else if (met.empty()) out.push_back(objective + ": missed by every run: " + missed + ".");
+        else out.push_back(fmt::format("{}: met by {}{}; missed by {}.", objective, met, n_met == 1 ? " only" : "", missed));
     }
     return out;
 }
@@ -182,6 +209,36 @@ inline std::string best_sweep_sentence(std::span<const sweep_analysis> sweeps) {
                        sweep_short_name(sweeps[peaks[1].second], peaks[1].second), peaks[1].first, caveat);
 }
 
+// One sentence per SLO over every sweep: "SLO e2e p95 ≤ 500 ms holds up to c≈36 on bad and c≈23 on fair."
+inline std::vector<std::string> capacity_summary(std::span<const sweep_analysis> sweeps) {
+    std::vector<std::string> out;
+    if (sweeps.empty()) return out;
+    for (std::size_t k = 0; k < sweeps.front().capacity.size(); ++k) {
+        const slo_capacity& first = sweeps.front().capacity[k];
+        std::vector<std::string> parts;
+        bool interpolated = false;
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            if (k >= sweeps[i].capacity.size()) continue;
+            const slo_capacity& c = sweeps[i].capacity[k];
+            const std::string param = sweeps[i].curve.param == "concurrency" ? "c" : sweeps[i].curve.param;
+            std::string where = !c.known       ? "unknown"
+                                : !c.max_load  ? "not met at any load"
+                                : !c.limited   ? fmt::format("met at every load up to {}={:g}", param, *c.max_load)
+                                : c.interpolated ? fmt::format("up to {}≈{}", param, interpolated_load(*c.max_load))
+                                                 : fmt::format("up to {}={:g}", param, *c.max_load);
+            interpolated = interpolated || (c.max_load && c.interpolated);
+            parts.push_back(where + (sweeps.size() > 1 ? " on " + sweep_short_name(sweeps[i], i) : std::string()));
+        }
+        std::string joined;
+        for (std::size_t i = 0; i < parts.size(); ++i)
+            joined.append(i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ").append(parts[i]);
+        out.push_back(fmt::format("SLO {} {} ≤ {} holds {}{}.", to_string(first.objective.on), percentile_key(first.percentile),
+                                  format_seconds(first.objective.max_seconds), joined,
+                                  interpolated ? " (≈: interpolated between measured loads)" : ""));
+    }
+    return out;
+}
+
 } // namespace detail
 
 // At most five sentences (summary_view picks them): for sweeps their peaks, knees and SLO
@@ -190,8 +247,7 @@ inline std::string best_sweep_sentence(std::span<const sweep_analysis> sweeps) {
 inline std::vector<summary_sentence> report_summary(std::span<const run_stats> runs,
                                                     std::span<const std::vector<finding>> run_findings,
                                                     std::span<const sweep_analysis> sweeps, const std::vector<slo>& slos,
-                                                    double slo_percentile,
-                                                    const std::vector<std::string>& capacity_sentences) {
+                                                    double slo_percentile) {
     std::vector<summary_sentence> out;
     std::vector<const run_stats*> measured;
     for (const auto& r : runs)
@@ -200,7 +256,7 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
         if (auto s = detail::best_sweep_sentence(sweeps); !s.empty()) out.push_back({9, std::move(s)});
         if (auto s = detail::same_load_sentence(sweeps); !s.empty()) out.push_back({8.5, std::move(s)});
         for (std::size_t i = 0; i < sweeps.size(); ++i) out.push_back({8 - 0.01 * static_cast<double>(i), detail::sweep_sentence(sweeps[i], i)});
-        for (const auto& c : capacity_sentences) out.push_back({7, c});
+        for (auto& c : detail::capacity_summary(sweeps)) out.push_back({8.7, std::move(c)});
     } else if (measured.size() == 1) {
         out.push_back({10, detail::headline_sentence(*measured.front())});
     } else if (measured.size() > 1) {
@@ -219,11 +275,14 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
                                           format_seconds(find_percentile(*tightest, "all", metric::e2e, 99)),
                                           format_seconds(find_percentile(*tightest, "all", metric::e2e, 50)))});
     }
+    if (measured.size() > 1)
+        for (auto& s : detail::slo_across_runs(measured, slos, slo_percentile)) out.push_back({sweeps.empty() ? 7.5 : 2.0, std::move(s)});
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (runs[i].requests == 0) continue;
         // In a sweep the curves speak for the runs; a run's own findings matter when it stands alone.
         const double scale = sweeps.empty() ? 1.0 : 0.3;
-        for (const auto& s : detail::failed_slos(runs[i], slos, slo_percentile)) out.push_back({7.5 * scale, s});
+        if (measured.size() == 1)
+            for (const auto& s : detail::failed_slos(runs[i], slos, slo_percentile)) out.push_back({7.5 * scale, s});
         if (i < run_findings.size() && measured.size() <= 3)
             for (const auto& f : run_findings[i])
                 out.push_back({detail::finding_weight(f.rule) * scale,
@@ -251,8 +310,9 @@ inline std::pair<std::vector<kpi_source>, std::string> report_kpi_sources(std::s
                                        servestat::detail::format_load(sweeps[i].curve.param, row->load)),
                            &runs[sweeps[i].curve.points[k].run]});
         }
-        note = common ? "Each sweep at the highest load all of them ran; every level is in the sweep tables."
-                      : "Each sweep at the load level where its throughput peaked; every level is in the sweep tables.";
+        note = common ? fmt::format("KPIs of each sweep at {}, the highest load every sweep ran; every level is in the sweep "
+                                    "tables below.", servestat::detail::format_load(sweeps.front().curve.param, *common))
+                      : "KPIs of each sweep at the load where its throughput peaked; every level is in the sweep tables below.";
         return {out, note};
     }
     constexpr std::size_t most = 6;

@@ -2,6 +2,7 @@
 // findings, plot references), so JSON, Markdown and HTML can never disagree.
 #pragma once
 
+#include <algorithm> // std::all_of
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <span>     // std::span
@@ -207,6 +208,15 @@ inline json arrivals_view(const run_stats& r) {
             {"output_tokens", format_count_percentiles(r.output_tokens)}};
 }
 
+// Whether every run lies on some sweep, so the sweep tables already list each one.
+inline bool all_in_sweeps(std::size_t runs, std::span<const sweep_analysis> sweeps) {
+    std::vector<bool> in(runs, false);
+    for (const auto& a : sweeps)
+        for (const auto& p : a.curve.points)
+            if (p.run < runs) in[p.run] = true;
+    return !sweeps.empty() && std::all_of(in.begin(), in.end(), [](bool b) { return b; });
+}
+
 // A run's latencies in one small table for the appendix of a multi-run report: per subset its
 // e2e p50/p90/p99, TTFT p50/p99 and TPOT p50.
 inline json compact_rows(const run_stats& r) {
@@ -322,13 +332,10 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     const json comparison = detail::comparison_rows(runs);
     const auto titles = sweep_titles(sweeps);
     json sweep_views = json::array();
-    std::vector<std::string> capacity;
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
         json v = sweep_view(sweeps[i]);
         v["title"] = titles[i];
         sweep_views.push_back(std::move(v));
-        for (const auto& c : sweeps[i].capacity)
-            capacity.push_back(sweep_short_name(sweeps[i], i) + ": " + detail::capacity_sentence(sweeps[i], c));
     }
     json grid_views = json::array();
     for (const auto& g : grids) grid_views.push_back(grid_view(g));
@@ -342,12 +349,13 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     const auto [kpi_sources, kpi_note] = report_kpi_sources(stats, sweeps);
     return {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
-            {"summary", summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile, capacity))},
+            {"summary", summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile))},
             {"kpi", kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets)},
             {"has_kpi", !kpi_sources.empty()},
             {"kpi_note", kpi_note},
             {"has_kpi_slo", !o.slos.empty()},
             {"many_runs", comparison.size() > 1},
+            {"runs_in_sweeps", detail::all_in_sweeps(runs.size(), sweeps)},
             {"single_run", runs.size() == 1},
             {"run_count", std::to_string(runs.size())},
             {"comparison", comparison},
