@@ -83,20 +83,20 @@ TEST_CASE("without SLOs the verdict cell is empty", "[digest]") {
     CHECK(kpi_rows(sources, {}, 95)[0]["slo"] == "–");
 }
 
-TEST_CASE("the body keeps twelve findings and two of a crowding group; the appendix keeps all", "[digest]") {
+TEST_CASE("the body keeps the twelve heaviest findings; the appendix keeps all", "[digest]") {
     digest_findings f;
     for (int i = 0; i < 20; ++i) {
-        const digest_finding x{static_cast<double>(20 - i), "change", "f" + std::to_string(i), i < 5 ? "same" : ""};
-        f.body.push_back(x);
-        f.all.push_back(x);
+        f.body.push_back({static_cast<double>(i), "change", "body " + std::to_string(i)});
+        f.all.push_back({static_cast<double>(i), "change", "all " + std::to_string(i)});
     }
     const json v = findings_view(f);
     REQUIRE(v["findings"].size() == 12);
-    CHECK(v["findings"][0]["text"] == "f0");
-    CHECK(v["findings"][1]["text"] == "f1");
-    CHECK(v["findings"][2]["text"] == "f5"); // f2, f3, f4 crowd the same group out
+    CHECK(v["findings"][0]["text"] == "body 19");
+    CHECK(v["findings"][11]["text"] == "body 8");
     CHECK(v["all_findings"].size() == 20);
+    CHECK(v["all_findings"][19]["text"] == "all 0");
     CHECK(v["has_more_findings"] == true);
+    CHECK(v["findings_total"] == "20");
 }
 
 TEST_CASE("labels' common stem stops at a separator", "[digest]") {

@@ -128,6 +128,19 @@ def test_templates_written_before_the_digest_still_render():
     check(dumped.returncode == 0 and "## Summary" in dumped.stdout, "templates dump report.md gives the digest template")
 
 
+def test_grouped_report_leads_with_its_groups():
+    logs = os.path.join(EXAMPLES, "..", "..", "shared", "data", "llmperf-leaderboard", "raw_data", "individual")
+    if not os.path.isdir(logs):
+        print("skipped: ../shared/data is not beside the checkout")
+        return
+    out = os.path.join(WORK, "groups")
+    servestat("report", "--group-by", r"model=_([0-9]+b)\.json$", "-o", out, logs)
+    md = read(os.path.join(out, "report.md"))
+    summary_near_top(md, "grouped report.md")
+    first = md.split("## Summary")[1].strip().splitlines()[0]
+    check("model 7b" in first and "model 70b" in first, f"the summary leads with the groups: {first}")
+
+
 def test_committed_reports_lead_with_summary():
     reports = os.path.join(EXAMPLES, "..", "reports")
     for kind in ("demo/report.md", "sweep-live/report.md", "compare-live/compare.md", "compare-exp5/compare.md",
@@ -140,4 +153,5 @@ if __name__ == "__main__":
                               test_sweep_report_is_a_digest_within_budget,
                               test_trend_and_single_run_reports_lead_with_summary,
                               test_templates_written_before_the_digest_still_render,
+                              test_grouped_report_leads_with_its_groups,
                               test_committed_reports_lead_with_summary]))

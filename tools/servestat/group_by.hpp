@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp> // CLI::App
 
+#include <servestat/report/digest.hpp>     // lead_summary_with
 #include <servestat/report/group_view.hpp> // parse_group_key, group_runs, groups_to_json, group_view, group_plots
 #include <servestat/report/plot_file.hpp>  // plot_file
 
@@ -45,6 +46,7 @@ inline void attach_groups(json& view, std::vector<report::plot_file>& plots, con
     const auto g = report::group_runs(runs, report::parse_group_key(a.by), go);
     const auto files = report::group_plots(g);
     view["group_view"] = report::group_view(g, files);
+    report::lead_summary_with(view["summary"], view["group_view"]["findings"], 3);
     view["stats"]["groups"] = report::groups_to_json(g, o.summary.method);
     plots.insert(plots.end(), files.begin(), files.end());
 }

@@ -46,6 +46,7 @@ ul.summary li { margin: .3rem 0; }
 figure { margin: 1.2rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
+table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
 </style>
 </head>
 <body>
@@ -56,7 +57,7 @@ figcaption { font-size: .85rem; color: #555; }
 <li>{{text}}</li>
 {{/summary}}
 </ul>
-<table>
+<table class="kpi">
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
@@ -413,6 +414,7 @@ ul.summary { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #00
 ul.summary li { margin: .3rem 0; }
 details.run { margin: .8rem 0; border: 1px solid #d0d0d0; padding: .3rem .8rem; }
 details.run > summary { cursor: pointer; font-weight: bold; }
+table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
 </style>
 </head>
 <body>
@@ -424,7 +426,7 @@ details.run > summary { cursor: pointer; font-weight: bold; }
 {{/summary}}
 </ul>
 {{#has_kpi}}
-<table>
+<table class="kpi">
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
@@ -1026,6 +1028,7 @@ figcaption { font-size: .85rem; color: #555; }
 ul.summary { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #0072B2; padding: .6rem 1rem .6rem 2rem; }
 ul.summary li { margin: .3rem 0; }
 td.text { text-align: left; }
+table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
 </style>
 </head>
 <body>
@@ -1036,7 +1039,7 @@ td.text { text-align: left; }
 <li>{{text}}</li>
 {{/summary}}
 </ul>
-<table>
+<table class="kpi">
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}

@@ -26,6 +26,7 @@
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/plots.hpp"        // detail::slug, detail::metric_values
+#include "servestat/report/report_digest.hpp" // detail::peak_row
 #include "servestat/report/sweep_view.hpp"   // detail::format_load, series_over_load, find_knee_of, sweep_cell
 
 namespace servestat::report {
@@ -70,8 +71,7 @@ inline void add_significant(const comparison& c, const verdict_options& o, diges
                      [](const merged_change& a, const merged_change& b) { return a.name < b.name; });
     if (merged.empty()) {
         const digest_finding none{1.0, "none",
-                                  fmt::format("No statistic changed significantly beyond the ±{} noise band.", percent_text(o.noise)),
-                                  ""};
+                                  fmt::format("No statistic changed significantly beyond the ±{} noise band.", percent_text(o.noise))};
         out.body.push_back(none);
         out.all.push_back(none);
     }
@@ -83,8 +83,8 @@ inline void add_significant(const comparison& c, const verdict_options& o, diges
 // weighs like a change of 50% or 40%; the caveats come last.
 inline void add_all(digest_findings& out, double score, const char* kind, const std::vector<std::string>& texts) {
     for (const auto& t : texts) {
-        out.body.push_back({score, kind, t, ""});
-        out.all.push_back({score, kind, t, ""});
+        out.body.push_back({score, kind, t});
+        out.all.push_back({score, kind, t});
     }
 }
 
@@ -245,8 +245,8 @@ inline digest_findings compare_digest_findings(const comparison& c, const compar
             if (detail::capacity_moved(s)) capacity.push_back(detail::capacity_sentence(c.sweep->param, s));
         detail::add_all(out, 0.5, "capacity", capacity);
         if (knees.size() > 1) { // one line in the body, each knee in the appendix
-            out.body.push_back({0.4, "knee", detail::knees_moved_sentence(*c.sweep), ""});
-            for (const auto& k : knees) out.all.push_back({0.4, "knee", k, ""});
+            out.body.push_back({0.4, "knee", detail::knees_moved_sentence(*c.sweep)});
+            for (const auto& k : knees) out.all.push_back({0.4, "knee", k});
         } else
             detail::add_all(out, 0.4, "knee", knees);
     }
@@ -428,10 +428,9 @@ inline std::string summary_part(const std::string& param, const merged_change& m
 
 // The highest throughput of a sweep and the level that reached it.
 inline std::optional<std::pair<double, double>> peak_rps(const sweep_analysis& a) {
-    std::optional<std::pair<double, double>> best;
-    for (const auto& row : a.rows)
-        if (const auto v = sweep_cell(row, "rps"); v && (!best || *v > best->second)) best = std::pair{row.load, *v};
-    return best;
+    const sweep_row* peak = peak_row(a);
+    if (peak == nullptr) return std::nullopt;
+    return std::pair{peak->load, *sweep_cell(*peak, "rps")};
 }
 
 inline std::string throughput_summary(const comparison& c, const verdict_options& o) {

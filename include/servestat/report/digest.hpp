@@ -62,6 +62,16 @@ inline std::string common_stem(const std::vector<std::string>& labels) {
     return cut == std::string::npos ? std::string() : common.substr(0, cut);
 }
 
+// A section's own first findings ahead of the summary built before it (the groups of --group-by
+// are what that report was asked for); the summary stays at five sentences.
+inline void lead_summary_with(json& summary, const json& findings, std::size_t most) {
+    json out = json::array();
+    for (std::size_t i = 0; i < findings.size() && i < most; ++i) out.push_back({{"text", findings[i]["text"]}});
+    for (const auto& s : summary)
+        if (out.size() < summary_sentences_shown) out.push_back(s);
+    summary = std::move(out);
+}
+
 // ---- KPI table --------------------------------------------------------------------------------
 
 // One row group of the KPI table: a run, or one side of a comparison, under a name.
@@ -136,11 +146,9 @@ struct digest_finding {
     double score = 0;
     std::string kind; // "change", "trade_off", "knee", "capacity", "throughput", "tail_only", "too_few", ...
     std::string text;
-    std::string group; // findings of one group ("short e2e improved") crowd each other out of the body
 };
 
 inline constexpr std::size_t findings_in_body = 12;
-inline constexpr std::size_t body_findings_per_group = 2;
 
 // Findings at two depths: the body's digest (changes grouped by subset and metric, trade-offs named)
 // and every finding one by one, for the appendix and the JSON export.
@@ -163,17 +171,11 @@ inline json finding_list(const std::vector<digest_finding>& list) {
 
 } // namespace detail
 
-// The heaviest twelve of the body, at most two of a crowding group; "All findings" keeps every one.
+// The heaviest twelve of the body; "All findings" keeps every one.
 inline json findings_view(digest_findings f) {
     detail::rank(f.body);
     detail::rank(f.all);
-    std::vector<digest_finding> body;
-    std::map<std::string, std::size_t> per_group;
-    for (auto& x : f.body) {
-        if (body.size() >= findings_in_body) break;
-        if (!x.group.empty() && per_group[x.group]++ >= body_findings_per_group) continue;
-        body.push_back(std::move(x));
-    }
+    std::vector<digest_finding> body(f.body.begin(), f.body.begin() + static_cast<std::ptrdiff_t>(std::min(f.body.size(), findings_in_body)));
     return {{"findings", detail::finding_list(body)},
             {"has_findings", !body.empty()},
             {"all_findings", detail::finding_list(f.all)},
@@ -346,12 +348,6 @@ inline std::string merged_sentence(const std::string& param, const merged_change
                        detail::p_bound(detail::largest_p(m)));
 }
 
-// The group a merged change crowds: its subset, metric and direction.
-inline std::string crowding_group(const merged_change& m) {
-    const change& x = *m.levels.front().x;
-    return x.subset + "." + x.metric + "." + std::string(to_string(m.direction));
-}
-
 // A trade-off: one prompt-length subset improved where another regressed, on the same statistic.
 struct trade_off {
     const merged_change* gained;
@@ -390,9 +386,9 @@ inline std::vector<digest_finding> change_findings(const std::string& param, con
     std::vector<digest_finding> out;
     for (const auto& t : find_trade_offs(merged))
         out.push_back({std::max(detail::score(*t.gained), detail::score(*t.paid)) * 1.01, "trade_off",
-                       trade_off_sentence(param, t), crowding_group(*t.gained)});
+                       trade_off_sentence(param, t)});
     for (const auto& m : merged)
-        out.push_back({detail::score(m), "change", merged_sentence(param, m, o), crowding_group(m)});
+        out.push_back({detail::score(m), "change", merged_sentence(param, m, o)});
     return out;
 }
 
@@ -523,13 +519,13 @@ inline std::vector<digest_finding> group_findings(const std::string& param, cons
     std::vector<digest_finding> out;
     std::vector<const change_group*> told;
     for (const auto& t : find_group_trade_offs(groups)) {
-        out.push_back({std::max(t.gained->score, t.paid->score) * 1.01, "trade_off", group_trade_off_sentence(param, t, o), ""});
+        out.push_back({std::max(t.gained->score, t.paid->score) * 1.01, "trade_off", group_trade_off_sentence(param, t, o)});
         told.push_back(t.gained);
         told.push_back(t.paid);
     }
     for (const auto& g : groups)
         if (std::find(told.begin(), told.end(), &g) == told.end())
-            out.push_back({g.score, "change", group_sentence(param, g, o), ""});
+            out.push_back({g.score, "change", group_sentence(param, g, o)});
     return out;
 }
 

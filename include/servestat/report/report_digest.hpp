@@ -17,23 +17,18 @@
 #include "servestat/report/findings.hpp"      // finding
 #include "servestat/report/format.hpp"        // format_seconds, format_share, format_rate
 #include "servestat/stats/run_stats.hpp"      // run_stats
-#include "servestat/report/sweep_view.hpp"     // detail::interpolated_load
-#include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, detail::format_load, detail::column_index
+#include "servestat/report/sweep_view.hpp"     // detail::interpolated_load, detail::sweep_cell
+#include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, detail::format_load
 
 namespace servestat::report {
 
 namespace detail {
 
-inline std::optional<double> row_value(const sweep_row& row, std::string_view column) {
-    const std::size_t i = servestat::detail::column_index(column);
-    return i < row.values.size() ? row.values[i] : std::nullopt;
-}
-
 // The row of a sweep with the highest throughput.
 inline const sweep_row* peak_row(const sweep_analysis& a) {
     const sweep_row* best = nullptr;
     for (const auto& row : a.rows)
-        if (const auto v = row_value(row, "rps"); v && (!best || *v > *row_value(*best, "rps"))) best = &row;
+        if (const auto v = sweep_cell(row, "rps"); v && (!best || *v > *sweep_cell(*best, "rps"))) best = &row;
     return best;
 }
 
@@ -142,7 +137,7 @@ inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index) {
     auto load = [&](double l) { return servestat::detail::format_load(param, l); };
     std::string out = name + ":";
     const sweep_row* peak = peak_row(a);
-    if (peak) out += fmt::format(" throughput reaches {:.2f} req/s at {}", *row_value(*peak, "rps"), load(peak->load));
+    if (peak) out += fmt::format(" throughput reaches {:.2f} req/s at {}", *sweep_cell(*peak, "rps"), load(peak->load));
     for (const auto& k : a.knees) {
         if (!k.load || !k.y) continue;
         if (k.curve == "throughput")
@@ -181,7 +176,7 @@ inline std::string same_load_sentence(std::span<const sweep_analysis> sweeps) {
                                        std::pair{"long.e2e.p99", "long prompts' e2e p99"}, std::pair{"rps", "throughput"}}) {
         std::string part;
         for (std::size_t i = 0; i < sweeps.size(); ++i) {
-            const auto v = row_value(*row_at(sweeps[i], *load), column);
+            const auto v = sweep_cell(*row_at(sweeps[i], *load), column);
             if (!v) continue;
             part.append(part.empty() ? "" : " vs ")
                 .append(sweep_short_name(sweeps[i], i) + " " +
@@ -198,7 +193,7 @@ inline std::string same_load_sentence(std::span<const sweep_analysis> sweeps) {
 inline std::string best_sweep_sentence(std::span<const sweep_analysis> sweeps) {
     std::vector<std::pair<double, std::size_t>> peaks;
     for (std::size_t i = 0; i < sweeps.size(); ++i)
-        if (const auto* p = peak_row(sweeps[i])) peaks.emplace_back(*row_value(*p, "rps"), i);
+        if (const auto* p = peak_row(sweeps[i])) peaks.emplace_back(*sweep_cell(*p, "rps"), i);
     if (peaks.size() < 2) return {};
     std::sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     const double above = peaks[0].first / peaks[1].first - 1;
