@@ -3,7 +3,7 @@
 // and plots overlaying the two sides. The JSON export sits under "stats", so no format can disagree.
 #pragma once
 
-#include <algorithm>   // std::sort, std::min, std::any_of, std::find_if
+#include <algorithm>   // std::sort, std::min, std::max, std::any_of, std::find, std::find_if
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
 #include <limits>      // std::numeric_limits
@@ -546,10 +546,16 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
     for (const auto& t : trade_offs)
         if (lead == nullptr || (t.gained->metric == "e2e" && lead->gained->metric != "e2e")) lead = &t;
     if (lead) out.push_back({10, group_trade_off_sentence(param, *lead, v)});
+    std::vector<const change_group*> told;
+    for (const auto& t : trade_offs) {
+        told.push_back(t.gained);
+        told.push_back(t.paid);
+        if (&t != lead) out.push_back({6 + std::max(t.gained->score, t.paid->score), group_trade_off_sentence(param, t, v)});
+    }
     for (const verdict direction : {verdict::improved, verdict::regressed}) {
         const change_group* best = nullptr;
         for (const auto& g : groups)
-            if (g.direction == direction && (!lead || (&g != lead->gained && &g != lead->paid)) &&
+            if (g.direction == direction && std::find(told.begin(), told.end(), &g) == told.end() &&
                 (best == nullptr || g.score * detail::importance(*g.members.front()->levels.front().x) >
                                         best->score * detail::importance(*best->members.front()->levels.front().x)))
                 best = &g;
