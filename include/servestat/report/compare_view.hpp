@@ -6,7 +6,6 @@
 #include <algorithm>   // std::sort, std::min, std::max, std::any_of, std::find, std::find_if
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
-#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <set>         // std::set
 #include <span>        // std::span

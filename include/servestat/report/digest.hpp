@@ -12,7 +12,7 @@
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
-#include <utility>     // std::move
+#include <utility>     // std::move, std::pair
 #include <vector>      // std::vector
 
 #include <fmt/format.h> // fmt::format
