@@ -7,6 +7,7 @@
 #include <vector> // std::vector
 
 #include "servestat/report/digest.hpp"
+#include "servestat/report/plots.hpp"
 #include "servestat/report/report_digest.hpp"
 #include "servestat/stats/run_stats.hpp"
 
@@ -118,6 +119,17 @@ TEST_CASE("sweeps are titled by their label stem and group, and no two titles ar
     CHECK(titles == std::vector<std::string>{"Sweep over concurrency — bad (preset=bad)", "Sweep over concurrency — fair",
                                              "Sweep over concurrency — fair #2"});
     CHECK(sweep_short_name(bad, 0) == "bad");
+}
+
+TEST_CASE("among sixteen runs the first, the last, the knees, the best and the worst keep their colours", "[digest]") {
+    // p99 rises with the run index except run 9 (the lowest) and run 5 (the highest).
+    std::vector<std::optional<double>> p99;
+    for (int i = 0; i < 16; ++i) p99.push_back(1.0 + i);
+    p99[9] = 0.5;
+    p99[5] = 99.0;
+    // First 0, last 15, the knee 4, best 9, worst 5; then evenly: 1 × 15 / 5 = 3.
+    CHECK(report::detail::runs_to_highlight(p99, {4}) == std::vector<std::size_t>{0, 3, 4, 5, 9, 15});
+    CHECK(report::detail::runs_to_highlight(std::vector<std::optional<double>>(8, 1.0)).empty()); // all fit the palette
 }
 
 } // namespace test_digest

@@ -183,7 +183,14 @@ inline int run_report_command(const report_args& a) {
         plots.push_back(runs.size() > 1 ? report::appendix_plots(std::move(files)) : std::move(files));
         run_pointers.push_back(&runs[i]);
     }
-    auto all_plots = runs.size() > 1 ? report::comparison_plots(run_pointers, stats) : std::vector<report::plot_file>{};
+    std::vector<std::size_t> knee_runs; // each sweep's saturation point, kept in colour among many runs
+    for (const auto& s : sweeps)
+        for (const auto& k : s.knees)
+            if (k.curve == "throughput" && k.load)
+                for (const auto& p : s.curve.points)
+                    if (p.load == *k.load) knee_runs.push_back(p.run);
+    auto all_plots = runs.size() > 1 ? report::comparison_plots(run_pointers, stats, knee_runs)
+                                     : std::vector<report::plot_file>{};
     detail::attach_plots(view, plots, all_plots);
     for (const auto& list : plots) all_plots.insert(all_plots.end(), list.begin(), list.end());
     for (std::size_t i = 0; i < sweeps.size(); ++i) {

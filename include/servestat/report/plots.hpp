@@ -248,14 +248,17 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
 namespace detail {
 
 // Beyond the palette's eight colours the runs a reader looks for keep theirs: the first and the
-// last, the lowest and the highest p99, then first-to-last evenly; the rest go grey.
-inline std::vector<std::size_t> runs_to_highlight(const std::vector<std::optional<double>>& p99) {
+// last, the sweeps' saturation knees (`knees`, series indices), the lowest and the highest p99, then
+// first-to-last evenly; the rest go grey.
+inline std::vector<std::size_t> runs_to_highlight(const std::vector<std::optional<double>>& p99,
+                                                  const std::vector<std::size_t>& knees = {}) {
     const std::size_t n = p99.size();
     if (n <= plot::palette_size) return {};
     std::vector<std::size_t> out{0, n - 1};
     auto add = [&](std::size_t i) {
-        if (out.size() < 6 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+        if (out.size() < 6 && i < n && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
     };
+    for (std::size_t k : knees) add(k);
     std::optional<std::size_t> best, worst;
     for (std::size_t i = 0; i < n; ++i) {
         if (!p99[i]) continue;
@@ -271,24 +274,28 @@ inline std::vector<std::size_t> runs_to_highlight(const std::vector<std::optiona
 
 } // namespace detail
 
-inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& runs, const std::vector<run_stats>& stats) {
+// `knee_runs`: indices into `runs` of the sweeps' saturation knees, kept in colour among many runs.
+inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& runs, const std::vector<run_stats>& stats,
+                                               const std::vector<std::size_t>& knee_runs = {}) {
     std::vector<plot_file> out;
     for (const metric m : {metric::e2e, metric::ttft}) {
         std::vector<plot::named_values> series;
         std::vector<std::optional<double>> p99;
+        std::vector<std::size_t> knees;
         for (std::size_t k = 0; k < runs.size(); ++k) {
             const run* r = runs[k];
             subset all{"all", {}};
             for (std::uint32_t i = 0; i < r->requests.size(); ++i) all.rows.push_back(i);
             auto values = detail::metric_values(*r, m, all);
             if (values.empty()) continue;
+            if (std::find(knee_runs.begin(), knee_runs.end(), k) != knee_runs.end()) knees.push_back(series.size());
             series.push_back({r->meta.label, std::move(values)});
             p99.push_back(k < stats.size() ? find_percentile(stats[k], "all", m, 99) : std::nullopt);
         }
         if (series.size() < 2) continue;
         const std::string what = m == metric::e2e ? "End-to-end latency" : "Time to first token";
         const std::string axis = m == metric::e2e ? "end-to-end latency (s)" : "time to first token (s)";
-        const plot::ecdf_options highlight{detail::runs_to_highlight(p99), "other runs"};
+        const plot::ecdf_options highlight{detail::runs_to_highlight(p99, knees), "other runs"};
         out.push_back({std::string("compare-") + std::string(to_string(m)) + "-ecdf.svg", what + " by run",
                        plot::ecdf_chart(series, {what + " by run", axis, "fraction of requests"}, highlight)});
     }
