@@ -289,20 +289,26 @@ inline std::vector<summary_sentence> summary(const trend& t, std::span<const run
         const auto first_groups = group_changes(merge_changes(first_changes));
         const std::string against = "Against the first run (" + named(t.steps.front()) + ")";
         if (first_groups.empty())
-            out.push_back({7, against + ", the latest run shows no significant latency change."});
+            out.push_back({9.95, against + ", the latest run shows no significant latency change."});
         else
-            out.push_back({7, against + ", the latest run: " + group_sentence("", first_groups.front(), o.verdicts)});
-        std::vector<std::string> regressed;
-        for (std::size_t k = 1; k < t.steps.size(); ++k)
-            for (const auto& c : t.steps[k].vs_previous->changes)
-                if (published(c) && c.metric == "e2e" && c.result == verdict::regressed) {
-                    regressed.push_back(t.steps[k].started ? date_text(t.steps[k].started, false) : runs[t.steps[k].run].meta.label);
-                    break;
-                }
-        out.push_back({5, regressed.empty()
-                              ? fmt::format("No step of the {} runs regressed e2e latency significantly.", t.steps.size())
-                              : fmt::format("{} of {} steps regressed e2e latency significantly ({}).", regressed.size(),
-                                            t.steps.size() - 1, joined(regressed))});
+            out.push_back({9.95, against + ", the latest run: " + group_sentence("", first_groups.front(), o.verdicts)});
+        // Steps where e2e latency moved significantly, each way: a regression later undone reads as both.
+        std::vector<std::string> regressed, improved;
+        for (std::size_t k = 1; k < t.steps.size(); ++k) {
+            const std::string when = t.steps[k].started ? date_text(t.steps[k].started, false) : runs[t.steps[k].run].meta.label;
+            for (const verdict v : {verdict::regressed, verdict::improved})
+                for (const auto& c : t.steps[k].vs_previous->changes)
+                    if (published(c) && c.metric == "e2e" && c.result == v) {
+                        (v == verdict::regressed ? regressed : improved).push_back(when);
+                        break;
+                    }
+        }
+        auto count = [&](const std::vector<std::string>& when) {
+            return when.empty() ? std::string("none") : fmt::format("{} ({})", when.size(), joined(when));
+        };
+        out.push_back({5, fmt::format("Of the {} steps between runs, e2e latency regressed significantly in {} and improved "
+                                      "in {}.",
+                                      t.steps.size() - 1, count(regressed), count(improved))});
     }
     return out;
 }
