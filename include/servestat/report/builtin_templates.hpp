@@ -47,6 +47,7 @@ figure { margin: 1.2rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
 table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
+table.kpi td:first-child { white-space: nowrap; }
 </style>
 </head>
 <body>
@@ -415,6 +416,7 @@ ul.summary li { margin: .3rem 0; }
 details.run { margin: .8rem 0; border: 1px solid #d0d0d0; padding: .3rem .8rem; }
 details.run > summary { cursor: pointer; font-weight: bold; }
 table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
+table.kpi td:first-child { white-space: nowrap; }
 </style>
 </head>
 <body>
@@ -1029,6 +1031,7 @@ ul.summary { font-size: 1.05rem; background: #f7f9fb; border-left: 4px solid #00
 ul.summary li { margin: .3rem 0; }
 td.text { text-align: left; }
 table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
+table.kpi td:first-child { white-space: nowrap; }
 </style>
 </head>
 <body>

@@ -523,7 +523,7 @@ inline std::string net_sentence(const comparison& c, const std::vector<change_gr
         before = "before (" + before_short + ")";
     }
     if (costs.empty()) return fmt::format("Net: {} improves {}, with no significant cost in latency, throughput or SLO capacity.", after, joined_names(gains));
-    if (gains.empty()) return fmt::format("Net: {} worsens {}; {} is better on every count that moved.", after, joined_names(costs), before);
+    if (gains.empty()) return fmt::format("Net: {} worsens {}, and no statistic improved significantly: keep {}.", after, joined_names(costs), before);
     return fmt::format("Net: {} improves {} but worsens {}. Choose {} when {} matter most, {} otherwise.", after,
                        joined_names(gains), joined_names(costs), after_short, gains.front(), before_short);
 }
