@@ -457,9 +457,7 @@ struct side_names {
 };
 
 inline side_names side_name(const sweep_analysis& a, const char* side) {
-    std::vector<std::string> labels;
-    for (const auto& row : a.rows) labels.push_back(row.label);
-    const std::string stem = labels.size() > 1 ? common_stem(labels) : std::string();
+    const std::string stem = sweep_stem(a);
     if (stem.empty() || stem == side) return {side, side};
     return {fmt::format("{} ({})", stem, side), stem};
 }

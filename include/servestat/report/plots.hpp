@@ -49,6 +49,13 @@ inline std::vector<double> metric_values(const run& r, metric m, const subset& s
     return out;
 }
 
+// A metric's values over every request of a run (failed ones have none).
+inline std::vector<double> metric_values(const run& r, metric m) {
+    subset all{"all", {}};
+    for (std::uint32_t i = 0; i < r.requests.size(); ++i) all.rows.push_back(i);
+    return metric_values(r, m, all);
+}
+
 // Subsets worth drawing: all, and short/long when they have requests.
 inline std::vector<plot::named_values> by_subset(const run& r, metric m, const std::vector<subset>& subsets) {
     std::vector<plot::named_values> out;
@@ -284,9 +291,7 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
         std::vector<std::size_t> knees;
         for (std::size_t k = 0; k < runs.size(); ++k) {
             const run* r = runs[k];
-            subset all{"all", {}};
-            for (std::uint32_t i = 0; i < r->requests.size(); ++i) all.rows.push_back(i);
-            auto values = detail::metric_values(*r, m, all);
+            auto values = detail::metric_values(*r, m);
             if (values.empty()) continue;
             if (std::find(knee_runs.begin(), knee_runs.end(), k) != knee_runs.end()) knees.push_back(series.size());
             series.push_back({r->meta.label, std::move(values)});

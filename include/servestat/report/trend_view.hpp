@@ -223,10 +223,7 @@ inline plot::band percentile_band(const trend& t, std::span<const run> runs, con
                                   double p, std::size_t series, const std::string& name) {
     plot::band b{series, {}, {}, {}, name + ": 95% CI"};
     for (std::size_t k = 0; k < t.steps.size(); ++k) {
-        const run& r = runs[t.steps[k].run];
-        subset all{"all", {}};
-        for (std::uint32_t i = 0; i < r.requests.size(); ++i) all.rows.push_back(i);
-        auto values = report::detail::metric_values(r, m, all);
+        auto values = report::detail::metric_values(runs[t.steps[k].run], m);
         const auto interval = percentile_interval(values.size(), p);
         if (!interval) continue;
         std::sort(values.begin(), values.end());
