@@ -439,4 +439,23 @@ TEST_CASE("the notebook's experiment 5: BAD vs FAIR_768 at c=32") {
     CHECK(change_named(rc, "e2e.p50").p_value.value() > 0.05);
 }
 
+TEST_CASE("a sweep level run twice is compared with both runs' requests pooled as replicates") {
+    std::mt19937_64 rng(7);
+    std::vector<run> before, after;
+    for (int c : {1, 2, 4}) before.push_back(run_of(lognormal_sample(rng, 200), "b", {{"concurrency", c}}));
+    for (int c : {1, 2, 4}) after.push_back(run_of(lognormal_sample(rng, 200), "a", {{"concurrency", c}}));
+    after.push_back(run_of(lognormal_sample(rng, 300), "a-again", {{"concurrency", 4}}));
+    comparison_options o;
+    o.compare = fast_options(200);
+    const comparison cmp = compare(before, after, o);
+    REQUIRE(cmp.pairs.size() == 3);
+    CHECK(cmp.unpaired.empty()); // the second c=4 run is a replicate, not left over
+    CHECK(cmp.pairs[2].comparison.after.requests == 500); // 200 + 300
+    CHECK(cmp.pairs[2].comparison.before.requests == 200);
+    CHECK(cmp.pairs[1].comparison.after.requests == 200);
+    REQUIRE(cmp.sweep.has_value());
+    CHECK(cmp.sweep->after.rows[2].replicates == 2);
+}
+
 } // namespace test_compare
+

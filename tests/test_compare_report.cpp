@@ -11,6 +11,7 @@
 #include <vector>    // std::vector
 
 #include "servestat/compare/gate.hpp"
+#include "servestat/ingest/sweep_csv.hpp" // sweep_csv_format
 #include "servestat/report/builtin_templates.hpp"
 #include "servestat/report/compare_view.hpp"
 #include "servestat/report/render.hpp"
@@ -369,6 +370,26 @@ TEST_CASE("changed SLO capacity, moved knees and unpaired runs follow, in that o
         "Measured only after, so not compared: c=64.",
     };
     CHECK(f == expected);
+}
+
+// tests/data/sweep/step_ttft.csv as the after side: its TTFT p99 jumps 15× between request_rate 40 and
+// 48 and Kneedle's knee, on the last level, is withheld (test_sweep.cpp derives it). The comparison
+// says so as a knee finding, so no reader takes "no knee" or a moved knee for saturation.
+TEST_CASE("a side whose latency curve is one jump gets a knee finding naming the jump", "[compare_report]") {
+    comparison c;
+    c.pairing = "load";
+    c.pairs.push_back(hand_pair({make_change("", "rps", "", 5.0, 5.0, verdict::single)}, 16.0));
+    c.sweep = sweep_shift{};
+    c.sweep->param = "request_rate";
+    std::vector<run_stats> runs;
+    for (const auto& r : sweep_csv_format.read(std::string(SERVESTAT_TEST_DATA_DIR) + "/sweep/step_ttft.csv", {}))
+        runs.push_back(analyze(r));
+    c.sweep->after = analyze_sweep(find_sweeps(runs).front(), runs);
+    const auto f = compare_findings(c, fast_options());
+    const std::string jump = "After: TTFT p99 rises 15× in one step, request_rate 40 → 48 (0.22 s → 3.3 s), flat on "
+                             "either side: a step, not a gradual saturation; Kneedle's answer, request_rate=64, is the "
+                             "last level and is not reported as a knee.";
+    CHECK(std::count(f.begin(), f.end(), jump) == 1);
 }
 
 // ---- view model --------------------------------------------------------------------------------

@@ -68,12 +68,13 @@ TEST_CASE("the KPI table gives a run, then its short and long prompts, with SLO 
     CHECK(rows[0]["requests"] == "11");
     CHECK(rows[0]["ok"] == "90.9%"); // 10 of 11
     CHECK(rows[0]["e2e_p50"] == "550 ms");
-    CHECK(rows[0]["slo"] == "FAIL: e2e p95 955 ms > 500 ms");
+    CHECK(rows[0]["slo"] == "FAIL: e2e p95 955 ms† > 500 ms"); // 10 requests: a p95 needs 200
+    CHECK(rows[0]["e2e_p50_mark"] == "†");                     // and a p50 20
     CHECK(rows[1]["name"] == "");
     CHECK(rows[1]["subset"] == "short (≤ 64 tok)");
     CHECK(rows[1]["requests"] == "5"); // successful ones
     CHECK(rows[1]["rps"] == "");
-    CHECK(rows[1]["slo"] == "PASS");
+    CHECK(rows[1]["slo"] == "PASS†"); // a pass resting on 5 requests
     CHECK(rows[2]["subset"] == "long (≥ 2048 tok)");
     CHECK(rows[2]["ttft_p99"] == "99.6 ms"); // 0.06 … 0.10 s: 0.06 + 0.99 × 4 × 0.01
 }
@@ -116,7 +117,8 @@ TEST_CASE("sweeps are titled by their label stem and group, and no two titles ar
     twin = fair;
     const std::vector<sweep_analysis> sweeps{bad, fair, twin};
     const auto titles = sweep_titles(sweeps);
-    CHECK(titles == std::vector<std::string>{"Sweep over concurrency — bad (preset=bad)", "Sweep over concurrency — fair",
+    // "bad" is already in its group, so the title does not say it twice.
+    CHECK(titles == std::vector<std::string>{"Sweep over concurrency (preset=bad)", "Sweep over concurrency — fair",
                                              "Sweep over concurrency — fair #2"});
     CHECK(sweep_short_name(bad, 0) == "bad");
 }

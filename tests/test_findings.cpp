@@ -42,7 +42,8 @@ std::vector<request_record> ramp(int prompt = 10) {
 TEST_CASE("tail_to_median quotes p99, p50 and their ratio") {
     const auto f = tail_to_median(stats_of(ramp()));
     REQUIRE(f.has_value());
-    CHECK(f->text == "End-to-end p99 is 2.0× the median (99.01 s vs 50.50 s): a moderate tail.");
+    // 100 requests: the p99 rests on few samples (it needs 1,000), the median does not (20).
+    CHECK(f->text == "End-to-end p99 is 2.0× the median (99.01 s† vs 50.50 s): a moderate tail.");
 }
 
 TEST_CASE("tail_to_median calls a 3x ratio a heavy tail") {
@@ -60,8 +61,9 @@ TEST_CASE("short_requests_in_tail fires when short p99 nears long p99") {
     const auto f = short_requests_in_tail(stats_of(requests));
     REQUIRE(f.has_value());
     // short p50 50.50 s, short p99 99.01 s (1.96x), long p99 108.91 s (shown as 109 s): 90.9% of it.
-    CHECK_THAT(f->text, Catch::Contains("short p99 99.01 s is 2.0× the short median 50.50 s and 90.9% of the "
-                                        "long-prompt p99 109 s"));
+    // Both p99s rest on few samples (100 and 10 requests), the short median on enough (100 ≥ 20).
+    CHECK_THAT(f->text, Catch::Contains("short p99 99.01 s† is 2.0× the short median 50.50 s and 90.9% of the "
+                                        "long-prompt p99 109 s†"));
 }
 
 TEST_CASE("short_requests_in_tail stays quiet when short requests are fast and tight") {
@@ -113,10 +115,12 @@ TEST_CASE("context_overflows counts the failures and explains them from vLLM's m
 TEST_CASE("per_token_cost quotes the slope and judges the fit") {
     const auto good = per_token_cost(linear_fit{0.030, 0.5, 0.95, 200});
     REQUIRE(good.has_value());
-    CHECK(good->text == "Each output token adds 30.0 ms of latency (least squares over 200 requests, r² = 0.95): "
-                        "a linear model explains latency well.");
-    CHECK_THAT(per_token_cost(linear_fit{0.030, 0.5, 0.2, 200})->text, Catch::Contains("explains little"));
-    CHECK_FALSE(per_token_cost(linear_fit{0.030, 0.5, 0.95, 5}).has_value()); // too few requests
+    CHECK(good->text == "Each output token adds 30.0 ms of latency (least squares over 200 requests, r² = 0.95, "
+                        "slope p < 0.001): a linear model explains latency well.");
+    CHECK_THAT(per_token_cost(linear_fit{0.030, 0.5, 0.6, 200})->text, Catch::Contains("explains part of the latency"));
+    CHECK_FALSE(per_token_cost(linear_fit{0.030, 0.5, 0.2, 200}).has_value()); // explains too little to state
+    // r² 0.95 over 3 requests: t = sqrt(0.95 / 0.05) = 4.36 on 1 degree of freedom, p = 0.14.
+    CHECK_FALSE(per_token_cost(linear_fit{0.030, 0.5, 0.95, 3}).has_value());
     CHECK_FALSE(per_token_cost(std::nullopt).has_value());
 }
 

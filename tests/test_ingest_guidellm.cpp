@@ -12,6 +12,7 @@
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <tuple>       // std::tuple
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
@@ -596,6 +597,201 @@ TEST_CASE("a request whose end falls back to request_end says so in a note") {
     bool noted = false;
     for (const auto& note : r.meta.notes) noted = noted || note.find("lack last_token_iteration") != std::string::npos;
     CHECK(noted);
+}
+
+// ---------------------------------------------------------------------------------------------
+// GuideLLM 0.2's layout (tests/data/guidellm/benchmarks_v0.2.json, made by
+// tests/tools/make_guidellm_v02_fixture.py from GuideLLM 0.2's source: its own metrics computed as
+// GuideLLM 0.2 computes them, independently of servestat)
+
+const fs::path v02_file = fs::path(SERVESTAT_TEST_DATA_DIR) / "guidellm" / "benchmarks_v0.2.json";
+
+nlohmann::json v02_benchmark(std::size_t i) {
+    return servestat::detail::read_json_documents(v02_file).front().value["benchmarks"][i];
+}
+
+std::vector<run> read_v02() { return guidellm_format.read(v02_file, {}); }
+
+// The successful requests of a 0.2 benchmark, in the order the run lists them.
+const nlohmann::json& v02_successful(const nlohmann::json& benchmark) { return benchmark["requests"]["successful"]; }
+
+TEST_CASE("a GuideLLM 0.2 file is detected as GuideLLM and read as its 0.2 layout") {
+    CHECK(servestat::detect_file_format(v02_file).name == "guidellm");
+    const auto runs = read_v02();
+    REQUIRE(runs.size() == 2);
+    for (const auto& r : runs) {
+        CHECK(r.meta.tool == "guidellm 0.2");
+        CHECK(has_note(r, "GuideLLM 0.2's layout"));
+        CHECK(r.meta.model == "meta-llama/Llama-3.1-8B-Instruct"); // worker.backend_model
+        CHECK(r.meta.workload == "prompt_tokens=256,output_tokens=128");
+        CHECK(r.meta.params.at("profile") == "sweep");
+        CHECK(r.meta.params.at("max_requests") == 9);
+        CHECK(r.meta.params.at("max_seconds") == 30);
+        CHECK(r.requests.size() == 9);
+    }
+    CHECK(runs[0].meta.label == "benchmarks_v0.2 synchronous");
+    CHECK(runs[1].meta.label == "benchmarks_v0.2 constant@2.00");
+    CHECK(runs[1].meta.params.at("rate") == 2);
+}
+
+TEST_CASE("GuideLLM 0.2's request times: t_sent start_time, t_first first_token_time, t_end last_token_time") {
+    const auto runs = read_v02();
+    for (std::size_t b = 0; b < runs.size(); ++b) {
+        const nlohmann::json benchmark = v02_benchmark(b);
+        const auto& ok = v02_successful(benchmark);
+        double origin = ok[0]["start_time"].get<double>();
+        for (const char* group : {"successful", "errored", "incomplete"})
+            for (const auto& rec : benchmark["requests"][group]) origin = std::min(origin, rec["start_time"].get<double>());
+        for (std::size_t i = 0; i < ok.size(); ++i) {
+            INFO("benchmark " << b << " request " << i);
+            const request_record row = runs[b].requests.row(i);
+            CHECK(row.status == request_status::ok);
+            CHECK(*row.t_sent == ok[i]["start_time"].get<double>() - origin);
+            CHECK(*row.t_sent == ok[i]["scheduler_info"]["request_start"].get<double>() - origin);
+            // GuideLLM's own per-request numbers, computed from the same times
+            CHECK((*row.t_first - *row.t_sent) * 1000 ==
+                  Approx(ok[i]["time_to_first_token_ms"].get<double>()).epsilon(1e-9));
+            CHECK((*row.t_end - *row.t_first) * 1000 / (ok[i]["output_tokens"].get<double>() - 1) ==
+                  Approx(ok[i]["inter_token_latency_ms"].get<double>()).epsilon(1e-9));
+            // request_latency runs on to end_time ([DONE]), after the last token
+            CHECK(*row.t_end - *row.t_sent < ok[i]["request_latency"].get<double>());
+            CHECK(row.prompt_tokens == ok[i]["prompt_tokens"].get<int>());
+            CHECK(row.output_tokens == ok[i]["output_tokens"].get<int>());
+        }
+    }
+}
+
+TEST_CASE("GuideLLM 0.2's constant strategy gives t_sched from scheduler_info.targeted_start_time") {
+    const auto runs = read_v02();
+    const nlohmann::json benchmark = v02_benchmark(1);
+    const auto& ok = v02_successful(benchmark);
+    const request_record first = runs[1].requests.row(0), second = runs[1].requests.row(1);
+    CHECK(*second.t_sched - *first.t_sched ==
+          Approx(ok[1]["scheduler_info"]["targeted_start_time"].get<double>() -
+                 ok[0]["scheduler_info"]["targeted_start_time"].get<double>()).epsilon(1e-12));
+    CHECK(*first.t_sent > *first.t_sched);
+    CHECK_FALSE(runs[0].requests.row(0).t_sched); // synchronous: targeted start is not an arrival
+}
+
+TEST_CASE("GuideLLM 0.2's errored and incomplete records keep their errors and statuses") {
+    const run r = read_v02()[0];
+    std::size_t ok = 0, failed = 0, cancelled = 0;
+    bool saw_429 = false, saw_timeout = false;
+    for (std::size_t i = 0; i < r.requests.size(); ++i) {
+        const request_record row = r.requests.row(i);
+        ok += row.status == request_status::ok;
+        cancelled += row.status == request_status::cancelled;
+        failed += row.status == request_status::error || row.status == request_status::timeout;
+        saw_429 = saw_429 || row.http_status == 429;
+        saw_timeout = saw_timeout || row.status == request_status::timeout;
+        if (row.status != request_status::ok) CHECK_FALSE(row.error.empty());
+    }
+    CHECK(ok == 6);
+    CHECK(failed == 2);
+    CHECK(cancelled == 1);
+    CHECK(saw_429);
+    CHECK(saw_timeout);
+}
+
+TEST_CASE("GuideLLM 0.2's median is reported as its p50, its other statistics under servestat's names") {
+    const auto runs = read_v02();
+    for (std::size_t b = 0; b < runs.size(); ++b) {
+        const nlohmann::json m = v02_benchmark(b)["metrics"];
+        const run& r = runs[b];
+        REQUIRE_FALSE(m["time_to_first_token_ms"]["successful"]["percentiles"].contains("p50"));
+        CHECK(reported(r, "ttft.p50") == m["time_to_first_token_ms"]["successful"]["median"].get<double>() * 1e-3);
+        CHECK(reported(r, "ttft.mean") == m["time_to_first_token_ms"]["successful"]["mean"].get<double>() * 1e-3);
+        CHECK(reported(r, "ttft.p99") ==
+              m["time_to_first_token_ms"]["successful"]["percentiles"]["p99"].get<double>() * 1e-3);
+        CHECK(reported(r, "guidellm.request_latency.p50") == m["request_latency"]["successful"]["median"].get<double>());
+        CHECK(reported(r, "output_tokens.p50") == m["output_token_count"]["successful"]["median"].get<double>());
+        CHECK(reported(r, "guidellm.inter_token_latency_ms.p50") ==
+              m["inter_token_latency_ms"]["successful"]["median"].get<double>());
+        CHECK(reported(r, "guidellm.requests_per_second.p50") ==
+              m["requests_per_second"]["successful"]["median"].get<double>());
+        CHECK(reported(r, "guidellm.request_totals.successful") == 6);
+        CHECK(reported(r, "guidellm.request_totals.total") == 9);
+        CHECK(reported(r, "guidellm.duration") == v02_benchmark(b)["duration"].get<double>());
+        CHECK_FALSE(reported(r, "ttft.p0.1") == std::nullopt);
+    }
+}
+
+TEST_CASE("cross-check: GuideLLM 0.2's TTFT statistics recomputed from the requests servestat read") {
+    // GuideLLM 0.2 computed its metrics over exactly the listed requests (nothing sampled here): its
+    // nearest-rank percentiles are servestat's inverted_cdf order statistics, its std divides by n.
+    servestat::stats_options options;
+    options.summary.method = quantile_method::inverted_cdf;
+    options.summary.ddof = 0;
+    const auto runs = read_v02();
+    for (std::size_t b = 0; b < runs.size(); ++b) {
+        INFO("benchmark " << b);
+        const auto stats = servestat::analyze(runs[b], options);
+        const auto* ttft = servestat::find_summary(stats, "all", metric::ttft);
+        REQUIRE(ttft);
+        const nlohmann::json t = v02_benchmark(b)["metrics"]["time_to_first_token_ms"]["successful"];
+        CHECK(ttft->n == t["count"].get<std::size_t>());
+        CHECK(*ttft->mean * 1e3 == Approx(t["mean"].get<double>()).epsilon(1e-12));
+        CHECK(*ttft->std * 1e3 == Approx(t["std_dev"].get<double>()).epsilon(1e-9));
+        std::vector<double> values; // servestat's TTFTs, ms
+        for (std::size_t i = 0; i < runs[b].requests.size(); ++i) {
+            const request_record row = runs[b].requests.row(i);
+            if (row.status == request_status::ok) values.push_back((*row.t_first - *row.t_sent) * 1e3);
+        }
+        check_guidellm_percentile(values, 0.5, t["median"].get<double>(), 1.0, 1e-12);
+        for (const auto& [name, key, p] : {std::tuple{"p1", "p01", 0.01}, {"p25", "p25", 0.25}, {"p75", "p75", 0.75},
+                                          {"p90", "p90", 0.9}, {"p99", "p99", 0.99}}) {
+            INFO(name);
+            check_guidellm_percentile(values, p, t["percentiles"][key].get<double>(), 1.0, 1e-12);
+        }
+    }
+}
+
+TEST_CASE("a GuideLLM 0.2 successful record without start_time names start_time, not request_start_time") {
+    const std::string text = R"({"benchmarks": [{"type_": "generative_benchmark", "args": {"strategy": {"type_": "synchronous"}},
+      "run_stats": {"start_time": 1000.0}, "worker": {"backend_model": "m"},
+      "requests": {"successful": [{"type_": "generative_text_response", "prompt_tokens": 5, "output_tokens": 3,
+        "end_time": 1002.0, "first_token_time": 1000.5, "last_token_time": 1001.5}], "errored": [], "incomplete": []}}]})";
+    const input_error e = error_of(text);
+    CHECK(e.field() == "benchmarks[0].requests.successful[0].start_time");
+    CHECK(e.reason() == "missing required field");
+}
+
+TEST_CASE("a GuideLLM 0.2 time of -1 is GuideLLM's unset value, not a time") {
+    const std::string text = R"({"benchmarks": [{"type_": "generative_benchmark", "args": {"strategy": {"type_": "synchronous"}},
+      "run_stats": {"start_time": 1000.0},
+      "requests": {"successful": [{"type_": "generative_text_response", "prompt_tokens": 5, "output_tokens": 0,
+        "start_time": 1000.25, "end_time": 1002.0, "first_token_time": -1.0, "last_token_time": -1.0}],
+        "errored": [{"type_": "generative_text_error", "error": "boom", "prompt_tokens": 5, "output_tokens": 0,
+        "start_time": 1000.5, "end_time": -1, "first_token_time": null, "last_token_time": null}], "incomplete": []}}]})";
+    const servestat::test::temp_file file(text, "benchmarks.json");
+    const run r = read_one(file.path());
+    CHECK_FALSE(r.requests.row(0).t_first);
+    CHECK(*r.requests.row(0).t_end == 1.75); // end_time, with a note that it is not the last token
+    CHECK(has_note(r, "no last_token_time"));
+    CHECK_FALSE(r.requests.row(1).t_end);
+}
+
+TEST_CASE("a GuideLLM file in neither known layout names what it found and the supported versions") {
+    const input_error e = error_of(R"({"benchmarks": [{"type_": "generative_benchmark", "mode": "sweep",
+      "benchmarks": [{"results": []}]}]})");
+    CHECK(e.field() == "benchmarks[0]");
+    CHECK_THAT(e.reason(), Catch::Contains("benchmarks[0]: benchmarks, mode, type_") && Catch::Contains("0.2") &&
+                               Catch::Contains("metadata.version 1 or 2"));
+    CHECK_THAT(error_of(R"({"metadata": {"version": 3}, "benchmarks": [{"setup": {}}]})").reason(),
+               Catch::Contains("metadata.version 3"));
+}
+
+TEST_CASE("a GuideLLM YAML report is detected and refused with the advice to save JSON") {
+    const std::string yaml = "benchmarks:\n- args:\n    cooldown_duration: null\n    max_duration: 30.0\n"
+                             "  metrics:\n    inter_token_latency_ms:\n      successful:\n        mean: 15.9\n"
+                             "  type_: generative_benchmark\n";
+    CHECK(guidellm_format.sniff(yaml) == 90);
+    const servestat::test::temp_file file(yaml, "benchmarks.yaml");
+    CHECK(servestat::detect_file_format(file.path()).name == "guidellm");
+    const input_error e = error_of(yaml);
+    CHECK(e.line() == 1);
+    CHECK_THAT(e.reason(), Catch::Contains("YAML") && Catch::Contains("--outputs json"));
+    CHECK(guidellm_format.sniff("benchmarks: 3\nother: yes\n") == 0); // YAML, but not GuideLLM's
 }
 
 } // namespace test_ingest_guidellm

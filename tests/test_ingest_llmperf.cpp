@@ -13,6 +13,8 @@
 // asserts the same agreement with servestat's own statistics at 1e-9 relative.
 #include "servestat/ingest/llmperf.hpp"
 #include "servestat/ingest/llmperf_console.hpp"
+#include "servestat/ingest/detect.hpp" // detect_file_format, detect_format, read_logs
+#include "servestat/sweep/sweep.hpp"   // find_sweeps
 
 #include <algorithm>   // std::max, std::sort
 #include <cmath>       // std::abs
@@ -184,8 +186,11 @@ TEST_CASE("each LLMPerf sniffer claims exactly its own files in shared/data and 
             const std::string name = p.filename().string();
             const std::string folder = p.parent_path().filename().string();
             const bool in_sweep = p.string().find("llmperf-sglang-sweep-hongxuanzhang") != std::string::npos;
+            const bool in_tests = p.string().starts_with(SERVESTAT_TEST_DATA_DIR);
             const bool is_individual = folder == "individual" || name.ends_with("_individual_responses.json");
-            const bool is_summary = folder == "summary" || (in_sweep && name.ends_with("_summary.json"));
+            // tests/data/llmperf: summaries written unflattened and several runs' summaries in one file
+            const bool is_summary = folder == "summary" || ((in_sweep || in_tests) && name.ends_with("_summary.json")) ||
+                                    (folder == "llmperf" && name.ends_with(".json"));
             const bool is_console = in_sweep && name.ends_with(".txt");
             const std::string head = file_head(p);
             INFO(p);
@@ -199,8 +204,8 @@ TEST_CASE("each LLMPerf sniffer claims exactly its own files in shared/data and 
             summaries += is_summary;
             consoles += is_console;
         }
-    CHECK(individual == 24);
-    CHECK(summaries == 24);
+    CHECK(individual >= 24); // the real files, and small runs in tests/data
+    CHECK(summaries >= 24 + 3);
     CHECK(consoles == 54);
 }
 
@@ -813,6 +818,163 @@ TEST_CASE("a statistic given twice in a console block is an input error") {
     CHECK(e.field() == "ttft_s.p25");
     CHECK(e.line() == 16); // header, blank, 11 ITL lines, ttft_s, p25, the repeated p25
     CHECK_THAT(e.what(), Catch::Contains("given twice"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several runs' summaries in one file, and summaries written unflattened (tests/data/llmperf, made
+// by tests/tools/make_llmperf_summary_fixtures.py from LLMPerf's token_benchmark_ray.py layout)
+
+const fs::path fixtures = fs::path(SERVESTAT_TEST_DATA_DIR) / "llmperf";
+
+// The fixture's own number for a flattened key: "results_ttft_s_quantiles_p50" in a flat summary,
+// results.ttft_s.quantiles.p50 in a nested one.
+double fixture_number(const nlohmann::json& summary, const std::string& metric, const std::string& stat) {
+    if (summary.contains("results")) {
+        const auto& m = summary.at("results").at(metric);
+        return number(stat.starts_with("quantiles_") ? m.at("quantiles").at(stat.substr(10)) : m.at(stat));
+    }
+    return number(summary.at("results_" + metric + "_" + stat));
+}
+
+double fixture_run_number(const nlohmann::json& summary, const std::string& key) {
+    return summary.contains("results") ? number(summary.at("results").at(key)) : number(summary.at("results_" + key));
+}
+
+// Every reported value of `r` against the summary it was read from, under servestat's names.
+void check_reported_against(const run& r, const nlohmann::json& summary) {
+    for (std::size_t m = 0; m < 6; ++m)
+        for (std::size_t k = 0; k < 10; ++k) {
+            INFO(metric_keys[m] << " " << stat_keys[k]);
+            CHECK(reported_value(r, std::string(metric_names[m]) + "." + stat_names[k]) ==
+                  fixture_number(summary, metric_keys[m], stat_keys[k]));
+        }
+    CHECK(reported_value(r, "requests") == fixture_run_number(summary, "num_requests_started"));
+    CHECK(reported_value(r, "failed") == fixture_run_number(summary, "number_errors"));
+    CHECK(reported_value(r, "ok") == fixture_run_number(summary, "num_completed_requests"));
+    CHECK(reported_value(r, "output_tps") == fixture_run_number(summary, "mean_output_throughput_token_per_s"));
+    CHECK(reported_value(r, "rps") == fixture_run_number(summary, "num_completed_requests_per_min") / 60);
+    CHECK(close(reported_value(r, "duration"), fixture_run_number(summary, "num_completed_requests") /
+                                                   fixture_run_number(summary, "num_completed_requests_per_min") * 60,
+                1e-12));
+    CHECK(r.meta.reported.size() == 66);
+}
+
+TEST_CASE("a sweep saved as one file of summaries keyed by concurrency reads as one summary run per level") {
+    const fs::path file = fixtures / "sweep_results.json";
+    CHECK(servestat::detect_file_format(file).name == "llmperf-summary");
+    const nlohmann::json saved = json_file(file);
+    const auto runs = llmperf_summary_format.read(file, {});
+    REQUIRE(runs.size() == 4);
+    const std::vector<std::string> keys{"1", "4", "8", "16"}; // the file's order
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        INFO("key " << keys[i]);
+        const run& r = runs[i];
+        CHECK(r.meta.kind == run_kind::summary);
+        CHECK(r.requests.empty());
+        CHECK(r.meta.source.format == "llmperf-summary");
+        CHECK(r.meta.params.at("concurrency") == std::stoi(keys[i]));
+        CHECK(r.meta.params.at("mean_input_tokens") == 550);
+        CHECK(r.meta.model == "meta-llama/Llama-2-7b-chat-hf");
+        check_reported_against(r, saved.at(keys[i]));
+        CHECK(has_note(r, "under the key \"" + keys[i] + "\""));
+    }
+    // Distinct names, by what sets the runs apart.
+    CHECK(runs[0].meta.label == "c=1");
+    CHECK(runs[3].meta.label == "c=16");
+    CHECK(has_note(runs[3], "LLMPerf's error codes and counts: {429.0: 2}"));
+}
+
+TEST_CASE("a list of unflattened LLMPerf summaries reads as the same runs, one per element") {
+    const fs::path file = fixtures / "sweep_list_results.json";
+    CHECK(servestat::detect_file_format(file).name == "llmperf-summary");
+    CHECK(llmperf_format.sniff(file_head(file)) == 0); // it names ttft_s, but with quantiles: not per-request
+    const nlohmann::json saved = json_file(file);
+    const auto runs = llmperf_summary_format.read(file, {});
+    REQUIRE(runs.size() == saved.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        INFO("element " << i);
+        CHECK(runs[i].meta.params.at("concurrency") == saved[i].at("num_concurrent_requests"));
+        check_reported_against(runs[i], saved[i]);
+        CHECK(has_note(runs[i], "nested"));
+        CHECK(runs[i].meta.started_at.empty()); // LLMPerfResults adds the timestamp; this dict has none
+    }
+}
+
+TEST_CASE("one unflattened LLMPerf summary reads as LLMPerf's flattened file would") {
+    const fs::path file = fixtures / "nested_summary.json";
+    CHECK(servestat::detect_file_format(file).name == "llmperf-summary");
+    const run r = read_one(llmperf_summary_format, file);
+    CHECK(r.meta.label == "nested"); // the stem without LLMPerf's _summary
+    CHECK(r.meta.params.at("concurrency") == 8);
+    check_reported_against(r, json_file(file));
+}
+
+TEST_CASE("LLMPerf summaries in one file are a sweep over concurrency through their reported values") {
+    std::vector<servestat::run_stats> stats;
+    for (const auto& r : servestat::read_logs(std::vector<std::string>{(fixtures / "sweep_results.json").string()}))
+        stats.push_back(servestat::analyze(r));
+    const auto sweeps = servestat::find_sweeps(stats);
+    REQUIRE(sweeps.size() == 1);
+    CHECK(sweeps[0].param == "concurrency");
+    REQUIRE(sweeps[0].points.size() == 4);
+    CHECK(sweeps[0].points.front().load == 1);
+    CHECK(sweeps[0].points.back().load == 16);
+}
+
+TEST_CASE("a summary keyed by one concurrency that states another is an error naming both") {
+    const temp_file f(R"({
+  "4": {"num_concurrent_requests": 4, "results_ttft_s_mean": 0.5},
+  "8": {"num_concurrent_requests": 6, "results_ttft_s_mean": 0.7}
+})", "sweep_results.json");
+    const input_error e = read_error(llmperf_summary_format, f.path());
+    CHECK(e.line() == 3);
+    CHECK(e.field() == "8.num_concurrent_requests");
+    CHECK_THAT(e.reason(), Catch::Contains("concurrency 8") && Catch::Contains("num_concurrent_requests is 6"));
+}
+
+TEST_CASE("a summary keyed by concurrency without num_concurrent_requests takes its key as the level") {
+    const temp_file f(R"({"2": {"model": "m", "results_ttft_s_mean": 0.5},
+ "32": {"model": "m", "results_ttft_s_mean": 0.9}})", "sweep_results.json");
+    const auto runs = llmperf_summary_format.read(f.path(), {});
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].meta.params.at("concurrency") == 2);
+    CHECK(runs[1].meta.params.at("concurrency") == 32);
+    CHECK(reported_value(runs[1], "ttft.mean") == 0.9);
+}
+
+TEST_CASE("a bad value in a multi-run file names the summary's key, the field and its line") {
+    const temp_file f("{\n \"1\": {\"results_ttft_s_mean\": 0.5},\n \"8\": {\n  \"results_ttft_s_mean\": 0.5,\n"
+                      "  \"results_ttft_s_max\": \"slow\"\n }\n}",
+                      "sweep_results.json");
+    const input_error e = read_error(llmperf_summary_format, f.path());
+    CHECK(e.field() == "8.results_ttft_s_max");
+    CHECK(e.line() == 5);
+}
+
+TEST_CASE("an object of objects that are not LLMPerf summaries names what it found") {
+    const temp_file f(R"({"1": {"summary": {"ttft": 1}}, "8": {"results_ttft_s_mean": 0.5}})", "results.json");
+    const input_error e = read_error(llmperf_summary_format, f.path());
+    CHECK(e.field() == "1");
+    CHECK_THAT(e.reason(), Catch::Contains("not an LLMPerf summary"));
+    const temp_file g(R"({"model": "m", "runs": 3})", "results.json");
+    CHECK_THAT(read_error(llmperf_summary_format, g.path()).reason(), Catch::Contains("top-level keys: model, runs"));
+    const temp_file h(R"({"results": {"8": {"p50": 1.5}}})", "results.json"); // nested, but not LLMPerf's statistics
+    CHECK(read_error(llmperf_summary_format, h.path()).field() == "results");
+}
+
+TEST_CASE("an LLMPerf summary whose results lie past the sniffed head is still detected") {
+    // A long additional_sampling_params (flattened before the results) pushes them past 64 KiB.
+    const std::string summary = R"({"version": "2023-08-31", "name": "m_550_150_summary", "model": "m",
+ "mean_input_tokens": 550, "stddev_input_tokens": 150, "mean_output_tokens": 150, "stddev_output_tokens": 80,
+ "num_concurrent_requests": 2, "additional_sampling_params_stop": ")" + std::string(70000, 'x') + R"(",
+ "results_ttft_s_mean": 0.25, "results_num_completed_requests": 10, "results_num_completed_requests_per_min": 60.0})";
+    const temp_file f(summary, "m_550_150_summary.json");
+    const std::string head = file_head(f.path());
+    REQUIRE(head.find("results_") == std::string::npos);
+    CHECK(servestat::detect_format(head) == &llmperf_summary_format);
+    const run r = read_one(llmperf_summary_format, f.path());
+    CHECK(reported_value(r, "ttft.mean") == 0.25);
+    CHECK(reported_value(r, "duration") == 10.0);
 }
 
 } // namespace test_ingest_llmperf

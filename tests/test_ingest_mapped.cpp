@@ -1,13 +1,20 @@
-// Tests for servestat/ingest/mapping_spec.hpp and mapped.hpp: the --map / --ok-if grammar, every unit and clock
-// conversion against hand-computed values, the three input kinds, and bad input. Fixtures in
-// tests/data/mapped/: output-004.json is shaped exactly as llm-load-test's utils.write_output
+// Tests for servestat/ingest/mapping_spec.hpp, mapped.hpp, mapped_sources.hpp, near_names.hpp and
+// map_suggestion.hpp: the --map / --ok-if grammar, every unit and clock conversion against
+// hand-computed values, tpot / itl / server_queue against numpy, the three input kinds, names the
+// file does not hold, the --map line suggested when detection fails, and bad input. Fixtures in
+// tests/data/mapped/ (see its README.md): output-004.json is shaped as llm-load-test's current code
 // writes it (results/config/summary; the summary computed from the results as the tool does),
 // results.csv is the example of the --map documentation, the others are small hand-made logs.
 #include "servestat/ingest/mapped.hpp"
 #include "servestat/ingest/mapping_spec.hpp"
+#include "servestat/ingest/detect.hpp" // detect_file_format, read_head, sniff_bytes
+#include "servestat/ingest/map_suggestion.hpp"
+#include "servestat/ingest/near_names.hpp"
 
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem::path
+#include <optional>    // std::optional
+#include <utility>     // std::pair
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
@@ -59,6 +66,18 @@ input_error read_error(const std::filesystem::path& file, std::string_view map, 
     }
     FAIL("no input_error was thrown");
     throw; // unreachable: FAIL throws
+}
+
+// The usage error read_mapped throws for a name the file does not hold.
+std::string mapped_usage_error(const std::filesystem::path& file, std::string_view map, std::string_view ok_if = {}) {
+    const auto spec = parse_mapping(map, ok_if);
+    try {
+        servestat::read_mapped(file, spec, {});
+    } catch (const usage_error& e) {
+        return e.what();
+    }
+    FAIL("no usage_error was thrown");
+    throw; // unreachable
 }
 
 std::string usage_message(std::string_view map, std::string_view ok_if = {}) {
@@ -202,7 +221,21 @@ TEST_CASE("a wall clock beside a relative clock is a mixed-units usage error") {
 
 TEST_CASE("nothing to compute e2e from is a usage error") {
     CHECK(usage_message("ttft=a:ms,t_sent=b") ==
-          "--map: nothing to compute e2e from: map t_end, e2e, or decode (with ttft or t_first)");
+          "--map: nothing to compute e2e from: map t_end or e2e, or decode or tpot with ttft or t_first");
+}
+
+TEST_CASE("tpot is one of the ways to the end, and needs the first-token time and output_tokens") {
+    CHECK(usage_message("ttft=a,tpot=b,e2e=c,output_tokens=n") ==
+          "--map: mixed: e2e=c and tpot=b both give the end of a request; map one of them");
+    CHECK(usage_message("tpot=b,output_tokens=n") ==
+          "--map: tpot=b gives the end as t_first + tpot * (output_tokens - 1): map ttft or t_first, and "
+          "output_tokens too");
+    CHECK(usage_message("ttft=a,tpot=b") ==
+          "--map: tpot=b gives the end as t_first + tpot * (output_tokens - 1): map ttft or t_first, and "
+          "output_tokens too");
+    CHECK(usage_message("ttft=a,tpot=b:epoch_ms,output_tokens=n") ==
+          "--map: tpot is a duration, so epoch_ms (a wall-clock unit for timestamps: t_sched, t_sent, t_first, "
+          "t_end) does not apply; use ms");
 }
 
 TEST_CASE("decode without a first-token time is a usage error") {
@@ -341,18 +374,32 @@ TEST_CASE("an http_status outside 100..599 names file, line and field") {
     CHECK(e.reason() == "not an HTTP status code: '-1'");
 }
 
-TEST_CASE("a mapped column the CSV lacks is an error at the header") {
-    const input_error e = read_error(fixture("results.csv"), "e2e=response_time,ttft=TTFB:ms");
-    CHECK(e.line() == 1);
-    CHECK(e.field() == "TTFB (ttft)");
-    CHECK(e.reason() == "no such column (the header has: request_id, start, TTFT, response_time, input_tokens, "
-                        "usage.completion_tokens, error_code, error_message)");
+TEST_CASE("a mapped column the CSV lacks is a usage error naming the near misses") {
+    // TTFB is one letter from TTFT; nothing is near `queue`, so the header is listed.
+    const std::string file = fixture("results.csv").string();
+    CHECK(mapped_usage_error(fixture("results.csv"), "e2e=response_time,ttft=TTFB:ms,server_queue=queue") ==
+          file + ": 2 names in --map/--ok-if are not in the file:\n"
+                 "  ttft=TTFB:ms: the header has no column 'TTFB'; did you mean 'TTFT'?\n"
+                 "  server_queue=queue: the header has no column 'queue' (its columns: request_id, start, TTFT, "
+                 "response_time, input_tokens, usage.completion_tokens, error_code, error_message)\n"
+                 "  Column names are matched exactly, letter case too: correct them in --map (or --ok-if).");
 }
 
-TEST_CASE("an --ok-if column the CSV lacks is an error at the header") {
-    const input_error e = read_error(fixture("results.csv"), "e2e=response_time", "eror_code==");
-    CHECK(e.line() == 1);
-    CHECK(e.field() == "eror_code (--ok-if)");
+TEST_CASE("a CSV column named in another letter case is a usage error, not a silent match") {
+    const std::string file = fixture("results.csv").string();
+    CHECK(mapped_usage_error(fixture("results.csv"), "e2e=Response_Time,ttft=ttft:ms") ==
+          file + ": 2 names in --map/--ok-if are not in the file:\n"
+                 "  e2e=Response_Time: the header has no column 'Response_Time'; did you mean 'response_time' (the "
+                 "same name in another letter case)?\n"
+                 "  ttft=ttft:ms: the header has no column 'ttft'; did you mean 'TTFT' (the same name in another "
+                 "letter case)?\n"
+                 "  Column names are matched exactly, letter case too: correct them in --map (or --ok-if).");
+}
+
+TEST_CASE("an --ok-if column the CSV lacks is a usage error too") {
+    CHECK_THAT(mapped_usage_error(fixture("results.csv"), "e2e=response_time", "eror_code=="),
+               Catch::Contains("--ok-if eror_code==: the header has no column 'eror_code'; did you mean "
+                               "'error_code'?"));
 }
 
 TEST_CASE("a non-numeric CSV cell names the CSV line and the source with its target") {
@@ -511,6 +558,43 @@ TEST_CASE("server timings and max_tokens are read with their units") {
     CHECK(r.max_tokens == 256);
 }
 
+TEST_CASE("a mapped tpot becomes the end, so servestat's tpot, e2e and decode follow from it") {
+    // t_end = t_first + tpot * (out - 1): 0.1 + 0.02 * 10, 0.25 + 0.0125 * 4, 0.08 + 0.03 * 2.
+    const temp_file f("ttft_ms,tpot_ms,out,queue_ms,gaps\n100,20,11,5,\"[20, 20, 20]\"\n250,12.5,5,40,\n"
+                      "80,30,3,0,\"[30, 30]\"\n",
+                      "tpot.csv");
+    const servestat::run run =
+        read(f.path(), "ttft=ttft_ms:ms,tpot=tpot_ms:ms,output_tokens=out,server_queue=queue_ms:ms,itl=gaps:ms");
+    CHECK(*run.requests.row(0).t_end == near(0.3));
+    CHECK(*run.requests.row(2).t_end == near(0.14));
+    CHECK(run.meta.notes.back() == "tpot=tpot_ms:ms: each end is t_first + tpot * (output_tokens - 1), so "
+                                   "servestat's tpot is the file's and e2e and decode follow from it");
+    // numpy: np.percentile(x, [50, 90]) for tpot [0.02, 0.0125, 0.03], e2e [0.3, 0.3, 0.14],
+    // server_queue [0.005, 0.04, 0.0] and the pooled gaps [0.02, 0.02, 0.02, 0.03, 0.03].
+    const servestat::run_stats stats = servestat::analyze(run);
+    using servestat::metric;
+    const auto pct = [&](metric m, double p) { return *find_percentile(stats, "all", m, p); };
+    CHECK(pct(metric::tpot, 50) == near(0.02));
+    CHECK(pct(metric::tpot, 90) == near(0.028));
+    CHECK(pct(metric::e2e, 50) == near(0.3));
+    CHECK(pct(metric::e2e, 90) == near(0.30000000000000004));
+    CHECK(pct(metric::server_queue, 50) == near(0.005));
+    CHECK(pct(metric::server_queue, 90) == near(0.033));
+    CHECK(pct(metric::itl, 50) == near(0.02));
+    CHECK(pct(metric::itl, 90) == near(0.03));
+}
+
+TEST_CASE("a successful request with one output token has no tpot, so nothing gives its end") {
+    const temp_file f("ttft,tpot,out\n0.1,0.02,1\n", "one.csv");
+    const input_error e = read_error(f.path(), "ttft=ttft,tpot=tpot,output_tokens=out");
+    CHECK(e.field() == "tpot (tpot)");
+    CHECK(e.reason() == "gives no end when output_tokens is 1 (t_end = t_first + tpot * (output_tokens - 1) needs "
+                        "output_tokens > 1)");
+    const temp_file g("ttft,tpot,out\n,0.02,5\n", "nofirst.csv");
+    CHECK(read_error(g.path(), "ttft=ttft,tpot=tpot,output_tokens=out").reason() ==
+          "missing (tpot needs the first-token time)");
+}
+
 // ---- JSON Lines ---------------------------------------------------------------------------------
 
 TEST_CASE("a JSONL log reads nested keys, status and HTTP status") {
@@ -647,10 +731,54 @@ TEST_CASE("an empty JSONL file is an error") {
     CHECK(read_error(f.path(), "e2e=lat").reason() == "empty file");
 }
 
-TEST_CASE("a mapped key that no request has is noted") {
-    const temp_file f("{\"lat\": 1}\n");
-    const servestat::run run = read(f.path(), "e2e=lat,ttft=TTFT:ms");
-    CHECK(run.meta.notes.back() == "ttft=TTFT:ms: no request has TTFT, so ttft is unavailable");
+TEST_CASE("a JSONL key no request has, in another letter case, is a usage error naming it") {
+    // Before, TTFT read as absent on every request: exit 0 with only a note.
+    const temp_file f("{\"lat\": 1, \"ttft\": 0.5}\n{\"lat\": 2, \"ttft\": 0.25}\n");
+    CHECK(mapped_usage_error(f.path(), "e2e=lat,ttft=TTFT:ms") ==
+          f.str() + ": ttft=TTFT:ms: no request has the key 'TTFT'; did you mean 'ttft' (the same name in another "
+                    "letter case)?\n  Names are matched exactly, letter case too: correct them in --map (or "
+                    "--ok-if), or leave out an entry the file never holds.");
+}
+
+TEST_CASE("a misspelt required key is the usage error, not 'missing' on the first request") {
+    // Every request lacks `latency`, so the first would fail as missing; the name is the real fault.
+    const temp_file f("{\"latency_ms\": 1}\n{\"latency_ms\": 2}\n{\"latency_ms\": \"x\"}\n");
+    CHECK_THAT(mapped_usage_error(f.path(), "e2e=latency"),
+               Catch::Contains("e2e=latency: no request has the key 'latency'; did you mean 'latency_ms'?"));
+}
+
+TEST_CASE("a key some requests have is not a usage error; one in a later line is found") {
+    const temp_file f("{\"lat\": 1}\n{\"lat\": 2, \"err\": \"boom\"}\n");
+    const servestat::run run = read(f.path(), "e2e=lat,error=err");
+    CHECK(run.requests.status()[0] == request_status::ok);
+    CHECK(run.requests.status()[1] == request_status::error);
+}
+
+TEST_CASE("a key holding null, or behind a null, is there") {
+    // inference-perf writes "error": null on success and {"error_msg": ...} on failure.
+    const temp_file f("[{\"lat\": 1, \"error\": null}, {\"lat\": 2, \"error\": null}]", "doc.json");
+    const servestat::run run = read(f.path(), "e2e=lat,error=error.error_msg");
+    CHECK(run.requests.status()[1] == request_status::ok);
+}
+
+TEST_CASE("a nested key is checked level by level, with the near misses of its level") {
+    CHECK_THAT(mapped_usage_error(fixture("requests.jsonl"), std::string(requests_jsonl_map) +
+                                                                 ",max_tokens=usage.Max_Tokens"),
+               Catch::Contains("max_tokens=usage.Max_Tokens: no request has the key 'usage.Max_Tokens' ('usage' "
+                               "holds: completion_tokens, prompt_tokens)"));
+    CHECK_THAT(mapped_usage_error(fixture("requests.jsonl"), "t_sent=timing.sent_ns:epoch_ns,e2e=timng.end_ns:ns"),
+               Catch::Contains("e2e=timng.end_ns:ns: no request has the key 'timng.end_ns'; did you mean "
+                               "'timing.end_ns'?"));
+}
+
+TEST_CASE("a key missing from a JSON document's requests names records= and the keys there are") {
+    CHECK_THAT(mapped_usage_error(fixture("output-004.json"), "records=results,e2e=latency:ms"),
+               Catch::StartsWith(fixture("output-004.json").string() +
+                                 ": e2e=latency:ms: no request (in records=results) has the key 'latency' (the "
+                                 "requests' keys: ack_time, end_time, error_code, error_text, first_token_time, "
+                                 "input_id, input_tokens, itl, output_text, output_tokens, "
+                                 "output_tokens_before_timeout, response_time, start_time, stop_reason, tpot, "
+                                 "tt_ack, ttft, user_id)"));
 }
 
 // ---- JSON documents -------------------------------------------------------------------------------
@@ -783,7 +911,9 @@ TEST_CASE("under --ok-if, compares text exactly and booleans as true/false") {
 }
 
 TEST_CASE("a failure by --ok-if is classified from its error text") {
-    const temp_file f("{\"e\": \"ConnectionError: Connection refused\"}\n{\"e\": \"ReadTimeout\"}\n");
+    // The failed requests have no latency (null), as a tool writes them.
+    const temp_file f("{\"e\": \"ConnectionError: Connection refused\", \"lat\": null}\n"
+                      "{\"e\": \"ReadTimeout\", \"lat\": null}\n");
     const servestat::run run = read(f.path(), "e2e=lat,error=e", "e==");
     CHECK(run.requests.status()[0] == request_status::transport);
     CHECK(run.requests.status()[1] == request_status::timeout);
@@ -798,71 +928,106 @@ TEST_CASE("without --ok-if, status and error, a non-2xx http_status is a failure
 }
 
 // ---- llm-load-test, end to end ----------------------------------------------------------------------
+// output-004.json: 17 requests of 4 users over 5 s (tests/tools/make_llm_load_test_fixture.py). Its rule for a latency is
+// llm-load-test's own: calculate_results() fills response_time only when error_code and error_text
+// are both null, so the documented --ok-if asks for both.
+
+constexpr std::string_view llm_load_test_ok_if = "error_text== && error_code==";
 
 TEST_CASE("llm-load-test's output file reads through records=results") {
-    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, "error_text==");
-    REQUIRE(run.requests.size() == 12);
+    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, llm_load_test_ok_if);
+    REQUIRE(run.requests.size() == 17);
     CHECK(run.meta.label == "output-004");
-    // python: datetime.fromtimestamp(min(start_time) = 1718031600.2506478, utc), to the microsecond
-    CHECK(run.meta.started_at == "2024-06-10T15:00:00.250648Z");
-    // The first row is not the earliest. python: 1718031600.253199 - 1718031600.2506478 as doubles
+    // python: datetime.fromtimestamp(min(start_time) = 1718031600.2525687, utc), to the microsecond
+    CHECK(run.meta.started_at == "2024-06-10T15:00:00.252569Z");
+    // The first row is not the earliest. python: results[0].start_time - min(start_time) as doubles
     // (the file's stamps are time.time() doubles, so their difference is exact in double arithmetic).
     const request_record r = run.requests.row(0);
-    CHECK(r.t_sent == 0.0025513172149658203);
-    CHECK(*r.t_first - *r.t_sent == Approx(0.359022855758667).margin(1e-9)); // the file's ttft / 1000
-    CHECK(*r.t_end - *r.t_sent == Approx(1.939924716949463).margin(1e-9));   // the file's response_time / 1000
-    CHECK(r.prompt_tokens == 385);
+    CHECK(r.t_sent == 0.0012035369873046875);
+    CHECK(*r.t_first - *r.t_sent == Approx(0.3923978805541992).margin(1e-9)); // the file's ttft / 1000
+    CHECK(*r.t_end - *r.t_sent == Approx(2.1264123916625977).margin(1e-9));   // the file's response_time / 1000
+    CHECK(r.prompt_tokens == 282);
     CHECK(r.output_tokens == 128);
     CHECK(r.status == request_status::ok);
 }
 
-TEST_CASE("llm-load-test's failures: an HTTP 500 and a refused connection") {
-    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, "error_text==");
-    const request_record http = run.requests.row(3);
+TEST_CASE("llm-load-test's failures: HTTP 500, an error inside the stream, a refused connection, an empty stream") {
+    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, llm_load_test_ok_if);
+    const request_record http = run.requests.row(9);
     CHECK(http.status == request_status::error);
     CHECK(http.http_status == 500);
-    CHECK(*http.t_end - *http.t_sent == Approx(0.0413).margin(1e-9));
-    CHECK(run.requests.row(11).status == request_status::transport);
-    CHECK(run.requests.row(11).error.starts_with("ConnectionError(MaxRetryError("));
+    CHECK(*http.t_end - *http.t_sent == Approx(0.041300058364868164).margin(1e-9));
+    // The stream said HTTP 200, then carried an error object: llm-load-test keeps the object.
+    const request_record in_stream = run.requests.row(6);
+    CHECK(in_stream.status == request_status::error);
+    CHECK(in_stream.http_status == 200);
+    CHECK(in_stream.error == R"({"code":500,"message":"The engine loop has stopped.","param":null,"type":"InternalServerError"})");
+    CHECK(run.requests.row(15).status == request_status::transport);
+    CHECK(run.requests.row(15).error.starts_with("ConnectionError(MaxRetryError("));
+    // No data lines: error_code 200 and no error_text; the tool computes no latency for it either.
+    const request_record empty = run.requests.row(1);
+    CHECK(empty.status == request_status::error);
+    CHECK(empty.output_tokens == 0);
 }
 
 TEST_CASE("the run's notes list the mapping, the success rule and the clock") {
-    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, "error_text==");
+    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, llm_load_test_ok_if);
     REQUIRE(run.meta.notes.size() == 3);
     CHECK(run.meta.notes[0] ==
           "fields mapped by --map: records=results, t_sent=start_time:epoch_s, t_first=first_token_time:epoch_s, "
           "t_end=end_time:epoch_s, prompt_tokens=input_tokens, output_tokens=output_tokens, "
           "http_status=error_code, error=error_text");
-    CHECK(run.meta.notes[1] == "a request succeeded when --ok-if error_text== holds; a failure is a timeout or "
-                               "transport failure when its error text says so, else an error");
+    CHECK(run.meta.notes[1] == "a request succeeded when --ok-if error_text== && error_code== holds; a failure is "
+                               "a timeout or transport failure when its error text says so, else an error");
     CHECK(run.meta.notes[2] == "timestamps are wall-clock (epoch) times; 0 is the earliest t_sent, "
-                               "2024-06-10T15:00:00.250648Z");
+                               "2024-06-10T15:00:00.252569Z");
 }
 
-TEST_CASE("analyze() on llm-load-test's file gives numpy's e2e and ttft percentiles") {
-    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, "error_text==");
+TEST_CASE("analyze() on llm-load-test's file gives numpy's e2e, ttft and tpot percentiles") {
+    const servestat::run run = read(fixture("output-004.json"), llm_load_test_map, llm_load_test_ok_if);
     const servestat::run_stats stats = servestat::analyze(run);
-    CHECK(stats.requests == 12);
-    CHECK(stats.ok == 10);
-    CHECK(stats.failed == 2); // the tool's own summary.total_failures
-    // /usr/bin/python3: ok = [r for r in results if r['error_text'] is None]
-    //   np.percentile([r['end_time'] - r['start_time'] for r in ok], 50) = 1.85289466381073
-    //   np.percentile(same, 90) = 2.425180268287658
-    //   np.percentile([r['first_token_time'] - r['start_time'] for r in ok], 50) = 0.2789112329483032
-    // (the file's summary.response_time.median is 1852.89466381073 ms)
+    CHECK(stats.requests == 17);
+    CHECK(stats.ok == 13);
+    CHECK(stats.failed == 4); // the tool's summary.total_failures (3) and the empty stream
+    // /usr/bin/python3: ok = [r for r in results if r['error_text'] is None and r['error_code'] is None]
+    //   np.percentile([r['end_time'] - r['start_time'] for r in ok], 50) = 1.8940770626068115
+    //   np.percentile(same, 90) = 2.1047333240509034
+    //   np.percentile([r['first_token_time'] - r['start_time'] for r in ok], 50) = 0.23993587493896484
+    //   np.percentile([(r['end_time'] - r['first_token_time']) / (r['output_tokens'] - 1)
+    //                  for r in ok if r['output_tokens'] > 1], 50) = 0.013521304280739131
+    // (the file's summary.response_time.median is 1894.0770626068115 ms, over the same rows)
     using servestat::metric;
-    CHECK(*find_percentile(stats, "all", metric::e2e, 50.0) == Approx(1.85289466381073).epsilon(1e-12));
-    CHECK(*find_percentile(stats, "all", metric::e2e, 90.0) == Approx(2.425180268287658).epsilon(1e-12));
-    CHECK(*find_percentile(stats, "all", metric::ttft, 50.0) == Approx(0.2789112329483032).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::e2e, 50.0) == Approx(1.8940770626068115).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::e2e, 90.0) == Approx(2.1047333240509034).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::ttft, 50.0) == Approx(0.23993587493896484).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::tpot, 50.0) == Approx(0.013521304280739131).epsilon(1e-9));
 }
 
 TEST_CASE("mapping llm-load-test's response_time and ttft in ms gives the same e2e median") {
     const servestat::run run =
         read(fixture("output-004.json"),
-             "records=results,t_sent=start_time:epoch_s,ttft=ttft:ms,e2e=response_time:ms,error=error_text");
+             "records=results,t_sent=start_time:epoch_s,ttft=ttft:ms,e2e=response_time:ms,error=error_text,"
+             "http_status=error_code",
+             llm_load_test_ok_if);
     const servestat::run_stats stats = servestat::analyze(run);
-    CHECK(stats.ok == 10);
-    CHECK(*find_percentile(stats, "all", servestat::metric::e2e, 50.0) == Approx(1.85289466381073).epsilon(1e-12));
+    CHECK(stats.ok == 13);
+    CHECK(*find_percentile(stats, "all", servestat::metric::e2e, 50.0) == Approx(1.8940770626068115).epsilon(1e-12));
+}
+
+TEST_CASE("llm-load-test's itl is servestat's tpot: mapped as tpot, it gives the same tpot and e2e") {
+    // itl = (end - first token) / (out - 1) in ms; the one-token request has none and no end from it,
+    // so --skip-bad counts it. numpy over ok rows with out > 1: tpot p50 0.013521304280739131.
+    const servestat::run run = read(fixture("output-004.json"),
+                                    "records=results,t_sent=start_time:epoch_s,ttft=ttft:ms,tpot=itl:ms,"
+                                    "output_tokens=output_tokens,error=error_text,http_status=error_code",
+                                    llm_load_test_ok_if, {.skip_bad = true});
+    CHECK(run.skipped.count == 1);
+    CHECK_THAT(run.skipped.examples.front(),
+               Catch::Contains("results[11].itl (tpot)': gives no end when output_tokens is 1"));
+    const servestat::run_stats stats = servestat::analyze(run);
+    CHECK(*find_percentile(stats, "all", servestat::metric::tpot, 50.0) == Approx(0.013521304280739131).epsilon(1e-9));
+    // np.percentile of end_time - start_time over the same twelve rows, 50: 1.917940378189087
+    CHECK(*find_percentile(stats, "all", servestat::metric::e2e, 50.0) == Approx(1.917940378189087).epsilon(1e-9));
 }
 
 TEST_CASE("with error and http_status mapped, a non-2xx status fails a request whose error text is empty") {
@@ -874,6 +1039,158 @@ TEST_CASE("with error and http_status mapped, a non-2xx status fails a request w
     CHECK(run.requests.row(1).http_status == 500);
     CHECK(run.meta.notes[1] == "a request failed when err is not empty or code is not a 2xx HTTP status; its text "
                                "tells a timeout or transport failure from an error");
+}
+
+// ---- near names -------------------------------------------------------------------------------------
+
+TEST_CASE("near names: the same name in another case or spelling, else a few edits, then containment") {
+    // With a sure match (case, or `_`/`-`), only those are named.
+    const auto sure = servestat::near_names("latency", {"latency_ms", "Latency", "la-tency", "latencies", "ttft"});
+    REQUIRE(sure.size() == 2);
+    CHECK(sure[0].name == "Latency");
+    CHECK(sure[0].case_only);
+    CHECK(sure[1].name == "la-tency");
+    CHECK_FALSE(sure[1].case_only);
+    const auto close = servestat::near_names("latency", {"latency_ms", "latncy", "ttft"});
+    REQUIRE(close.size() == 2);
+    CHECK(close[0].name == "latncy");     // one edit
+    CHECK(close[1].name == "latency_ms"); // contains it
+    CHECK(servestat::near_names("ttft", {"TTFB", "tpot"}).front().name == "TTFB"); // one edit in a short name
+    CHECK(servestat::near_names("tpot", {"ttft"}).empty()); // two edits are too many for four letters
+}
+
+// ---- when no format recognises the file -------------------------------------------------------------
+
+namespace {
+
+std::optional<std::string> suggestion_for(const std::filesystem::path& file) {
+    return servestat::detail::describe_unrecognised_table(file, servestat::detail::read_head(file),
+                                                          servestat::detail::sniff_bytes);
+}
+
+// The --map and --ok-if values of the suggested line.
+std::pair<std::string, std::string> suggested_line(const std::string& message) {
+    const auto value_after = [&](std::string_view option) -> std::string {
+        const auto at = message.find(std::string(option) + " '");
+        if (at == std::string::npos) return {};
+        const auto begin = at + option.size() + 2;
+        return message.substr(begin, message.find('\'', begin) - begin);
+    };
+    return {value_after("--map"), value_after("--ok-if")};
+}
+
+} // namespace
+
+TEST_CASE("an llm-load-test file gets its record keys and the documented --map line") {
+    const auto message = suggestion_for(fixture("output-004.json"));
+    REQUIRE(message);
+    CHECK_THAT(*message, Catch::StartsWith(
+                             "a JSON object holding an array of 17 objects at 'results'; keys of its first: ack_time, "
+                             "end_time, error_code, error_text, first_token_time, input_id, input_tokens, itl, "
+                             "output_text, output_tokens, output_tokens_before_timeout, response_time, start_time, "
+                             "stop_reason, tpot, tt_ack, ttft, user_id.\n"));
+    CHECK(suggested_line(*message).first == llm_load_test_map);
+    CHECK_THAT(*message, Catch::Contains("Units guessed: start_time, first_token_time, end_time in Unix seconds "
+                                         "(values near 1.718e+09)."));
+}
+
+TEST_CASE("a CSV gets its columns, units from the values named as guesses, and a line that reads it") {
+    const auto message = suggestion_for(fixture("results.csv"));
+    REQUIRE(message);
+    CHECK_THAT(*message, Catch::StartsWith("a CSV table; columns: request_id, start, TTFT, response_time, "
+                                           "input_tokens, usage.completion_tokens, error_code, error_message.\n"));
+    // error_code holds -1, no HTTP status, so it is not offered as http_status.
+    const auto [map, ok_if] = suggested_line(*message);
+    CHECK(map == "t_sent=start:epoch_s,ttft=TTFT:ms,e2e=response_time:s,prompt_tokens=input_tokens,"
+                 "output_tokens=usage.completion_tokens,error=error_message");
+    CHECK(ok_if.empty());
+    CHECK_THAT(*message, Catch::Contains("Units guessed: start in Unix seconds (values near 1.718e+09); TTFT in ms "
+                                         "(values around 120.5); response_time in s (values around 1.25)."));
+    // The line reads the file: the documented example's numbers (r0 at 0.25 s, first token 0.3705 s).
+    const servestat::run run = read(fixture("results.csv"), map, ok_if);
+    CHECK(run.requests.row(0).t_sent == 0.25);
+    CHECK(*run.requests.row(0).t_first == near(0.3705));
+}
+
+TEST_CASE("JSON Lines and a top-level array get units from their names and an --ok-if from a boolean") {
+    const auto lines = suggestion_for(fixture("requests.jsonl"));
+    REQUIRE(lines);
+    CHECK_THAT(*lines, Catch::StartsWith("JSON Lines, one object per line; keys of the first line: id, outcome, "
+                                         "timing, usage.\n"));
+    CHECK(suggested_line(*lines).first ==
+          "t_sent=timing.sent_ns:epoch_ns,t_first=timing.first_ns:epoch_ns,t_end=timing.end_ns:epoch_ns,"
+          "prompt_tokens=usage.prompt_tokens,output_tokens=usage.completion_tokens,http_status=outcome.http,"
+          "status=outcome.status");
+    const auto array = suggestion_for(fixture("durations.json"));
+    REQUIRE(array);
+    const auto [map, ok_if] = suggested_line(*array);
+    CHECK(map == "ttft=ttft_us:us,e2e=latency_ms:ms,itl=gaps_ms:ms,prompt_tokens=tokens.in,output_tokens=tokens.out,"
+                 "error=error.message");
+    CHECK(ok_if == "ok==true");
+    CHECK_THAT(*array, Catch::Contains("Units guessed: ttft_us in us (from the name); latency_ms in ms (from the "
+                                       "name); gaps_ms in ms (from the name)."));
+}
+
+TEST_CASE("detection failing on a CSV names the file, the columns, the --map line and the known formats") {
+    try {
+        servestat::detect_file_format(fixture("results.csv"));
+        FAIL("results.csv was detected");
+    } catch (const input_error& e) {
+        CHECK(e.file() == fixture("results.csv").string());
+        CHECK_THAT(e.reason(), Catch::StartsWith("not a recognised request log: a CSV table; columns: request_id,"));
+        CHECK_THAT(e.reason(), Catch::Contains("\n    --map 't_sent=start:epoch_s,ttft=TTFT:ms,"));
+        CHECK_THAT(e.reason(), Catch::EndsWith("; force one with --input-format)"));
+    }
+}
+
+TEST_CASE("detection failing on binary data keeps the short message") {
+    const temp_file f(std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), "image.png");
+    try {
+        servestat::detect_file_format(f.path());
+        FAIL("binary data was detected");
+    } catch (const input_error& e) {
+        CHECK_THAT(e.reason(), Catch::StartsWith("binary data, not a request log (known formats: "));
+        CHECK(e.reason().find('\n') == std::string::npos);
+    }
+}
+
+TEST_CASE("a unit in the name wins over values that would look like a date") {
+    // 1.5e9 ns is 1.5 s; read as seconds it would be a date in 2017.
+    const temp_file f("{\"sent_at\": 1718031600.5, \"ttft_ns\": 200000000, \"latency_ns\": 1500000000}\n"
+                      "{\"sent_at\": 1718031601.5, \"ttft_ns\": 250000000, \"latency_ns\": 1600000000}\n",
+                      "ns.jsonl");
+    const auto message = suggestion_for(f.path());
+    REQUIRE(message);
+    CHECK(suggested_line(*message).first == "t_sent=sent_at:epoch_s,ttft=ttft_ns:ns,e2e=latency_ns:ns");
+}
+
+TEST_CASE("a table with nothing like a latency gets its names and says what is missing") {
+    const temp_file f("id,model,prompt\n1,m,hello\n2,m,bye\n", "prompts.csv");
+    const auto message = suggestion_for(f.path());
+    REQUIRE(message);
+    CHECK_THAT(*message, Catch::Contains("no name looks like a latency or an end time: add e2e=<name>:<unit> or "
+                                         "t_end=<name>:<unit>"));
+}
+
+TEST_CASE("text, a settings object and a list of numbers get no suggestion") {
+    const temp_file text("hello world\nnot a table\n", "notes.txt");
+    CHECK_FALSE(suggestion_for(text.path()));
+    const temp_file settings("{\"model\": \"m\", \"config\": {\"a\": 1}}\n", "settings.json");
+    CHECK_FALSE(suggestion_for(settings.path()));
+    const temp_file numbers("[1, 2, 3]", "numbers.json");
+    CHECK_FALSE(suggestion_for(numbers.path()));
+}
+
+TEST_CASE("a long key list is cut after twenty names") {
+    std::string header, row;
+    for (int i = 0; i < 30; ++i) {
+        header += (i ? ",c" : "c") + std::to_string(i);
+        row += i ? ",1" : "1";
+    }
+    const temp_file f(header + "\n" + row + "\n" + row + "\n", "wide.csv");
+    const auto message = suggestion_for(f.path());
+    REQUIRE(message);
+    CHECK_THAT(*message, Catch::Contains("c18, c19, ... (30 in all)."));
 }
 
 } // namespace test_ingest_mapped

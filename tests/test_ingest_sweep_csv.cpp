@@ -32,7 +32,7 @@ TEST_CASE("each row of a sweep table is a summary run with its load level as a p
     const auto runs = sweep_csv_format.read(fixture_path(), {});
     REQUIRE(runs.size() == 8);
     CHECK(runs[4].meta.kind == servestat::run_kind::summary);
-    CHECK(runs[4].meta.params == nlohmann::json{{"concurrency", 16}});
+    CHECK(runs[4].meta.params == nlohmann::json{{"concurrency", 16}, {"label", "BAD_unfair"}});
     CHECK(runs[4].meta.label == "BAD_unfair concurrency=16");
     CHECK(runs[4].meta.workload == "mix_50_50.jsonl");
     CHECK(runs[4].requests.empty());

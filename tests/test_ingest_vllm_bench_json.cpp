@@ -5,6 +5,7 @@
 // computed with numpy exactly as vLLM's calculate_metrics does.
 #include "servestat/ingest/vllm_bench_json.hpp"
 
+#include <algorithm>   // std::min
 #include <array>       // std::array
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem
@@ -18,6 +19,7 @@
 #include "servestat/ingest/guidellm.hpp"      // guidellm_format (sniffers must not overlap)
 #include "servestat/ingest/json_document.hpp" // read_json_documents, read_whole_file
 #include "servestat/stats/run_stats.hpp"      // analyze, find_summary
+#include "servestat/sweep/sweep.hpp"          // find_sweeps
 
 #include "format_fixtures.hpp"
 #include "temp_file.hpp"
@@ -289,7 +291,8 @@ TEST_CASE("an --append-result file holds one run per line") {
     const auto o = objects(appended);
     for (std::size_t k = 0; k < 3; ++k) {
         INFO(k);
-        CHECK(runs[k].meta.label == "sweep #" + std::to_string(k + 1));
+        // The user's --label kept, each run told apart by the rate that differs.
+        CHECK(runs[k].meta.label == std::vector<std::string>{"sweep · rate 2", "sweep · rate 8", "sweep · rate ∞"}[k]);
         CHECK(runs[k].requests.size() == 10);
         CHECK(runs[k].meta.started_at == "2025-03-02T09:" + std::to_string(k) + "0:00");
         const auto stats = servestat::analyze(runs[k], vllm_options({50, 99}));
@@ -444,6 +447,123 @@ TEST_CASE("a truncated vLLM result is an input error") {
     const std::string text = fixtures.text(single);
     const input_error e = error_of(text.substr(0, text.size() / 2));
     CHECK(std::string(e.what()).find("truncated") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Rust vllm-bench (vllm-project/vllm-bench): the same schema with sorted keys and a few keys of
+// its own (fixtures rust_*.json, made by tests/tools/make_vllm_bench_rust_fixtures.py from its
+// src/output/json.rs and src/metrics/calculator.rs; summary keys computed with numpy)
+
+constexpr std::string_view rust_detailed = "rust_detailed.json";
+constexpr std::string_view rust_sweep = "rust_append_sweep.json";
+
+TEST_CASE("a Rust vllm-bench result is detected even when its sorted arrays push model_id past the head") {
+    const std::string head = head_of(fixtures.path(rust_detailed));
+    REQUIRE(head.find("\"model_id\"") == std::string::npos); // generated_texts and itls sort before it
+    CHECK(vllm_bench_json_format.sniff(head) == 90);
+    CHECK(servestat::detect_file_format(fixtures.path(rust_detailed)).name == "vllm-bench-json");
+    CHECK(vllm_bench_json_format.sniff(head_of(fixtures.path(rust_sweep))) == 100);
+    for (auto name : {rust_detailed, rust_sweep}) {
+        const std::string h = head_of(fixtures.path(name));
+        for (const auto* f : servestat::builtin_formats) {
+            if (f->name == vllm_bench_json_format.name) continue;
+            INFO(std::string(name) + " / " + std::string(f->name));
+            CHECK(f->sniff(h) == 0);
+        }
+    }
+}
+
+TEST_CASE("a Rust vllm-bench result is one run named as the Rust tool's, with its UTC date") {
+    const run r = fixtures.read(rust_detailed);
+    const json o = object(rust_detailed);
+    CHECK(r.meta.tool == "vllm-bench (Rust)");
+    CHECK(r.meta.model == "Qwen/Qwen3-8B");
+    CHECK(r.meta.started_at == "2025-06-01T12:00:00Z");
+    CHECK_FALSE(has_note(r, "local time"));
+    CHECK(r.meta.kind == servestat::run_kind::requests);
+    CHECK(r.meta.shared_clock);
+    CHECK(r.meta.params == json{{"backend", "openai-chat"}, {"endpoint_type", "openai-chat"}, {"num_prompts", 40},
+                                {"request_rate", "inf"}, {"burstiness", 1}, {"max_concurrency", 4}});
+    CHECK(r.requests.size() == o["num_prompts"].get<std::size_t>());
+    CHECK(has_note(r, "since the benchmark's start"));
+}
+
+TEST_CASE("a Rust vllm-bench request: start_times from the benchmark's start, HTTP errors with their status") {
+    const run r = fixtures.read(rust_detailed);
+    const json o = object(rust_detailed);
+    double first = o["start_times"][0].get<double>();
+    for (const auto& t : o["start_times"]) first = std::min(first, t.get<double>());
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < r.requests.size(); ++i) {
+        INFO(i);
+        const request_record row = r.requests.row(i);
+        CHECK(*row.t_sent == Approx(o["start_times"][i].get<double>() - first).margin(1e-12));
+        CHECK_FALSE(row.t_sched); // no queue_times
+        CHECK(row.prompt_tokens == o["input_lens"][i].get<int>());
+        if (row.status != request_status::ok) {
+            ++failed;
+            CHECK(row.http_status == 429); // "HTTP 429 Too Many Requests: {...}"
+            CHECK(row.error == o["errors"][i].get<std::string>());
+            continue;
+        }
+        CHECK(*row.t_first - *row.t_sent == Approx(o["ttfts"][i].get<double>()).margin(1e-12));
+        CHECK(*row.t_end - *row.t_sent == Approx(o["latencies"][i].get<double>()).margin(1e-12));
+        CHECK(row.output_tokens == o["output_lens"][i].get<int>());
+    }
+    CHECK(failed == o["failed"].get<std::size_t>());
+    CHECK(has_note(r, "2 failed request(s) listed in failed_requests"));
+}
+
+TEST_CASE("cross-check: the Rust vllm-bench's summary keys recomputed from its per-request arrays") {
+    const run r = fixtures.read(rust_detailed);
+    const json o = object(rust_detailed);
+    const auto stats = servestat::analyze(r, vllm_options({50, 90, 99}));
+    const std::vector<std::string> ps{"50", "90", "99"};
+    check_summary(stats, metric::ttft, o, "ttft", ps);
+    check_summary(stats, metric::tpot, o, "tpot", ps);
+    check_summary(stats, metric::itl, o, "itl", ps);
+    check_summary(stats, metric::e2e, o, "e2el", ps);
+    CHECK(reported(r, "vllm.input_throughput") == o["input_throughput"].get<double>());
+    CHECK(reported(r, "rps") == o["request_throughput"].get<double>());
+    CHECK_FALSE(r.meta.params.contains("input_throughput"));
+    CHECK_FALSE(r.meta.params.contains("rtfx"));
+}
+
+TEST_CASE("the Rust vllm-bench's steady_state block is reported as such, never as the run's metrics") {
+    const run r = fixtures.read(rust_detailed);
+    const json s = object(rust_detailed)["steady_state"];
+    CHECK(reported(r, "vllm.steady_state.request_throughput") == s["request_throughput"].get<double>());
+    CHECK(reported(r, "vllm.steady_state.mean_ttft_ms") == s["mean_ttft_ms"].get<double>());
+    CHECK(reported(r, "vllm.steady_state.p99_tpot_ms") == s["p99_tpot_ms"].get<double>());
+    CHECK(reported(r, "vllm.steady_state.p99_ttft_ms") == s["percentiles_ttft_ms"][2][1].get<double>());
+    CHECK(reported(r, "vllm.steady_state.window.duration_s") == s["window"]["duration_s"].get<double>());
+    CHECK(has_note(r, "plateau window"));
+}
+
+TEST_CASE("Rust vllm-bench runs appended without --save-detailed are summary runs forming a sweep") {
+    const auto runs = vllm_bench_json_format.read(fixtures.path(rust_sweep), {});
+    REQUIRE(runs.size() == 3);
+    const auto o = objects(rust_sweep);
+    std::vector<servestat::run_stats> stats;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        INFO(k);
+        CHECK(runs[k].meta.kind == servestat::run_kind::summary);
+        CHECK(runs[k].meta.params.at("max_concurrency") == o[k]["max_concurrency"]);
+        CHECK(reported(runs[k], "ttft.p99") == Approx(o[k]["p99_ttft_ms"].get<double>() / 1e3).epsilon(1e-15));
+        CHECK(has_note(runs[k], "only with --save-detailed"));
+        stats.push_back(servestat::analyze(runs[k]));
+    }
+    CHECK(runs[0].meta.label != runs[1].meta.label);
+    const auto sweeps = servestat::find_sweeps(stats);
+    REQUIRE(sweeps.size() == 1);
+    CHECK(sweeps[0].param == "max_concurrency");
+    CHECK(sweeps[0].points.size() == 3);
+}
+
+TEST_CASE("a date in neither vLLM's nor the Rust tool's form is an input error naming both forms") {
+    const input_error e = error_of(edited([](json& o) { o["date"] = "2025-06-01 12:00"; }));
+    CHECK(e.field() == "date");
+    CHECK_THAT(e.reason(), Catch::Contains("YYYYmmdd-HHMMSS") && Catch::Contains("YYYY-mm-ddTHH:MM:SSZ"));
 }
 
 } // namespace test_ingest_vllm_bench_json

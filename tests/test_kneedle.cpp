@@ -235,11 +235,45 @@ TEST_CASE("kneed test_convex_decreasing_bumpy: 26 as measured, 28 with the degre
     CHECK(find_knee(x, bumpy_y, with_interp(shape(convex, decreasing), knee_interp::polynomial)).knee == 28);
 }
 
-// kneed's test_all_knees lists {41, 46, 53, 26, 31} (its comparison lacks an assert, so kneed's CI
-// does not check it; the values are the ones its authors recorded).
-TEST_CASE("kneed test_all_knees: online detection on the bumpy curve finds five elbows") {
+// kneed's test_all_knees: sorted(all_elbows) == [26, 31, 41, 46, 53] and sorted(all_norm_elbows) ==
+// [0.29213.., 0.34831.., 0.46067.., 0.51685.., 0.59550..] (np.isclose), i.e. x/89 for x = 0..89:
+// convex decreasing is not mirrored, so each normalised knee is its own x. all_knees_y is the
+// measured y at each knee: bumpy_y at those indices.
+TEST_CASE("kneed test_all_knees: online detection on the bumpy curve finds five elbows", "[kneedle]") {
     const knee_result k = find_knee(range(0, 90), bumpy_y, online(shape(convex, decreasing)));
     CHECK(k.all_knees == vec{26, 31, 41, 46, 53});
+    const vec norm{0.2921348314606742, 0.348314606741573, 0.4606741573033708, 0.5168539325842696, 0.5955056179775281};
+    REQUIRE(k.all_norm_knees.size() == norm.size());
+    for (std::size_t i = 0; i < norm.size(); ++i) CHECK(k.all_norm_knees[i] == Approx(norm[i]).epsilon(1e-12));
+    CHECK(k.all_knees_y == vec{bumpy_y[26], bumpy_y[31], bumpy_y[41], bumpy_y[46], bumpy_y[53]});
+    REQUIRE(k.all_norm_knees_y.size() == 5);
+    // convex decreasing: kneed's transformed yn is max - yn = 1 - (y - min)/(max - min).
+    const double lo = 2031.9, hi = 7305.0;
+    CHECK(k.all_norm_knees_y[0] == Approx(1 - (bumpy_y[26] - lo) / (hi - lo)).epsilon(1e-12));
+    CHECK(k.all_norm_knees_y[4] == Approx(1 - (bumpy_y[53] - lo) / (hi - lo)).epsilon(1e-12));
+}
+
+// kneed test_y: all_knees_y[0] ≈ 1.897 and all_norm_knees_y[0] ≈ 0.758 (rel_tol 0.03), offline.
+TEST_CASE("kneed test_y: the all-knees lists hold the first knee's y offline", "[kneedle]") {
+    const knee_result k = find_knee(figure2_x(), figure2_y(), shape(concave, increasing));
+    REQUIRE(k.all_knees_y.size() == 1);
+    CHECK(k.all_knees_y[0] == Approx(1.897).epsilon(0.03));
+    REQUIRE(k.all_norm_knees_y.size() == 1);
+    CHECK(k.all_norm_knees_y[0] == Approx(0.758).epsilon(0.03));
+    CHECK(k.all_norm_knees == vec{*k.norm_knee});
+}
+
+// Experiment 3's p99, convex increasing, online: the flipped difference curve (derived above)
+// peaks at index 3 and every later point falls below .5053, each a detection of that same index:
+// one knee. all_knees holds the mirrored x (16, y 6.204649); all_norm_knees, like norm_knee, the
+// unmirrored xn[3] = 7/63, with all_norm_knees_y the flipped yt[3].
+TEST_CASE("all_norm_knees keeps kneed's unmirrored index for a convex increasing curve", "[kneedle]") {
+    const knee_result k = find_knee(concurrency, exp3_p99, online(shape(convex, increasing)));
+    CHECK(k.all_knees == vec{16});
+    CHECK(k.all_knees_y == vec{6.204649});
+    REQUIRE(k.all_norm_knees.size() == 1);
+    CHECK(k.all_norm_knees[0] == Approx(7.0 / 63).epsilon(1e-12));
+    CHECK(k.all_norm_knees_y[0] == Approx(1 - 4.902210 / 20.365327).epsilon(1e-9));
 }
 
 TEST_CASE("kneed test_sine: online knees of sin(x) for the four shapes are 4.5, 4.9, 7.7, 1.8") {
@@ -334,6 +368,10 @@ TEST_CASE("online mode keeps scanning: the last knee wins and all_knees has both
     CHECK(last.knee_y == 14);
     CHECK(last.norm_knee == 0.5);
     CHECK(last.all_knees == vec{1, 4});
+    // yn = y/16 at the two knees: 8/16 and 14/16; xn = 1/8 and 4/8.
+    CHECK(last.all_knees_y == vec{8, 14});
+    CHECK(last.all_norm_knees == vec{0.125, 0.5});
+    CHECK(last.all_norm_knees_y == vec{0.5, 0.875});
 }
 
 // kneed 0.8.6 ("pause after local minima per the Kneedle algorithm specification"). x = 0..8,

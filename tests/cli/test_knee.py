@@ -101,6 +101,32 @@ def test_online_lists_every_knee():
     check(doc.get("knee") == 4 and doc.get("all_knees") == [1, 4] and doc.get("online") is True, f"online json: {doc}")
 
 
+# --all-knees: kneed's all_knees, all_knees_y, all_norm_knees and all_norm_knees_y, scanning online.
+# The staircase (y/16 at xn = i/8): knees 1 and 4 with y 8 and 14, normalised x 1/8 and 1/2, normalised
+# y 8/16 and 14/16. Experiment 3's p99 (convex increasing, derived in docs/knee.md): one knee, x 16,
+# while all_norm_knees keeps kneed's unmirrored 7/63.
+def test_all_knees():
+    path = write("stairs.csv", "x,y\n" + "".join(f"{x},{y}\n" for x, y in zip(range(9), [0, 8, 8, 8, 14, 14, 14, 15, 16])))
+    res = servestat(path, "--curve", "concave", "--direction", "increasing", "--all-knees")
+    check(res.returncode == 0, f"--all-knees: exit {res.returncode}, {res.stderr!r}")
+    lines = res.stdout.splitlines()
+    check(lines[:5] == ["knee x=4 y=14 (concave, increasing; S=1, interp1d, online)", "all knees: x=1, 4",
+                        "  all_knees_y: 8, 14", "  all_norm_knees: 0.125, 0.5", "  all_norm_knees_y: 0.5, 0.875"],
+          f"--all-knees text: {lines[:5]!r}")
+    doc = as_json(servestat(path, "--curve", "concave", "--direction", "increasing", "--all-knees", "--json"), "all json")
+    check(doc.get("all_knees") == [1, 4] and doc.get("all_knees_y") == [8, 14], f"all_knees: {doc}")
+    check(doc.get("all_norm_knees") == [0.125, 0.5] and doc.get("all_norm_knees_y") == [0.5, 0.875], f"norm: {doc}")
+    check(doc.get("online") is True and doc.get("knee") == 4, f"--all-knees scans online: {doc}")
+    doc = as_json(servestat(exp3_csv(), "--x", "concurrency", "--y", "p99_s", "--curve", "convex", "--direction",
+                            "increasing", "--all-knees", "--json"), "p99 all json")
+    check(doc.get("all_knees") == [16] and doc.get("all_knees_y") == [6.204649], f"p99 all_knees: {doc}")
+    norm = doc.get("all_norm_knees") or [0]
+    check(len(norm) == 1 and math.isclose(norm[0], 7 / 63, rel_tol=1e-12), f"p99 all_norm_knees 7/63: {norm}")
+    # Offline, without the flag, the lists hold the one knee found (kneed fills them offline too).
+    doc = as_json(servestat(path, "--curve", "concave", "--direction", "increasing", "--json"), "offline json")
+    check(doc.get("all_knees") == [1] and doc.get("all_norm_knees") == [0.125], f"offline lists: {doc}")
+
+
 def test_S_and_no_knee():
     path = exp3_csv()
     # Experiment 3's throughput difference curve peaks at .7348 (index 4) and ends at -.0450: with
@@ -176,6 +202,7 @@ def test_bad_input_exit_codes_and_messages():
 
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_experiment3_throughput_knee_in_text, test_experiment3_p99_elbow_in_json,
-                              test_unsorted_rows_give_the_same_knee, test_online_lists_every_knee, test_S_and_no_knee,
+                              test_unsorted_rows_give_the_same_knee, test_online_lists_every_knee, test_all_knees,
+                              test_S_and_no_knee,
                               test_polynomial_mode, test_missing_cells_are_left_out_and_counted,
                               test_bad_input_exit_codes_and_messages]))

@@ -68,8 +68,11 @@ def test_report_files_and_formats():
           "report.html loads nothing from elsewhere and runs no script")
     stats = subprocess.run([SERVESTAT, "stats", "--json", "--slo", "ttft=0.5,e2e=5", EXAMPLES],
                            capture_output=True, text=True).stdout
-    check(json.loads(read(os.path.join(out, "report.json"))) == json.loads(stats),
-          "report.json is the stats export")
+    report_json = json.loads(read(os.path.join(out, "report.json")))
+    # The report adds where every input row went (docs/json-export.md); the rest is the stats export.
+    check(isinstance(report_json.pop("inputs", None), list) and isinstance(report_json.pop("left_out", None), list),
+          "report.json accounts for its inputs")
+    check(report_json == json.loads(stats), "report.json is the stats export")
 
 
 def test_report_paints_in_chromium():
@@ -160,6 +163,42 @@ def test_sweep_section():
     check("knee c=16" in html and "<script" not in html, "sweep charts inline in the HTML, no script")
 
 
+def test_step_sweep_section():
+    """A step-shaped sweep (tests/data/sweep/step_ttft.csv, synthetic: TTFT p99 0.22 s up to 40 req/s,
+    3.30 s from 48): the jump reaches the summary and the findings, Kneedle's knee on the last level
+    is withheld, and --degradation moves the threshold knee (d = 0.5: 0.21 × 1.5 = .315 s, first
+    exceeded at 48; d = 0.02: .2142 s, exceeded at 16 by 0.22 s)."""
+    table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sweep", "step_ttft.csv")
+    out = os.path.join(WORK, "step")
+    report(out, table)
+    md = read(os.path.join(out, "report.md"))
+    summary = md.split("## Summary", 1)[-1].split("\n## ", 1)[0]
+    jump = "TTFT p99 rises 15× in one step, request\\_rate 40 → 48 (0.22 s → 3.3 s)"
+    check(jump in summary, f"the jump is in the summary: {summary!r}")
+    check("Time to first token (p99 against load): no knee reported" in md, "no unqualified TTFT knee")
+    check("Threshold knee (more than 50% above request\\_rate=8's 210 ms): request\\_rate=48, 3.30 s" in md,
+          "threshold knee beside Kneedle's")
+    doc = json.loads(read(os.path.join(out, "report.json")))
+    knees = {k["curve"]: k for k in doc["sweeps"][0]["knees"]}
+    ttft = knees["ttft"]
+    check(ttft["x"] is None and ttft["withheld_x"] == 64, f"TTFT knee withheld: {ttft}")
+    check(ttft["curve_shape"]["kind"] == "jump" and ttft["curve_shape"]["jump"]["from"] == 40
+          and ttft["curve_shape"]["jump"]["to"] == 48, f"TTFT curve shape: {ttft['curve_shape']}")
+    check(ttft["threshold"]["degradation"] == 0.5 and ttft["threshold"]["load"] == 48, f"threshold: {ttft['threshold']}")
+    check(knees["throughput"]["threshold"] is None and knees["throughput"]["caveat"] is None,
+          f"throughput: no threshold, no caveat: {knees['throughput']}")
+    check(any(f.startswith("TTFT p99 rises 15×") for f in doc["sweeps"][0]["findings"]), "jump finding in JSON")
+    out2 = os.path.join(WORK, "step-d")
+    report(out2, table, extra=("--degradation", "0.02"))
+    doc = json.loads(read(os.path.join(out2, "report.json")))
+    ttft = {k["curve"]: k for k in doc["sweeps"][0]["knees"]}["ttft"]
+    check(ttft["threshold"]["degradation"] == 0.02 and ttft["threshold"]["load"] == 16, f"--degradation 0.02: {ttft['threshold']}")
+    for bad in ["-1", "nan"]:
+        res = subprocess.run([SERVESTAT, "report", "-o", os.path.join(WORK, "step-bad"), "--degradation", bad, table],
+                             capture_output=True, text=True)
+        check(res.returncode == 2 and "--degradation" in res.stderr, f"--degradation {bad}: exit {res.returncode} {res.stderr!r}")
+
+
 def test_grid_section():
     """A synthetic Experiment-4-shaped grid: heatmaps and the sweet spot under --sweet-spot."""
     table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sweep", "grid_exp4.csv")
@@ -180,4 +219,4 @@ def test_grid_section():
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_report_files_and_formats, test_report_paints_in_chromium,
                               test_input_cannot_inject_markup, test_report_is_deterministic, test_templates_command,
-                              test_sweep_section, test_grid_section]))
+                              test_sweep_section, test_step_sweep_section, test_grid_section]))

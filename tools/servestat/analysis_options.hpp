@@ -33,6 +33,7 @@ struct analysis_args {
     std::string input_format;
     std::string map, ok_if;
     std::string sweep_by;
+    double degradation = default_degradation; // threshold knee: latency more than this share above the lowest level
     std::string sweet_spot; // grid constraints, e.g. "short.e2e.p99<=2,success_rate>=0.99"
     bool skip_bad = false;
     bool steady_state = false; // cut each run to its steady-state window before anything is computed
@@ -62,10 +63,16 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a, bool with_logs
     cmd.add_option("--sweep-by", a.sweep_by,
                    "Group runs into sweeps over this parameter (default: concurrency, request_rate, scale, ... "
                    "whichever varies)");
+    cmd.add_option("--degradation", a.degradation,
+                   "Threshold knee of each sweep's latency curves: the first level whose p99 exceeds the lowest "
+                   "level's by more than this share (0.5 = 50%), reported beside Kneedle's knee")
+        ->capture_default_str();
     cmd.add_option("--sweet-spot", a.sweet_spot,
                    "Pick each grid's highest-throughput cell meeting these limits, e.g. "
                    "'short.e2e.p99<=2,success_rate>=0.99' (docs/sweeps.md)");
-    cmd.add_flag("--skip-bad", a.skip_bad, "Skip bad request lines (counted on stderr and in the JSON)");
+    cmd.add_flag("--skip-bad", a.skip_bad,
+                 "Skip bad request lines or records (counted on stderr and in the JSON); a file with none left "
+                 "is an error");
     cmd.add_flag("--steady-state", a.steady_state,
                  "Compute every statistic on each run's steady-state window only: the requests sent after the "
                  "ramp-up and before the drain (MSER-5 on requests in flight, docs/metrics.md)");
@@ -82,6 +89,7 @@ inline stats_options to_stats_options(const analysis_args& a) {
     o.slos = parse_slos(a.slo);
     validate(o.summary);
     validate(o.subsets);
+    validate_degradation(a.degradation); // a usage error even when no sweep is found
     return o;
 }
 
@@ -90,7 +98,26 @@ inline std::vector<sweep_analysis> analyze_sweeps(const analysis_args& a, std::s
                                                   const stats_options& o, double slo_percentile) {
     std::vector<sweep_analysis> out;
     for (const auto& s : find_sweeps(runs, {.by = a.sweep_by}))
-        out.push_back(analyze_sweep(s, runs, o.slos, slo_percentile));
+        out.push_back(analyze_sweep(s, runs, o.slos, slo_percentile, a.degradation));
+    return out;
+}
+
+// Runs a report shows on no sweep or grid, with why: on a curve too short, without the swept
+// parameter, or a grid combination measured again. Nothing when there is no sweep or grid at all.
+inline std::vector<left_out_run> runs_left_out(const analysis_args& a, std::span<const run_stats> runs,
+                                               std::span<const grid_analysis> grids) {
+    const auto search = search_sweeps(runs, {.by = a.sweep_by});
+    if (search.sweeps.empty() && grids.empty()) return {};
+    std::vector<bool> in_grid(runs.size(), false);
+    std::vector<left_out_run> out;
+    for (const auto& g : grids) {
+        for (const auto& row : g.table.cells)
+            for (const auto& cell : row)
+                if (cell) in_grid[*cell] = true;
+        out.insert(out.end(), g.table.left_out.begin(), g.table.left_out.end());
+    }
+    for (const auto& l : search.left_out)
+        if (!in_grid[l.run]) out.push_back(l);
     return out;
 }
 
@@ -140,7 +167,10 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);
     for_each_run(expand_globs(a.logs), load, [&](run&& r) {
         if (r.skipped.count > 0) {
-            std::fputs(fmt::format("servestat: {}: skipped {} bad line(s)\n", r.meta.source.path, r.skipped.count).c_str(), stderr);
+            std::fputs(fmt::format("servestat: {}: skipped {} bad {}\n", r.meta.source.path, r.skipped.count,
+                                   r.skipped.noun(r.skipped.count))
+                           .c_str(),
+                       stderr);
             for (const auto& e : r.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
         }
         const auto cut = cut_if_asked(a, r);

@@ -93,6 +93,7 @@ inline comparison_options to_comparison_options(const compare_args& a) {
     o.compare.verdicts = {.noise = parse_noise(a.noise), .alpha = a.alpha, .confidence = a.confidence};
     o.compare.bootstrap = {.resamples = a.resamples, .seed = a.seed};
     o.sweep_by = a.sweep_by;
+    o.degradation = a.degradation;
     validate(o.compare);
     return o;
 }

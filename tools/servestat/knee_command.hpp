@@ -23,6 +23,7 @@ struct knee_args {
     std::string curve, direction;   // empty: detected like kneed's find_shape
     double S = 1.0;
     bool online = false;
+    bool all_knees = false; // every knee with its y and normalised coordinates; scans online
     std::string interp = "interp1d";
     int degree = 7;
     bool json = false;
@@ -39,6 +40,9 @@ inline void add_knee_options(CLI::App& cmd, knee_args& a) {
     cmd.add_option("--S", a.S, "Sensitivity: grid steps of flatness needed after a knee (larger: later or none)")
         ->capture_default_str();
     cmd.add_flag("--online", a.online, "Scan the whole curve: report the last knee and list every knee found");
+    cmd.add_flag("--all-knees", a.all_knees,
+                 "List every knee with kneed's all_knees, all_knees_y, all_norm_knees, all_norm_knees_y "
+                 "(scans the whole curve, as --online)");
     cmd.add_option("--interp", a.interp, "interp1d (the data as measured) or polynomial (a least-squares fit first)")
         ->check(CLI::IsMember({"interp1d", "polynomial"}))
         ->capture_default_str();
@@ -79,6 +83,13 @@ inline std::optional<double> knee_cell(const servestat::detail::csv_row& row, st
 
 inline std::string knee_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : "-"; }
 
+// "1, 4": shortest round-trip form, as the knee line prints numbers.
+inline std::string number_list(const std::vector<double>& values) {
+    std::string out;
+    for (double v : values) out += fmt::format("{}{}", out.empty() ? "" : ", ", v);
+    return out;
+}
+
 } // namespace detail
 
 inline knee_input read_knee_csv(const std::string& file, const std::string& x_column, const std::string& y_column) {
@@ -107,7 +118,7 @@ inline kneedle_options to_kneedle_options(const knee_args& a) {
     if (!a.curve.empty()) o.curve = parse_knee_curve(a.curve);
     if (!a.direction.empty()) o.direction = parse_knee_direction(a.direction);
     o.S = a.S;
-    o.online = a.online;
+    o.online = a.online || a.all_knees; // kneed collects more than the first knee only online
     o.interp = parse_knee_interp(a.interp);
     o.polynomial_degree = a.degree;
     validate(o); // before reading the file: a bad flag is a usage error whatever the file holds
@@ -123,11 +134,14 @@ inline nlohmann::ordered_json knee_json(const knee_args& a, const knee_input& in
     out["norm_knee"] = or_null(k.norm_knee);
     out["norm_knee_y"] = or_null(k.norm_knee_y);
     out["all_knees"] = k.all_knees;
+    out["all_knees_y"] = k.all_knees_y;
+    out["all_norm_knees"] = k.all_norm_knees;
+    out["all_norm_knees_y"] = k.all_norm_knees_y;
     out["curve"] = to_string(k.curve);
     out["direction"] = to_string(k.direction);
     out["S"] = a.S;
     out["interp"] = a.interp;
-    out["online"] = a.online;
+    out["online"] = a.online || a.all_knees;
     out["degree"] = a.interp == "polynomial" ? json(a.degree) : json(nullptr);
     out["shape_detected"] = a.curve.empty() || a.direction.empty();
     out["x"] = in.x_name;
@@ -143,13 +157,14 @@ inline std::string format_knee(const knee_args& a, const knee_input& in, const k
     settings += fmt::format("{}, {}", to_string(k.curve), to_string(k.direction));
     settings += fmt::format("; S={}, {}", a.S, a.interp);
     if (a.interp == "polynomial") settings += fmt::format(" degree {}", a.degree);
-    if (a.online) settings += ", online";
+    if (a.online || a.all_knees) settings += ", online";
     std::string out = k.knee ? fmt::format("knee x={} y={} ({})\n", *k.knee, detail::knee_number(k.knee_y), settings)
                              : fmt::format("no knee ({})\n", settings);
-    if (a.online && !k.all_knees.empty()) {
-        std::string xs;
-        for (double x : k.all_knees) xs += fmt::format("{}{}", xs.empty() ? "" : ", ", x);
-        out += fmt::format("all knees: x={}\n", xs);
+    if ((a.online || a.all_knees) && !k.all_knees.empty()) out += "all knees: x=" + detail::number_list(k.all_knees) + "\n";
+    if (a.all_knees && !k.all_knees.empty()) {
+        out += "  all_knees_y: " + detail::number_list(k.all_knees_y) + "\n";
+        out += "  all_norm_knees: " + detail::number_list(k.all_norm_knees) + "\n";
+        out += "  all_norm_knees_y: " + detail::number_list(k.all_norm_knees_y) + "\n";
     }
     out += fmt::format("  curve: {} vs {}, {} points", in.y_name, in.x_name, k.points);
     if (k.points != in.x.size()) out += fmt::format(" ({} rows; repeated x averaged)", in.x.size());

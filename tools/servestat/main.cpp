@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
         if (simulate_cmd->parsed()) return servestat::cli::run_simulate_command(simulate);
         if (templates_list->parsed()) return servestat::cli::list_templates();
         if (templates_dump->parsed()) return servestat::cli::dump_template(template_name);
+    } catch (const servestat::unrecognised_input_error& e) { // say how to read it: a usage matter
+        return fail(exit_usage, e.what());
     } catch (const servestat::input_error& e) {
         return fail(exit_input, e.what());
     } catch (const servestat::usage_error& e) {

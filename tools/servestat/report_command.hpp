@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
 
+#include <servestat/report/accounting.hpp>        // account_inputs, inputs_json, accounting_view
 #include <servestat/report/builtin_templates.hpp> // builtin_templates, find_builtin_template
 #include <servestat/report/plot_file.hpp>         // plot_file
 #include <servestat/report/plots.hpp>             // run_plots, comparison_plots
@@ -174,6 +175,11 @@ inline int run_report_command(const report_args& a) {
     const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
     const auto grids = analyze_grids(a, stats);
     json view = report::build_view_model(analysed, options, ro, sweeps, grids);
+    const auto inputs = report::account_inputs(runs, cuts);
+    const auto left_out = runs_left_out(a, stats, grids);
+    view["stats"]["inputs"] = report::inputs_json(inputs);
+    view["stats"]["left_out"] = report::left_out_json(stats, left_out);
+    view["accounting"] = report::accounting_view(inputs, stats, left_out);
 
     const auto prefixes = report::plot_prefixes(stats);
     std::vector<std::vector<report::plot_file>> plots;
@@ -198,6 +204,12 @@ inline int run_report_command(const report_args& a) {
         view["sweeps"][i]["plots"] = detail::plot_entries(files);
         all_plots.insert(all_plots.end(), files.begin(), files.end());
     }
+    std::vector<std::string> sweep_names;
+    for (std::size_t i = 0; i < sweeps.size(); ++i) sweep_names.push_back(report::sweep_short_name(sweeps[i], i));
+    const auto overlays = report::sweeps_overlay_plots(sweeps, sweep_names);
+    view["sweep_overlays"] = detail::plot_entries(overlays);
+    view["has_sweep_overlays"] = !overlays.empty();
+    all_plots.insert(all_plots.end(), overlays.begin(), overlays.end());
     for (std::size_t i = 0; i < grids.size(); ++i) {
         auto files = report::grid_plots(grids[i], stats, fmt::format("grid-{}", i + 1));
         view["grids"][i]["plots"] = detail::plot_entries(files);

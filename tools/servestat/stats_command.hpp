@@ -12,6 +12,8 @@
 #include <fmt/format.h> // fmt::format
 
 #include <servestat/servestat.hpp>
+#include <servestat/report/few_samples.hpp> // few_samples_note
+#include <servestat/stats/sample_size.hpp>  // rests_on_few_samples, few_sample_percentiles
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
 
@@ -97,10 +99,19 @@ inline std::string subset_table(const subset_stats& s) {
                            seconds_or_dash(m.stats.mean), seconds_or_dash(m.stats.std),
                            m.stats.cov ? fmt::format("{:.1f}%", 100 * *m.stats.cov) : "-",
                            seconds_or_dash(m.stats.min));
-        for (const auto& p : m.stats.percentiles) out += fmt::format("{:>11}", seconds_or_dash(p.value));
+        for (const auto& p : m.stats.percentiles)
+            out += fmt::format("{:>11}", seconds_or_dash(p.value) + (p.value && rests_on_few_samples(p.p, m.stats.n) ? "†" : ""));
         out += fmt::format("{:>11}\n", seconds_or_dash(m.stats.max));
     }
     return out;
+}
+
+// The footnote of the dagger, once under a run's tables when any percentile carried it.
+inline std::string few_samples_footnote(const run_stats& r, const std::vector<double>& percentiles) {
+    for (const auto& s : r.subsets)
+        for (const auto& m : s.metrics)
+            if (!few_sample_percentiles(m.stats).empty()) return "  " + report::few_samples_note(percentiles) + "\n";
+    return {};
 }
 
 inline std::string breakdown_table(const breakdown& b) {
@@ -128,11 +139,18 @@ inline std::string knee_lines(const sweep_analysis& a) {
     std::string out;
     for (const auto& k : a.knees) {
         out += fmt::format("  knee of {} vs {}{}: ", k.y_name, k.x_name, k.shape.empty() ? "" : " (" + k.shape + ")");
-        if (!k.x) out += "no knee\n";
+        if (!k.x) out += k.withheld_x ? "no knee reported\n" : "no knee\n";
         else
             out += fmt::format("{}={:g}, {}={:.4g}{}\n", k.x_name, *k.x, k.y_name, k.y.value_or(0),
-                               k.load && k.x_name != a.curve.param ? fmt::format(" ({}={:g})", a.curve.param, *k.load)
+                               k.load && k.x_name != a.curve.param ? " (" + servestat::detail::format_load(a.curve.param, *k.load) + ")"
                                                                     : "");
+        if (k.form.kind != curve_kind::unclassified) out += fmt::format("    curve: {}\n", describe(k.form.kind));
+        if (!k.caveat.empty()) out += "    caveat: " + k.caveat + "\n";
+        if (k.threshold && k.threshold->baseline)
+            out += fmt::format("    threshold knee ({} > {:.4g} = {:.4g} at {} x {:g}): {}\n", k.y_name, *k.threshold->limit,
+                               *k.threshold->baseline, servestat::detail::format_load(a.curve.param, *k.threshold->baseline_x),
+                               1 + k.threshold->degradation,
+                               k.threshold->x ? servestat::detail::format_load(a.curve.param, *k.threshold->x) : "none");
     }
     return out;
 }
@@ -144,7 +162,7 @@ inline std::string capacity_lines(const sweep_analysis& a) {
                            percentile_key(c.percentile), c.objective.max_seconds);
         if (!c.known) out += fmt::format("unknown: no load level has a {} of {}\n", percentile_key(c.percentile), to_string(c.objective.on));
         else if (!c.max_load) out += "none of the measured loads\n";
-        else if (!c.limited) out += fmt::format("{:g} (met at every measured load)\n", *c.max_load);
+        else if (!c.limited) out += servestat::detail::load_text(*c.max_load) + " (met at every measured load)\n";
         else out += fmt::format("{:.3g}{}\n", *c.max_load, c.interpolated ? " (interpolated)" : "");
     }
     return out;
@@ -169,7 +187,9 @@ inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps
         };
         for (const auto& row : a.rows) {
             const auto success = at(row, "success_rate");
-            out += fmt::format("  {:>12g}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", row.load,
+            const std::string load = servestat::detail::load_text(row.load) +
+                                     (row.replicates > 1 ? fmt::format(" ({}x)", row.replicates) : std::string());
+            out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", load,
                                detail::number_cell(at(row, "rps")), detail::number_cell(at(row, "output_tps"), "{:.1f}"),
                                success ? fmt::format("{:.1f}%", 100 * *success) : "-",
                                detail::number_cell(at(row, "e2e.p50")), detail::number_cell(at(row, "e2e.p90")),
@@ -247,7 +267,7 @@ inline std::string format_grid_tables(const std::vector<grid_analysis>& grids, s
     return out;
 }
 
-inline std::string format_stats_table(const std::vector<run_stats>& runs) {
+inline std::string format_stats_table(const std::vector<run_stats>& runs, const std::vector<double>& percentiles) {
     std::string out;
     for (const auto& r : runs) {
         if (!out.empty()) out += "\n";
@@ -256,6 +276,7 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs) {
         out += detail::token_line("output tokens", r.output_tokens);
         if (r.meta.kind != run_kind::arrivals && r.requests > 0) {
             for (const auto& s : r.subsets) out += detail::subset_table(s);
+            out += detail::few_samples_footnote(r, percentiles);
             out += detail::breakdown_table(r.time_breakdown);
         }
         out += detail::notes_and_reported(r);
@@ -274,7 +295,7 @@ inline int run_stats_command(const stats_args& a) {
     const auto sweeps = analyze_sweeps(a, results, options, 95);
     const auto grids = analyze_grids(a, results);
     const std::string text = a.json ? stats_document(results, options, sweeps, grids).dump(2) + "\n"
-                                    : format_stats_table(results) + format_sweep_tables(sweeps) +
+                                    : format_stats_table(results, options.summary.percentiles) + format_sweep_tables(sweeps) +
                                           format_grid_tables(grids, results);
     std::fputs(text.c_str(), stdout);
     return 0;

@@ -23,6 +23,7 @@
 #include "servestat/stats/bootstrap.hpp"    // request_resampler, percentile_interval
 #include "servestat/stats/mann_whitney.hpp" // mann_whitney_u
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats, stats_options
+#include "servestat/stats/sample_size.hpp"  // rests_on_few_samples
 
 namespace servestat {
 
@@ -67,6 +68,17 @@ struct change {
     std::optional<double> p_value; // Mann–Whitney U, two-sided, on the whole distribution
     verdict result = verdict::no_change;
 };
+
+// The sides ("before", "after") whose value of a percentile statistic rests on few samples
+// (stats/sample_size.hpp): the verdict on it rests on them too. None for a mean or a rate.
+inline std::vector<std::string> few_sample_sides(const change& c) {
+    std::vector<std::string> out;
+    if (c.statistic.size() < 2 || c.statistic[0] != 'p') return out;
+    const double p = std::stod(c.statistic.substr(1));
+    if (c.before && rests_on_few_samples(p, c.n_before)) out.emplace_back("before");
+    if (c.after && rests_on_few_samples(p, c.n_after)) out.emplace_back("after");
+    return out;
+}
 
 struct run_comparison {
     run_stats before, after;

@@ -49,6 +49,7 @@ struct comparison_options {
     compare_options compare;
     std::string sweep_by;        // the swept parameter; empty = whichever load parameter varies
     double slo_percentile = 95;  // SLO capacity of sweeps: the largest load whose p95 meets each SLO
+    double degradation = default_degradation; // each side's threshold knees (threshold_knee.hpp)
 };
 
 struct comparison {
@@ -84,6 +85,26 @@ inline compared_pair pair_up(std::span<const run> before, std::size_t b, std::sp
     return {load, compare_runs(before[b], after[a], o), b, a};
 }
 
+// The runs of one level measured more than once, pooled as replicates: every request of each
+// counts toward the level's latencies. Their clocks are not one clock, so rates and durations are
+// left out (shared_clock false) and a note says so. One run: itself.
+inline run pooled_level(std::span<const run> side, const std::vector<std::size_t>& side_runs, const sweep_point& p) {
+    if (p.replicates.size() < 2) return side[side_runs[p.run]];
+    run out;
+    out.meta = side[side_runs[p.run]].meta;
+    out.meta.shared_clock = false;
+    out.meta.label += fmt::format(" (+{} repeated runs)", p.replicates.size() - 1);
+    out.meta.notes.push_back(fmt::format("{} runs of this level pooled as replicates: latencies from all their requests; "
+                                         "rates are left out, the runs having no clock in common",
+                                         p.replicates.size()));
+    for (const std::size_t i : p.replicates) {
+        const run& r = side[side_runs[i]];
+        for (std::size_t k = 0; k < r.requests.size(); ++k) out.requests.push_back(r.requests.row(k));
+        out.skipped.count += r.skipped.count;
+    }
+    return out;
+}
+
 inline sweep single_sweep(std::span<const run_stats> stats, const std::string& param, const char* side) {
     const auto sweeps = find_sweeps(stats, {.by = param, .min_points = 1});
     if (sweeps.size() != 1)
@@ -102,6 +123,8 @@ inline std::string swept_param(std::span<const run_stats> before, std::span<cons
 
 inline void note_unswept(std::span<const run_stats> stats, const sweep& s, std::vector<std::string>& unpaired) {
     std::vector<bool> in_sweep(stats.size(), false);
+    for (const auto& p : s.points)
+        for (const std::size_t i : p.replicates) in_sweep[i] = true;
     for (const auto& p : s.points) in_sweep[p.run] = true;
     for (std::size_t i = 0; i < stats.size(); ++i)
         if (!in_sweep[i]) unpaired.push_back(stats[i].meta.label);
@@ -109,8 +132,8 @@ inline void note_unswept(std::span<const run_stats> stats, const sweep& s, std::
 
 inline sweep_shift shift_of(const sweep& b, const sweep& a, std::span<const run_stats> before_stats,
                             std::span<const run_stats> after_stats, const comparison_options& o) {
-    sweep_shift out{b.param, analyze_sweep(b, before_stats, o.compare.stats.slos, o.slo_percentile),
-                    analyze_sweep(a, after_stats, o.compare.stats.slos, o.slo_percentile), {}, {}, {}, {}};
+    sweep_shift out{b.param, analyze_sweep(b, before_stats, o.compare.stats.slos, o.slo_percentile, o.degradation),
+                    analyze_sweep(a, after_stats, o.compare.stats.slos, o.slo_percentile, o.degradation), {}, {}, {}, {}};
     for (std::size_t k = 0; k < out.before.knees.size() && k < out.after.knees.size(); ++k)
         out.knees.push_back({out.before.knees[k].curve, out.before.knees[k].load, out.after.knees[k].load});
     for (std::size_t k = 0; k < out.before.capacity.size() && k < out.after.capacity.size(); ++k)
@@ -125,12 +148,18 @@ inline comparison compare_sweeps(std::span<const run> before, const std::vector<
                                  const std::string& param, const comparison_options& o) {
     const sweep b = single_sweep(before_stats, param, "BEFORE"), a = single_sweep(after_stats, param, "AFTER");
     comparison out{"load", {}, std::nullopt, {}};
-    std::map<double, std::size_t> after_at;
-    for (const auto& p : a.points) after_at[p.load] = p.run;
+    std::map<double, const sweep_point*> after_at;
+    for (const auto& p : a.points) after_at[p.load] = &p;
     for (const auto& p : b.points) {
         const auto it = after_at.find(p.load);
         if (it == after_at.end()) continue;
-        out.pairs.push_back(pair_up(before, b_runs[p.run], after, a_runs[it->second], p.load, o.compare));
+        const sweep_point& q = *it->second;
+        if (p.replicates.size() < 2 && q.replicates.size() < 2) {
+            out.pairs.push_back(pair_up(before, b_runs[p.run], after, a_runs[q.run], p.load, o.compare));
+            continue;
+        }
+        out.pairs.push_back({p.load, compare_runs(pooled_level(before, b_runs, p), pooled_level(after, a_runs, q), o.compare),
+                             b_runs[p.run], a_runs[q.run]});
     }
     if (out.pairs.empty())
         throw usage_error(fmt::format("BEFORE and AFTER share no {} level: nothing to compare", param));

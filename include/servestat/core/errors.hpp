@@ -45,6 +45,13 @@ private:
     std::string reason_;
 };
 
+// A readable file that no format recognises: the user must say how to read it (--map or
+// --input-format), so the CLI treats it as a usage error (exit 2) while it keeps the file's name.
+class unrecognised_input_error : public input_error {
+public:
+    using input_error::input_error;
+};
+
 // Misuse of the API or the CLI: an unknown quantile method, a malformed --slo, and the like.
 class usage_error : public error {
 public:

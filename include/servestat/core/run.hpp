@@ -18,6 +18,9 @@ struct run_source {
     // Other files this run already includes (a tool's summary read beside its request file), so
     // reading their folder does not list them again as runs of their own.
     std::vector<std::string> merged;
+    // The line of the file this run came from when the file holds one run per row or line (a sweep
+    // table, appended results); 0 when the run is the whole file.
+    std::size_t line = 0;
 };
 
 // What a source holds: per-request measurements, only a tool's own aggregates, or a workload
@@ -70,11 +73,21 @@ inline const reported_value* find_reported(const run_metadata& meta, std::string
     return nullptr;
 }
 
-// Lines a reader skipped under --skip-bad, with the first few reasons kept for the user.
+// What a reader skips under --skip-bad: a line of a line-based log (JSON Lines, CSV), or a record
+// of a JSON document (an element of its array of requests), which may span lines or share one.
+enum class skipped_unit { line, record };
+
+// Lines (or records) a reader skipped under --skip-bad, with the first few reasons kept for the user.
 struct skipped_lines {
     std::size_t count = 0;
     std::vector<std::string> examples;
+    skipped_unit unit = skipped_unit::line;
     static constexpr std::size_t max_examples = 5;
+
+    // "line", "lines", "record", "records": how messages count what was skipped.
+    std::string noun(std::size_t n) const {
+        return std::string(unit == skipped_unit::record ? "record" : "line") + (n == 1 ? "" : "s");
+    }
 
     void add(std::string message) {
         ++count;

@@ -195,6 +195,7 @@ inline std::vector<run> read_burstgpt_detail(const std::filesystem::path& file, 
     }
 
     skipped_lines skipped;
+    skipped.unit = skipped_unit::record; // members of one JSON object, not lines
     std::vector<burstgpt_entry> entries;
     entries.reserve(requests.size());
     for (const auto& [key, request] : requests.items()) {

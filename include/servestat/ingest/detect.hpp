@@ -24,10 +24,14 @@
 #include "servestat/ingest/file_name_params.hpp"  // params_from_file_name
 #include "servestat/ingest/genai_perf.hpp"        // genai_perf_format
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
+#include "servestat/ingest/inference_perf.hpp"    // inference_perf_format
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
+#include "servestat/ingest/map_suggestion.hpp"    // describe_unrecognised_table
+#include "servestat/ingest/llmd_benchmark_report.hpp" // llmd_benchmark_report_format
 #include "servestat/ingest/mapped.hpp"            // read_mapped
 #include "servestat/ingest/mapping_spec.hpp"      // mapping_spec
+#include "servestat/ingest/nothing_left.hpp"      // require_requests_left
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
 #include "servestat/ingest/sweep_csv.hpp"         // sweep_csv_format
@@ -42,7 +46,7 @@ inline constexpr std::array builtin_formats{
     &llmperf_summary_format, &llmperf_console_format,   &burstgpt_detail_format, &vllm_server_stats_format,
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
     &aiperf_summary_csv_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
-    &sweep_csv_format};
+    &sweep_csv_format,       &inference_perf_format,    &llmd_benchmark_report_format};
 
 inline std::string format_names() {
     std::string names;
@@ -82,14 +86,19 @@ inline const log_format* detect_format(std::string_view head) {
     return best;
 }
 
+// A file no format recognises fails with what it holds: a JSON or CSV table of requests gets its
+// names and a --map line guessed from them (map_suggestion.hpp) as a usage error, since --map
+// reads it; anything else (prose, binary data) a short input error.
 inline const log_format& detect_file_format(const std::filesystem::path& file) {
     const std::string head = detail::read_head(file);
     if (head.find_first_not_of(" \t\r\n") == std::string::npos) throw input_error(file.string(), 0, "", "empty file");
     if (const auto* f = detect_format(head)) return *f;
     const bool binary = head.find('\0') != std::string::npos;
-    throw input_error(file.string(), 0, "",
-                      std::string(binary ? "binary data, not a request log" : "not a recognised request log") +
-                          " (known formats: " + format_names() + "; force one with --input-format)");
+    const std::string known = "known formats: " + format_names() + "; force one with --input-format";
+    if (binary) throw input_error(file.string(), 0, "", "binary data, not a request log (" + known + ")");
+    if (const auto table = detail::describe_unrecognised_table(file, head, detail::sniff_bytes))
+        throw unrecognised_input_error(file.string(), 0, "", "not a recognised request log: " + *table + "\n  (" + known + ")");
+    throw input_error(file.string(), 0, "", "not a recognised request log (" + known + ")");
 }
 
 struct load_options {
@@ -111,7 +120,10 @@ inline std::vector<run> read_runs(const std::filesystem::path& file, const load_
         const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
         return format.read(file, o.read);
     }();
-    for (auto& r : runs) add_file_name_params(r, file);
+    for (auto& r : runs) {
+        require_requests_left(r); // --skip-bad rejected every request: an error, not a run of nothing
+        add_file_name_params(r, file);
+    }
     return runs;
 }
 
@@ -152,18 +164,19 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
         if (fs::is_directory(input, ec)) {
             bool any = false;
             // A tool's summary file beside its request file (LLMPerf, AIPerf) was already merged
-            // into the request run as its reported values; listing it again would double the run.
+            // into the request run as its reported values, and a whole-run report beside its stage
+            // reports (inference-perf) is covered by them; listing it again would double the run.
             std::set<std::string> merged;
             std::vector<run> summaries;
             for (const auto& file : detail::files_in(input)) {
                 const bool forced = !o.input_format.empty() || o.mapping;
                 if (!forced && !detect_format(detail::read_head(file))) continue;
                 for (auto& r : read_runs(file, o)) {
+                    for (const auto& path : r.meta.source.merged) merged.insert(detail::same_file_key(path));
                     if (r.meta.kind == run_kind::summary) {
                         summaries.push_back(std::move(r));
                         continue;
                     }
-                    for (const auto& path : r.meta.source.merged) merged.insert(detail::same_file_key(path));
                     consume(std::move(r));
                 }
                 any = true;

@@ -408,6 +408,7 @@ inline run read_genai_experiment(const nlohmann::json& experiment, const json_pl
                                  const read_options& options, const genai_file_facts& file) {
     json_object(experiment, place, path);
     run out;
+    out.skipped.unit = skipped_unit::record; // elements of the experiment's requests array, not lines
     const std::string load = read_genai_load(experiment, place, path, out.meta.params);
     const std::string requests_path = json_path(path, "requests");
     const auto& requests = json_array(json_require(experiment, "requests", place, path), place, requests_path);

@@ -1,7 +1,10 @@
 // Reader for GuideLLM's `benchmarks.json` (`guidellm benchmark ... --outputs json`; GuideLLM 0.5,
-// metadata.version 1): one run per element of `benchmarks`, each with its strategy, GuideLLM's own
-// metrics and the per-request records `requests.successful`, `requests.errored` and
-// `requests.incomplete`.
+// metadata.version 1, and the same benchmark layout under metadata.version 2): one run per element
+// of `benchmarks`, each with its strategy, GuideLLM's own metrics and the per-request records
+// `requests.successful`, `requests.errored` and `requests.incomplete`. GuideLLM 0.2's older layout
+// (benchmarks with args/run_stats/worker, records with start_time ... end_time) is told apart by
+// structure and read by its own functions below; any other layout is an error naming what was found.
+// GuideLLM's YAML report is refused with the advice to save JSON.
 //
 // Every time in a record is Unix seconds (time.time()): they become seconds since the run's earliest
 // request start. t_sent = request_start_time, t_first = info.timings.first_token_iteration, t_end =
@@ -97,8 +100,10 @@ inline void add_guidellm_value(run_metadata& meta, const nlohmann::json& object,
 }
 
 // GuideLLM's metrics of the successful requests in its measurement window. Its median equals its
-// p50 (both are the same lookup), so only p50 is kept; mode, variance, count and total_sum add
-// nothing a reader of servestat's statistics needs.
+// p50 (both are the same lookup), so only p50 is kept, and where the percentiles have no p50
+// (GuideLLM 0.2) the median is reported as p50; mode, variance, count and total_sum add nothing a
+// reader of servestat's statistics needs. The request counts are metrics.request_totals, or the
+// benchmark's own request_totals in GuideLLM 0.2.
 inline void read_guidellm_metrics(const nlohmann::json& benchmark, const json_place& place, const std::string& path,
                                   run_metadata& meta) {
     const auto* metrics = json_member(benchmark, "metrics");
@@ -106,8 +111,13 @@ inline void read_guidellm_metrics(const nlohmann::json& benchmark, const json_pl
     const std::string metrics_path = json_path(path, "metrics");
     json_object(*metrics, place, metrics_path);
 
-    if (const auto* totals = json_member(*metrics, "request_totals"); totals && !totals->is_null()) {
-        const std::string totals_path = json_path(metrics_path, "request_totals");
+    const auto* totals = json_member(*metrics, "request_totals");
+    std::string totals_path = json_path(metrics_path, "request_totals");
+    if (!totals || totals->is_null()) {
+        totals = json_member(benchmark, "request_totals");
+        totals_path = json_path(path, "request_totals");
+    }
+    if (totals && !totals->is_null()) {
         json_object(*totals, place, totals_path);
         for (const std::string_view key : {"successful", "errored", "incomplete", "total"})
             add_guidellm_value(meta, *totals, key, std::string("guidellm.request_totals.").append(key), "requests",
@@ -133,10 +143,14 @@ inline void read_guidellm_metrics(const nlohmann::json& benchmark, const json_pl
         if (!percentiles || percentiles->is_null()) continue;
         const std::string percentiles_path = json_path(stats_path, "percentiles");
         json_object(*percentiles, place, percentiles_path);
-        for (const auto& p : guidellm_percentiles)
-            if (m.full || p.key == "p50")
+        for (const auto& p : guidellm_percentiles) {
+            if (!m.full && p.key != "p50") continue;
+            if (p.key == "p50" && !json_member(*percentiles, "p50"))
+                add_guidellm_value(meta, *stats, "median", prefix + "p50", m.unit, m.scale, place, stats_path);
+            else
                 add_guidellm_value(meta, *percentiles, p.key, prefix + std::string(p.reported), m.unit, m.scale, place,
                                    percentiles_path);
+        }
     }
 }
 
@@ -164,7 +178,7 @@ inline void set_guidellm_constraint(run_metadata& meta, const nlohmann::json& co
 struct guidellm_strategy {
     std::string type;
     std::string label; // GuideLLM's own name: "synchronous", "concurrent@4", "constant@2.00"
-    bool open_loop = false; // targeted_start is a planned arrival (constant, poisson)
+    bool open_loop = false; // targeted_start is a planned arrival (constant, poisson, trace)
 };
 
 inline guidellm_strategy read_guidellm_strategy(const nlohmann::json& config, const json_place& place,
@@ -185,7 +199,7 @@ inline guidellm_strategy read_guidellm_strategy(const nlohmann::json& config, co
         ramp && !ramp->is_null() && json_number(*ramp, place, json_path(strategy_path, "rampup_duration")) > 0)
         set_guidellm_number_param(meta, *strategy, "rampup_duration", "rampup_duration", place, strategy_path);
 
-    out.open_loop = out.type == "constant" || out.type == "poisson";
+    out.open_loop = out.type == "constant" || out.type == "poisson" || out.type == "trace";
     out.label = out.type;
     if (out.type == "concurrent" && meta.params.contains("streams"))
         out.label.append("@").append(meta.params["streams"].dump());
@@ -288,6 +302,19 @@ inline void require_order(const json_place& place, const std::string& later_path
     if (later && earlier && *later < *earlier) place.fail(later_path, what);
 }
 
+// An errored request's text gives its HTTP status (httpx's wording) or its kind (timeout, transport).
+inline void classify_guidellm_failure(guidellm_request& r) {
+    if (r.status == request_status::error) {
+        if (r.error.empty()) r.error = "request errored (no error text)";
+        std::optional<std::int32_t> code = guidellm_http_status(r.error);
+        const failure_class failure = classify_failure_text(r.error, code);
+        r.status = failure.status;
+        r.http_status = failure.http_status;
+    } else if (r.status == request_status::cancelled && r.error.empty()) {
+        r.error = "request incomplete (cancelled)";
+    }
+}
+
 // `open_loop`: targeted_start is the planned arrival, so it must not come after the send.
 inline guidellm_request read_guidellm_request(const nlohmann::json& record, request_status status, bool open_loop,
                                               const json_place& place, const std::string& path) {
@@ -340,17 +367,69 @@ inline guidellm_request read_guidellm_request(const nlohmann::json& record, requ
         require_order(place, json_path(path, "request_start_time"), r.start, r.targeted,
                       "request_start is before targeted_start (negative client queue time)");
 
-    if (status == request_status::error) {
-        if (r.error.empty()) r.error = "request errored (no error text)";
-        std::optional<std::int32_t> code = guidellm_http_status(r.error);
-        const failure_class failure = classify_failure_text(r.error, code);
-        r.status = failure.status;
-        r.http_status = failure.http_status;
-    } else if (status == request_status::cancelled && r.error.empty()) {
-        r.error = "request incomplete (cancelled)";
-    }
+    classify_guidellm_failure(r);
     return r;
 }
+
+// ---- GuideLLM 0.2's request records ----------------------------------------------------------
+//
+// GuideLLM 0.2 (GenerativeTextResponseStats / GenerativeTextErrorStats) keeps a request's times at
+// the top of its record: start_time (time.time() just before the HTTP request), first_token_time
+// and last_token_time (the first and last streamed line carrying text), end_time (the last line
+// read, [DONE]); scheduler_info.request_start and request_end are copies of start_time and
+// end_time, scheduler_info.targeted_start_time the strategy's planned start.
+
+// A 0.2 record's time: it writes -1 (or null on an error record) for a time it never took.
+inline std::optional<double> guidellm_v02_time(const nlohmann::json* object, std::string_view key,
+                                               const json_place& place, const std::string& path) {
+    const auto t = guidellm_time(object, key, place, path);
+    return t && *t > 0 ? t : std::nullopt;
+}
+
+inline guidellm_request read_guidellm_v02_request(const nlohmann::json& record, request_status status, bool open_loop,
+                                                  const json_place& place, const std::string& path) {
+    json_object(record, place, path);
+    guidellm_request r;
+    r.status = status;
+    const auto* info = json_member(record, "scheduler_info");
+    const std::string info_path = json_path(path, "scheduler_info");
+    if (info && !info->is_null()) json_object(*info, place, info_path);
+    else info = nullptr;
+
+    r.targeted = guidellm_v02_time(info, "targeted_start_time", place, info_path);
+    r.start = guidellm_v02_time(&record, "start_time", place, path);
+    if (!r.start) r.start = guidellm_v02_time(info, "request_start", place, info_path);
+    r.first = guidellm_v02_time(&record, "first_token_time", place, path);
+    r.last_token = guidellm_v02_time(&record, "last_token_time", place, path);
+    r.end = guidellm_v02_time(&record, "end_time", place, path);
+    if (!r.end) r.end = guidellm_v02_time(info, "request_end", place, info_path);
+    r.listed_end = r.end;
+    r.prompt_tokens = json_optional_count(json_member(record, "prompt_tokens"), place, json_path(path, "prompt_tokens"));
+    r.output_tokens = json_optional_count(json_member(record, "output_tokens"), place, json_path(path, "output_tokens"));
+    if (const auto* error = json_member(record, "error"); error && !error->is_null())
+        r.error = json_string(*error, place, json_path(path, "error"));
+
+    if (status == request_status::ok) {
+        if (!r.start) place.fail(json_path(path, "start_time"), "missing required field");
+        if (!r.last_token && !r.end) place.fail(json_path(path, "last_token_time"), "missing required field");
+    }
+    const std::string first_path = json_path(path, "first_token_time");
+    const std::string last_path = json_path(path, "last_token_time");
+    const std::string end_path = json_path(path, "end_time");
+    require_order(place, first_path, r.first, r.start, "first_token_time is before start_time (negative TTFT)");
+    require_order(place, last_path, r.last_token, r.first, "last_token_time is before first_token_time");
+    require_order(place, last_path, r.last_token, r.start, "last_token_time is before start_time");
+    require_order(place, end_path, r.end, r.last_token, "end_time is before last_token_time");
+    require_order(place, end_path, r.end, r.start, "end_time is before start_time (negative latency)");
+    if (open_loop)
+        require_order(place, json_path(path, "start_time"), r.start, r.targeted,
+                      "start_time is before scheduler_info.targeted_start_time (negative client queue time)");
+    classify_guidellm_failure(r);
+    return r;
+}
+
+// Which of GuideLLM's layouts a file is in.
+enum class guidellm_layout { v0_2, current };
 
 struct guidellm_group {
     std::string_view key;
@@ -371,7 +450,9 @@ struct guidellm_requests {
 
 inline guidellm_requests read_guidellm_requests(const nlohmann::json& benchmark, bool open_loop,
                                                 const json_place& place, const std::string& path,
-                                                const read_options& options, skipped_lines& skipped) {
+                                                const read_options& options, skipped_lines& skipped,
+                                                guidellm_layout layout = guidellm_layout::current) {
+    const auto read_record = layout == guidellm_layout::v0_2 ? &read_guidellm_v02_request : &read_guidellm_request;
     const std::string requests_path = json_path(path, "requests");
     const auto& requests = json_object(json_require(benchmark, "requests", place, path), place, requests_path);
     guidellm_requests out;
@@ -384,8 +465,7 @@ inline guidellm_requests read_guidellm_requests(const nlohmann::json& benchmark,
         for (std::size_t i = 0; i < list->size(); ++i) {
             try {
                 out.requests.push_back(
-                    read_guidellm_request((*list)[i], guidellm_groups[g].status, open_loop, place,
-                                          json_path(list_path, i)));
+                    read_record((*list)[i], guidellm_groups[g].status, open_loop, place, json_path(list_path, i)));
             } catch (const input_error& e) {
                 if (!options.skip_bad) throw;
                 skipped.add(e.what());
@@ -451,8 +531,11 @@ inline const std::string guidellm_percentile_note =
     "GuideLLM's percentiles are nearest-rank (an observed value, numpy's inverted_cdf up to rounding at exact "
     "ranks) and its std_dev divides by n: compare them with --method inverted_cdf --ddof 0";
 
-// GuideLLM's request_latency ends at request_end; say how far that is from the last token.
-inline std::string guidellm_latency_note(const std::vector<guidellm_request>& requests) {
+// GuideLLM's request_latency ends at request_end (end_time in 0.2); say how far that is from the
+// last token.
+inline std::string guidellm_latency_note(const std::vector<guidellm_request>& requests,
+                                         std::string_view span = "from request_start to request_end, after the "
+                                                                 "stream's usage chunk and [DONE]") {
     double largest = 0;
     bool any = false;
     for (const auto& r : requests)
@@ -460,9 +543,8 @@ inline std::string guidellm_latency_note(const std::vector<guidellm_request>& re
             largest = any ? std::max(largest, *r.end - *r.last_token) : *r.end - *r.last_token;
             any = true;
         }
-    std::string note =
-        "GuideLLM's request_latency runs from request_start to request_end, after the stream's usage chunk and "
-        "[DONE]";
+    std::string note = "GuideLLM's request_latency runs ";
+    note.append(span);
     if (any) note.append(" (here up to ").append(guidellm_fixed(largest * 1e3, 1)).append(" ms after the last token)");
     return note.append(": it is reported as guidellm.request_latency, not as e2e");
 }
@@ -555,6 +637,7 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
         meta.reported.push_back({"guidellm.duration", json_duration(*duration, place, json_path(path, "duration")), "s"});
 
     const bool use_targeted = strategy.open_loop;
+    out.skipped.unit = skipped_unit::record; // elements of the document's request arrays, not lines
     const guidellm_requests listed = read_guidellm_requests(benchmark, use_targeted, place, path, options, out.skipped);
     const std::optional<double> origin = guidellm_origin(listed.requests);
     out.requests.reserve(listed.requests.size());
@@ -585,26 +668,207 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
     return out;
 }
 
+// ---- a GuideLLM 0.2 benchmark → one run -------------------------------------------------------
+
+// The model and workload of a 0.2 benchmark: worker.backend_model and request_loader.data.
+inline void read_guidellm_v02_setup(const nlohmann::json& benchmark, run_metadata& meta) {
+    if (const auto* worker = json_member(benchmark, "worker"); worker && worker->is_object())
+        if (const auto* model = json_member(*worker, "backend_model"); model && model->is_string() && *model != "None")
+            meta.model = model->get<std::string>();
+    if (const auto* loader = json_member(benchmark, "request_loader"); loader && loader->is_object())
+        if (const auto* data = json_member(*loader, "data"); data && data->is_string())
+            meta.workload = data->get<std::string>();
+}
+
+// The strategy and limits of a 0.2 benchmark (args): the same parameter names as the later layout.
+inline guidellm_strategy read_guidellm_v02_args(const nlohmann::json& benchmark, const json_place& place,
+                                                const std::string& path, run_metadata& meta) {
+    const auto* args = json_member(benchmark, "args");
+    if (!args || args->is_null()) return {};
+    const std::string args_path = json_path(path, "args");
+    json_object(*args, place, args_path);
+    guidellm_strategy strategy = read_guidellm_strategy(*args, place, args_path, meta);
+    if (const auto* profile = json_member(*args, "profile"); profile && profile->is_object())
+        if (const auto* type = json_member(*profile, "type_"); type && type->is_string())
+            meta.params["profile"] = type->get<std::string>();
+    set_guidellm_number_param(meta, *args, "max_number", "max_requests", place, args_path);
+    set_guidellm_number_param(meta, *args, "max_duration", "max_seconds", place, args_path);
+    return strategy;
+}
+
+// GuideLLM 0.2 leaves warmup and cooldown requests out of the listing and computes its metrics over
+// the listed requests, unless it sampled them (request_samples).
+inline void add_guidellm_v02_listing_note(const nlohmann::json& benchmark, const guidellm_requests& listed,
+                                          run_metadata& meta) {
+    const auto* totals = json_member(benchmark, "request_totals");
+    if (!totals || !totals->is_object()) return;
+    std::array<std::size_t, 3> counts{};
+    for (std::size_t g = 0; g < guidellm_groups.size(); ++g) {
+        const auto* v = json_member(*totals, guidellm_groups[g].key);
+        if (!v || !v->is_number_unsigned()) return;
+        counts[g] = v->get<std::size_t>();
+    }
+    if (counts == listed.listed) return;
+    meta.notes.push_back("GuideLLM counted " + guidellm_counts(counts[0], counts[1], counts[2]) +
+                         " requests and computed its numbers over all of them; the file lists " +
+                         guidellm_counts(listed.listed[0], listed.listed[1], listed.listed[2]) +
+                         " (a sample), and servestat's statistics cover those");
+}
+
+inline const std::string guidellm_v02_layout_note =
+    "read as GuideLLM 0.2's layout (no metadata block; benchmarks with args, run_stats and worker; request records "
+    "with start_time, first_token_time, last_token_time and end_time)";
+inline const std::string guidellm_v02_clock_note =
+    "times are GuideLLM's Unix timestamps made relative to the run's first start_time: t_sent is start_time (= "
+    "scheduler_info.request_start, taken just before the HTTP request), t_first first_token_time, t_end "
+    "last_token_time (the last token, as servestat defines it); t_sched is scheduler_info.targeted_start_time for "
+    "constant and poisson";
+inline const std::string guidellm_v02_tpot_note =
+    "servestat's tpot ((t_end - t_first) / (output_tokens - 1)) equals GuideLLM's per-request inter_token_latency_ms; "
+    "GuideLLM's aggregates of it are weighted by output_tokens - 1 and its time_per_output_token_ms by output_tokens, "
+    "so both are reported under guidellm.*";
+
+inline run read_guidellm_v02_benchmark(const std::filesystem::path& file, const nlohmann::json& benchmark,
+                                       const json_place& place, const std::string& path, const read_options& options) {
+    json_object(benchmark, place, path);
+    run out;
+    out.skipped.unit = skipped_unit::record; // elements of the document's request arrays, not lines
+    auto& meta = out.meta;
+    meta.source = {file.string(), std::string(guidellm_name)};
+    meta.tool = "guidellm 0.2";
+    const guidellm_strategy strategy = read_guidellm_v02_args(benchmark, place, path, meta);
+    read_guidellm_v02_setup(benchmark, meta);
+    meta.label = file.stem().string();
+    if (!strategy.label.empty()) meta.label.append(" ").append(strategy.label);
+
+    const auto* stats = json_member(benchmark, "run_stats");
+    auto started = guidellm_time(stats && stats->is_object() ? stats : nullptr, "start_time", place,
+                                 json_path(path, "run_stats"));
+    if (!started) started = guidellm_time(&benchmark, "start_time", place, path);
+    if (started && *started > 0 && *started < max_unix_seconds)
+        meta.started_at = iso_utc(static_cast<std::int64_t>(std::floor(*started)) * 1000000000);
+
+    read_guidellm_metrics(benchmark, place, path, meta);
+    if (const auto* duration = json_member(benchmark, "duration"); duration && !duration->is_null())
+        meta.reported.push_back({"guidellm.duration", json_duration(*duration, place, json_path(path, "duration")), "s"});
+
+    const bool use_targeted = strategy.open_loop;
+    const guidellm_requests listed = read_guidellm_requests(benchmark, use_targeted, place, path, options, out.skipped,
+                                                            guidellm_layout::v0_2);
+    const std::optional<double> origin = guidellm_origin(listed.requests);
+    out.requests.reserve(listed.requests.size());
+    request_record record;
+    std::size_t without_last_token = 0;
+    for (const auto& g : listed.requests) {
+        record.clear();
+        guidellm_to_record(g, origin.value_or(0.0), use_targeted, record);
+        out.requests.push_back(record);
+        without_last_token += g.status == request_status::ok && !g.last_token;
+    }
+
+    meta.notes.push_back(guidellm_v02_layout_note);
+    meta.notes.push_back(guidellm_v02_clock_note);
+    if (without_last_token > 0)
+        meta.notes.push_back(std::to_string(without_last_token) + " successful request(s) have no last_token_time (-1): "
+                             "their t_end is end_time, after the last token, so their e2e and decode are slightly long");
+    meta.notes.push_back(guidellm_latency_note(listed.requests, "from start_time to end_time, the arrival of the "
+                                                                "stream's last line ([DONE])"));
+    meta.notes.push_back(guidellm_itl_note);
+    meta.notes.push_back(guidellm_v02_tpot_note);
+    if (!use_targeted && !strategy.type.empty())
+        meta.notes.push_back("GuideLLM's targeted_start_time of a closed-loop strategy (" + strategy.type +
+                             ") is the earliest allowed start, not an arrival time: t_sched is absent, so "
+                             "client_queue and e2e_sched are unavailable");
+    if (const auto* totals = find_reported(meta, "guidellm.request_totals.successful"); totals)
+        meta.notes.push_back("GuideLLM 0.2 leaves warmup and cooldown requests out of the file and out of its numbers; "
+                             "its median is reported as its p50 (the same lookup)");
+    add_guidellm_v02_listing_note(benchmark, listed, meta);
+    if (listed.listed[2] > 0)
+        meta.notes.push_back(std::to_string(listed.listed[2]) +
+                             " incomplete request(s) (cut off when the run stopped) are counted as cancelled");
+    meta.notes.push_back(guidellm_percentile_note);
+    return out;
+}
+
+// ---- the file ---------------------------------------------------------------------------------
+
+// "a, b, c" (at most `most`) for an error that says what a file holds.
+inline std::string guidellm_keys(const nlohmann::json& object, std::size_t most = 12) {
+    if (!object.is_object()) return std::string("a ") + object.type_name();
+    std::string keys;
+    std::size_t n = 0;
+    for (const auto& [key, value] : object.items()) {
+        if (n++ == most) return keys + ", ...";
+        keys.append(keys.empty() ? "" : ", ").append(key);
+    }
+    return keys.empty() ? "nothing" : keys;
+}
+
+// Told apart by structure: GuideLLM 0.2's benchmarks carry args and run_stats, later ones config and
+// scheduler_metrics (and the file a metadata block with the schema version).
+inline guidellm_layout guidellm_layout_of(const nlohmann::json& document, const nlohmann::json& benchmarks,
+                                          const json_place& place) {
+    const auto& first = benchmarks.front();
+    const bool later = json_member(first, "config") || json_member(first, "scheduler_metrics");
+    const bool v0_2 = json_member(first, "args") && json_member(first, "run_stats");
+    if (first.is_object() && later && !v0_2) return guidellm_layout::current;
+    if (first.is_object() && v0_2 && !later && !json_member(document, "metadata")) return guidellm_layout::v0_2;
+    std::string found = "top level: " + guidellm_keys(document) + "; benchmarks[0]: " + guidellm_keys(first);
+    if (const auto* metadata = json_member(document, "metadata"); metadata && metadata->is_object())
+        if (const auto* version = json_member(*metadata, "version"))
+            found.append("; metadata.version ").append(version->dump());
+    place.fail("benchmarks[0]",
+               "a GuideLLM layout servestat does not know (" + found +
+                   "); supported: GuideLLM 0.2.x (benchmarks with args, run_stats and worker; records with "
+                   "start_time and scheduler_info) and the later layout (metadata.version 1 or 2; benchmarks with "
+                   "config and scheduler_metrics; records with info.timings)");
+}
+
+// GuideLLM's YAML output (yaml.dump of the same report, keys sorted): block mappings, never JSON.
+inline bool looks_like_guidellm_yaml(std::string_view head) {
+    const char first = first_json_char(head);
+    if (first == '{' || first == '[' || first == '\0') return false;
+    if (!head.starts_with("benchmarks:") && head.find("\nbenchmarks:") == std::string_view::npos) return false;
+    for (const std::string_view marker : {"generative_benchmark", "generative_request_stats", "generative_text_response",
+                                          "guidellm_version:", "scheduler_metrics:", "run_stats:",
+                                          "time_to_first_token_ms:", "inter_token_latency_ms:"})
+        if (head.find(marker) != std::string_view::npos) return true;
+    return false;
+}
+
 inline std::vector<run> read_guidellm(const std::filesystem::path& file, const read_options& options) {
-    auto documents = read_json_documents(file);
+    const std::string text = read_whole_file(file);
+    if (looks_like_guidellm_yaml(std::string_view(text).substr(0, 64 * 1024)))
+        throw input_error(file.string(), 1, "",
+                          "a GuideLLM report in YAML: servestat reads GuideLLM's JSON report; save it as JSON "
+                          "(guidellm benchmark --outputs json, or --output-path benchmarks.json in GuideLLM 0.2)");
+    auto documents = parse_json_documents(file, text);
     if (documents.size() > 1)
         throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
     const auto& [document, place] = documents.front();
     json_object(document, place, "");
     const auto& benchmarks = json_array(json_require(document, "benchmarks", place, ""), place, "benchmarks");
     if (benchmarks.empty()) place.fail("benchmarks", "no benchmarks in the file");
+    const guidellm_layout layout = guidellm_layout_of(document, benchmarks, place);
     std::vector<run> runs;
-    for (std::size_t i = 0; i < benchmarks.size(); ++i)
-        runs.push_back(read_guidellm_benchmark(file, document, benchmarks[i], place, json_path("benchmarks", i), options));
+    for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+        const std::string path = json_path("benchmarks", i);
+        runs.push_back(layout == guidellm_layout::v0_2
+                           ? read_guidellm_v02_benchmark(file, benchmarks[i], place, path, options)
+                           : read_guidellm_benchmark(file, document, benchmarks[i], place, path, options));
+    }
     return runs;
 }
 
-// A JSON object with "benchmarks" and GuideLLM's own markers.
+// A JSON object with "benchmarks" and GuideLLM's own markers (its 0.2 records are
+// generative_text_response), or GuideLLM's YAML report, which the reader refuses with advice.
 inline int sniff_guidellm(std::string_view head) {
+    if (looks_like_guidellm_yaml(head)) return 90;
     if (first_json_char(head) != '{') return 0;
     if (head.find("\"benchmarks\"") == std::string_view::npos) return 0;
     if (head.find("\"guidellm_version\"") != std::string_view::npos) return 100;
-    for (const std::string_view marker : {"\"generative_benchmark\"", "\"generative_request_stats\""})
+    for (const std::string_view marker :
+         {"\"generative_benchmark\"", "\"generative_request_stats\"", "\"generative_text_response\""})
         if (head.find(marker) != std::string_view::npos) return 90;
     return 0;
 }
@@ -613,7 +877,8 @@ inline int sniff_guidellm(std::string_view head) {
 
 inline constexpr log_format guidellm_format{
     detail::guidellm_name,
-    "GuideLLM benchmarks.json (guidellm benchmark --outputs json): one run per benchmark, per-request records",
+    "GuideLLM benchmarks.json (guidellm benchmark --outputs json; GuideLLM 0.2 and later layouts): one run per "
+    "benchmark, per-request records",
     &detail::sniff_guidellm, &detail::read_guidellm};
 
 } // namespace servestat

@@ -2,7 +2,7 @@
 // servestat's (`--map ttft=TTFT:ms,e2e=response_time:s,t_sent=start:epoch_s`) and may say which
 // requests succeeded (`--ok-if 'error_code=='`); mapping_spec.hpp parses both into a mapping_spec.
 // Reads CSV, a JSON document holding an array of request objects, or JSON Lines, told apart by
-// content.
+// content. Every name mapped must be in the file (mapped_sources.hpp); a mapped tpot gives the end.
 #pragma once
 
 #include <algorithm>        // std::any_of, std::find_if
@@ -35,6 +35,7 @@
 #include "servestat/ingest/failure_text.hpp"    // classify_failure_text, leading_http_status
 #include "servestat/ingest/json_document.hpp"   // parse_json_documents, read_whole_file, first_json_char
 #include "servestat/ingest/line_source.hpp"     // line_source
+#include "servestat/ingest/mapped_sources.hpp"  // json_at, source_presence, header_columns
 #include "servestat/ingest/mapping_spec.hpp"    // mapping_spec, field_mapping, ok_rule, mapped_targets
 #include "servestat/ingest/reader.hpp"          // read_options
 
@@ -321,16 +322,12 @@ private:
 // Reads requests through a mapping; the input kind supplies each record's fields.
 class mapped_run_builder {
 public:
-    // `fields_known`: the input proved every source exists (a CSV header), so none needs a note.
-    mapped_run_builder(const mapping_spec& spec, const std::filesystem::path& file, bool fields_known)
-        : spec_(spec), file_(file), fields_known_(fields_known) {
+    mapped_run_builder(const mapping_spec& spec, const std::filesystem::path& file) : spec_(spec), file_(file) {
         for (std::size_t i = 0; i < spec.fields.size(); ++i)
             index_[static_cast<std::size_t>(spec.fields[i].target)] = i;
         shared_clock_ = std::any_of(spec.fields.begin(), spec.fields.end(), [](const field_mapping& f) {
             return info(f.target).kind == target_kind::timestamp;
         });
-        seen_fields_.assign(spec.fields.size(), false);
-        seen_rules_.assign(spec.ok_if.size(), false);
     }
 
     // `field(i)` gives the raw value of spec.fields[i], `rule(i)` that of spec.ok_if[i].
@@ -365,9 +362,7 @@ private:
     std::optional<field_reader> field(const Access& access, mapped_target t, const record_place& place) {
         const auto i = index(t);
         if (!i) return std::nullopt;
-        const raw_field v = access.field(*i);
-        if (v.present()) seen_fields_[*i] = true;
-        return field_reader(spec_.fields[*i], v, place);
+        return field_reader(spec_.fields[*i], access.field(*i), place);
     }
 
     [[noreturn]] void missing(mapped_target t, const record_place& place, const std::string& why = "missing") const {
@@ -379,9 +374,7 @@ private:
         if (!spec_.ok_if.empty()) {
             bool ok = true;
             for (std::size_t i = 0; i < spec_.ok_if.size(); ++i) {
-                const raw_field v = access.rule(i);
-                if (v.present()) seen_rules_[i] = true;
-                ok = ok && rule_holds(spec_.ok_if[i], v);
+                ok = ok && rule_holds(spec_.ok_if[i], access.rule(i));
             }
             return ok;
         }
@@ -444,20 +437,31 @@ private:
         std::optional<double> first = stamp(access, t_first, place);
         std::optional<double> end = stamp(access, t_end, place);
         const auto ttft_span = span(access, ttft, place), e2e_span = span(access, e2e, place),
-                   decode_span = span(access, decode, place), queue_span = span(access, client_queue, place);
+                   decode_span = span(access, decode, place), queue_span = span(access, client_queue, place),
+                   tpot_span = span(access, tpot, place);
         if (!sent && sched && queue_span) sent = *sched + *queue_span;
         if (!sched && sent && queue_span) sched = *sent - *queue_span;
         if (!first && sent && ttft_span) first = *sent + *ttft_span;
         if (!end && sent && e2e_span) end = *sent + *e2e_span;
         if (!end && first && decode_span) end = *first + *decode_span;
+        // servestat's tpot is decode / (output_tokens - 1): the end that makes it equal the tool's.
+        const bool tpot_defined = r.output_tokens && *r.output_tokens > 1;
+        if (!end && first && tpot_span && tpot_defined) end = *first + *tpot_span * (*r.output_tokens - 1);
 
         check_order(place, sched, sent, first, end, ttft_span, e2e_span);
         if (r.status == request_status::ok) {
             if (!sent) missing(index(t_sent) ? t_sent : !sched ? t_sched : client_queue, place);
             if (!end) {
-                if (index(decode) && decode_span)
-                    missing(index(ttft) ? ttft : t_first, place, "missing (decode needs the first-token time)");
-                missing(index(t_end) ? t_end : index(e2e) ? e2e : decode, place);
+                if ((index(decode) && decode_span) || (index(tpot) && tpot_span && tpot_defined))
+                    missing(index(ttft) ? ttft : t_first, place,
+                            std::string("missing (") + (index(decode) ? "decode" : "tpot") +
+                                " needs the first-token time)");
+                if (index(tpot) && !tpot_defined)
+                    missing(tpot, place,
+                            "gives no end when output_tokens is " +
+                                (r.output_tokens ? std::to_string(*r.output_tokens) : std::string("missing")) +
+                                " (t_end = t_first + tpot * (output_tokens - 1) needs output_tokens > 1)");
+                missing(index(t_end) ? t_end : index(e2e) ? e2e : index(decode) ? decode : tpot, place);
             }
         }
         r.t_sched = sched;
@@ -476,7 +480,7 @@ private:
         if (first && sent && *first < *sent)
             place.fail(label(t_first), "before t_sent: ttft would be " + seconds_text(*first - *sent));
         if (end && sent && *end < *sent)
-            place.fail(label(index(t_end) ? t_end : index(e2e) ? e2e : decode),
+            place.fail(label(index(t_end) ? t_end : index(e2e) ? e2e : index(decode) ? decode : tpot),
                        "before t_sent: e2e would be " + seconds_text(*end - *sent));
         if (first && end && *first > *end) {
             const double shown_ttft = ttft_span ? *ttft_span : sent ? *first - *sent : *first;
@@ -509,13 +513,10 @@ private:
         meta.notes.push_back("fields mapped by --map: " + mapped);
         meta.notes.push_back(status_note());
         meta.notes.push_back(clock_note(meta, shift));
-        for (std::size_t i = 0; i < spec_.fields.size(); ++i)
-            if (!seen_fields_[i] && !records_.empty() && !fields_known_)
-                meta.notes.push_back(spec_.fields[i].entry + ": no request has " + spec_.fields[i].source + ", so " +
-                                     std::string(target_name(spec_.fields[i].target)) + " is unavailable");
-        for (std::size_t i = 0; i < spec_.ok_if.size(); ++i)
-            if (!seen_rules_[i] && !records_.empty() && !fields_known_)
-                meta.notes.push_back("--ok-if " + spec_.ok_if[i].text + ": no request has " + spec_.ok_if[i].source);
+        if (const auto i = index(mapped_target::tpot))
+            meta.notes.push_back(spec_.fields[*i].entry +
+                                 ": each end is t_first + tpot * (output_tokens - 1), so servestat's tpot is the "
+                                 "file's and e2e and decode follow from it");
     }
 
     std::string status_note() const {
@@ -564,31 +565,9 @@ private:
     request_record record_;
     std::vector<request_record> records_;
     mapped_target origin_target_ = mapped_target::t_sent;
-    bool fields_known_ = false;
-    std::vector<bool> seen_fields_, seen_rules_;
 };
 
 // ---- the three input kinds ---------------------------------------------------------------------
-
-inline const nlohmann::json* json_at(const nlohmann::json& object, const std::vector<std::string>& path) {
-    const nlohmann::json* at = &object;
-    for (const std::string& key : path) {
-        if (at->is_object()) {
-            const auto it = at->find(key);
-            if (it == at->end()) return nullptr;
-            at = &*it;
-        } else if (at->is_array() && !key.empty() &&
-                   key.find_first_not_of("0123456789") == std::string::npos) {
-            std::size_t i = 0;
-            std::from_chars(key.data(), key.data() + key.size(), i);
-            if (i >= at->size()) return nullptr;
-            at = &(*at)[i];
-        } else {
-            return nullptr;
-        }
-    }
-    return at;
-}
 
 struct json_access {
     const mapping_spec& spec;
@@ -625,15 +604,6 @@ inline std::string list_keys(const nlohmann::json& object) {
     return out;
 }
 
-inline std::size_t column_of(const csv_reader& csv, const std::string& column, const std::string& label) {
-    if (const auto at = find_column(csv.header(), column)) return *at;
-    std::string columns;
-    for (std::size_t i = 0; i < csv.header().size() && i < 20; ++i)
-        columns.append(i == 0 ? "" : ", ").append(csv.header()[i]);
-    if (csv.header().size() > 20) columns += ", ...";
-    throw input_error(csv.name(), csv.header_line(), label, "no such column (the header has: " + columns + ")");
-}
-
 inline std::vector<run> read_mapped_csv(const std::filesystem::path& file, const mapping_spec& spec,
                                         const read_options& options) {
     if (!spec.records_source.empty())
@@ -641,11 +611,11 @@ inline std::vector<run> read_mapped_csv(const std::filesystem::path& file, const
                                                    " is for JSON documents, but this file is CSV");
     csv_reader csv(file, options.max_line_bytes);
     csv.read_header();
-    std::vector<std::size_t> field_columns, rule_columns;
-    for (const auto& f : spec.fields) field_columns.push_back(column_of(csv, f.column, field_label(f)));
-    for (const auto& r : spec.ok_if) rule_columns.push_back(column_of(csv, r.column, r.source + " (--ok-if)"));
+    const std::vector<std::size_t> columns = header_columns(file, csv.header(), spec);
+    const auto split = columns.begin() + static_cast<std::ptrdiff_t>(spec.fields.size());
+    const std::vector<std::size_t> field_columns(columns.begin(), split), rule_columns(split, columns.end());
 
-    mapped_run_builder builder(spec, file, true);
+    mapped_run_builder builder(spec, file);
     skipped_lines skipped;
     const std::size_t rows = for_each_csv_row(csv, options, skipped, [&](const csv_row& row) {
         builder.add(csv_access{row, field_columns, rule_columns}, record_place{csv.name(), row.line(), "", ""});
@@ -687,14 +657,20 @@ inline const nlohmann::json& find_records(const json_document& doc, const mappin
 inline std::vector<run> read_mapped_json(const std::filesystem::path& file, std::string_view text,
                                          const mapping_spec& spec, const read_options& options) {
     std::vector<json_document> documents = parse_json_documents(file, text);
+    source_presence presence(spec);
+    for (const json_document& doc : documents)
+        for (const nlohmann::json& request : find_records(doc, spec))
+            if (request.is_object() && !presence.all_found()) presence.observe(request);
+    presence.check(file);
     std::vector<run> runs;
     for (std::size_t d = 0; d < documents.size(); ++d) {
         const json_document& doc = documents[d];
         const nlohmann::json& records = find_records(doc, spec);
         if (records.empty())
             doc.place.fail(join_keys(spec.records), "no requests (the array is empty)");
-        mapped_run_builder builder(spec, file, false);
+        mapped_run_builder builder(spec, file);
         skipped_lines skipped;
+        skipped.unit = skipped_unit::record; // elements of the document's array, not lines
         const std::string base = spec.records.empty() ? std::string() : join_keys(spec.records);
         for (std::size_t i = 0; i < records.size(); ++i) {
             record_place place{doc.place.file, doc.place.line, json_path(base, i) + ".", ""};
@@ -734,7 +710,26 @@ inline void explain_document(const std::filesystem::path& file, const mapping_sp
 inline std::vector<run> read_mapped_jsonl(const std::filesystem::path& file, const mapping_spec& spec,
                                           const read_options& options) {
     line_source lines(file, options.max_line_bytes);
-    mapped_run_builder builder(spec, file, false);
+    mapped_run_builder builder(spec, file);
+    source_presence presence(spec);
+    std::string layout_hint;
+    // A bad request stops the read, but a misspelt name is the likelier cause: look for each name
+    // in the rest of the file first, and say so when one is in no request at all.
+    const auto check_names_in_rest = [&] {
+        while (!presence.all_found()) {
+            const auto line = lines.next();
+            if (!line) break;
+            try {
+                const nlohmann::json object = parse_json_text(*line, {file.string(), lines.line_number()});
+                if (object.is_object()) presence.observe(object);
+            } catch (const input_error&) {
+                // unreadable lines say nothing about names
+            }
+        }
+        // One object holding the array of requests: the missing records= is the fault, said already.
+        if (!layout_hint.empty() && presence.observed() == 1) return;
+        presence.check(file, layout_hint);
+    };
     skipped_lines skipped;
     std::size_t requests = 0;
     bool first = true;
@@ -756,17 +751,25 @@ inline std::vector<run> read_mapped_jsonl(const std::filesystem::path& file, con
                                   std::string("expected one JSON object per line, got ") + object.type_name());
             if (is_first) {
                 const std::string arrays = arrays_of_objects(object);
-                if (!arrays.empty())
+                if (!arrays.empty()) {
                     place.hint = " (this line holds an array of objects, " + arrays +
                                  ": if the requests are in it, add records=<its path> to --map)";
+                    layout_hint = "The first line holds an array of objects (" + arrays +
+                                  "): if the requests are in it, add records=<its path> to --map.";
+                }
             }
+            presence.observe(object);
             builder.add(json_access{spec, object}, place);
         } catch (const input_error& e) {
-            if (!options.skip_bad) throw;
+            if (!options.skip_bad) {
+                check_names_in_rest();
+                throw;
+            }
             skipped.add(e.what());
         }
     }
     if (requests == 0) throw input_error(file.string(), 0, "", "empty file");
+    presence.check(file, layout_hint);
     std::vector<run> runs;
     runs.push_back(builder.finish(file.stem().string(), std::move(skipped)));
     return runs;

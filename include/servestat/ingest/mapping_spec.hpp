@@ -29,7 +29,7 @@ namespace servestat {
 
 enum class mapped_target : std::uint8_t {
     t_sched, t_sent, t_first, t_end,             // timestamps
-    ttft, e2e, decode, client_queue,             // durations that place the timestamps
+    ttft, e2e, decode, tpot, client_queue,       // durations that place the timestamps
     server_queue, server_prefill, server_decode, // durations the server reported
     itl,                                         // an array of chunk gaps
     prompt_tokens, output_tokens, max_tokens,    // counts
@@ -82,7 +82,7 @@ struct target_info {
     target_kind kind;
 };
 
-inline constexpr std::array<target_info, 18> mapped_targets{{
+inline constexpr std::array<target_info, 19> mapped_targets{{
     {"t_sched", mapped_target::t_sched, target_kind::timestamp},
     {"t_sent", mapped_target::t_sent, target_kind::timestamp},
     {"t_first", mapped_target::t_first, target_kind::timestamp},
@@ -90,6 +90,7 @@ inline constexpr std::array<target_info, 18> mapped_targets{{
     {"ttft", mapped_target::ttft, target_kind::duration},
     {"e2e", mapped_target::e2e, target_kind::duration},
     {"decode", mapped_target::decode, target_kind::duration},
+    {"tpot", mapped_target::tpot, target_kind::duration},
     {"client_queue", mapped_target::client_queue, target_kind::duration},
     {"server_queue", mapped_target::server_queue, target_kind::duration},
     {"server_prefill", mapped_target::server_prefill, target_kind::duration},
@@ -279,7 +280,7 @@ inline void check_mapping(const mapping_spec& spec) {
                     "; map one of them");
     };
     exclusive({t_first, ttft}, "the first-token time");
-    exclusive({t_end, e2e, decode}, "the end of a request");
+    exclusive({t_end, e2e, decode, tpot}, "the end of a request");
     if (spec.find(t_sched) && spec.find(t_sent) && spec.find(client_queue))
         throw usage("mixed: " + entry(t_sched) + ", " + entry(t_sent) + " and " + entry(client_queue) +
                     " over-determine a request's start (client_queue = t_sent - t_sched); map two of them");
@@ -294,10 +295,15 @@ inline void check_mapping(const mapping_spec& spec) {
                         " is " + (f.epoch ? "a wall clock (epoch_*)" : "a relative clock") +
                         "; all timestamps must be on one clock");
     }
-    if (!has_any(spec, {t_end, e2e, decode}))
-        throw usage("nothing to compute e2e from: map t_end, e2e, or decode (with ttft or t_first)");
+    if (!has_any(spec, {t_end, e2e, decode, tpot}))
+        throw usage("nothing to compute e2e from: map t_end or e2e, or decode or tpot with ttft or t_first");
     if (spec.find(decode) && !has_any(spec, {t_first, ttft}))
         throw usage(entry(decode) + " needs the first-token time: map ttft or t_first too");
+    // servestat's tpot is decode / (output_tokens - 1), so a tool's per-request tpot gives the end
+    // as t_first + tpot * (output_tokens - 1), and servestat's tpot then equals it.
+    if (spec.find(tpot) && (!has_any(spec, {t_first, ttft}) || !spec.find(output_tokens)))
+        throw usage(entry(tpot) + " gives the end as t_first + tpot * (output_tokens - 1): map ttft or t_first, "
+                    "and output_tokens too");
     if (first_stamp && !spec.find(t_sent) && !(spec.find(t_sched) && spec.find(client_queue)))
         throw usage(first_stamp->entry + " is a timestamp, but nothing gives the send time: map t_sent "
                     "(or t_sched and client_queue)");

@@ -6,7 +6,9 @@
 // Columns, by name (any order, all optional except one parameter and one measure):
 //   parameters  concurrency, max_concurrency, request_rate, max_num_seqs, max_num_batched_tokens,
 //               scale, max_tokens, desired_max_tokens, tensor_parallel_size
-//   identity    label, workload, model, status ("ok" or a failure word: the row is kept, marked)
+//   identity    label (the configuration a row belongs to: kept as the parameter "label", so rows of
+//               different labels make different sweeps), workload, model, status ("ok" or a
+//               failure word: the row is kept, marked)
 //   counts      ok, fail / failed, requests
 //   rates       rps, output_tps, total_tps; wall_time_s / duration_s
 //   latency     [SUBSET_][METRIC_]STAT_s in seconds or ..._ms in milliseconds, where SUBSET is
@@ -31,6 +33,7 @@
 #include "servestat/core/run.hpp"      // run, reported_value
 #include "servestat/core/text.hpp"     // trim_spaces, equals_ignoring_case
 #include "servestat/ingest/csv.hpp"    // csv_reader, csv_row, for_each_csv_row, sniff_csv_header
+#include "servestat/ingest/nothing_left.hpp" // throw_nothing_left
 #include "servestat/ingest/reader.hpp" // log_format, read_options
 
 namespace servestat {
@@ -123,11 +126,10 @@ inline std::optional<double> sweep_value(const csv_row& row, std::size_t column)
     return row.optional_duration(column);
 }
 
-inline std::string sweep_row_label(const csv_row& row, const sweep_columns& c, const nlohmann::json& params,
-                                   const std::string& stem) {
-    std::string label = c.label && !trim_spaces(row.cell(c.label)).empty() ? std::string(trim_spaces(row.cell(c.label)))
-                                                                            : stem;
-    for (const auto& [name, value] : params.items()) label += fmt::format(" {}={}", name, value.dump());
+inline std::string sweep_row_label(const nlohmann::json& params, const std::string& stem) {
+    std::string label = params.contains("label") ? params["label"].get<std::string>() : stem;
+    for (const auto& [name, value] : params.items())
+        if (name != "label") label += fmt::format(" {}={}", name, value.dump());
     return label;
 }
 
@@ -137,7 +139,7 @@ inline constexpr std::string_view sweep_row_note =
 inline run read_sweep_row(const csv_row& row, const sweep_columns& c, const std::filesystem::path& file) {
     run out;
     out.meta.kind = run_kind::summary;
-    out.meta.source = {file.string(), std::string(sweep_csv_name), {}};
+    out.meta.source = {file.string(), std::string(sweep_csv_name), {}, row.line()};
     out.meta.shared_clock = false;
     out.meta.notes.emplace_back(sweep_row_note);
     for (const auto& [name, column] : c.params) {
@@ -147,7 +149,11 @@ inline run read_sweep_row(const csv_row& row, const sweep_columns& c, const std:
         else out.meta.params[name] = *v;
     }
     if (out.meta.params.empty()) row.fail(c.params.front().second, "no parameter value in this row");
-    out.meta.label = sweep_row_label(row, c, out.meta.params, file.stem().string());
+    // The label names a configuration (several rows, one per load level, share it): it sets a
+    // sweep apart like any other parameter, so two configurations are never merged into one curve.
+    if (c.label)
+        if (const auto label = trim_spaces(row.cell(*c.label)); !label.empty()) out.meta.params["label"] = std::string(label);
+    out.meta.label = sweep_row_label(out.meta.params, file.stem().string());
     if (c.workload) out.meta.workload = std::string(trim_spaces(row.cell(c.workload)));
     if (c.model) out.meta.model = std::string(trim_spaces(row.cell(c.model)));
     if (c.status) {
@@ -184,7 +190,8 @@ inline std::vector<run> read_sweep_csv(const std::filesystem::path& file, const 
         runs.push_back(read_sweep_row(row, columns, file));
     });
     if (rows == 0) throw input_error(csv.name(), csv.header_line(), "", "no load levels after the header");
-    if (!runs.empty()) runs.front().skipped = skipped;
+    if (runs.empty()) throw_nothing_left(csv.name(), skipped); // every row was bad
+    runs.front().skipped = skipped;
     return runs;
 }
 

@@ -8,7 +8,9 @@
 // output_lens, ttfts (s), itls (lists of s), latencies (s), start_times (time.perf_counter(), s),
 // queue_times (s), errors. Without --save-detailed only latencies and queue_times are kept, and the
 // legacy script never wrote latencies, start_times or queue_times: whatever is there is read, and
-// what is missing stays absent (no clock without start_times).
+// what is missing stays absent (no clock without start_times). The Rust vllm-bench
+// (vllm-project/vllm-bench) writes the same object with its keys sorted and a few of its own
+// (steady_state, failed_requests, input_throughput): told apart by those, read the same way.
 #pragma once
 
 #include <algorithm>   // std::sort, std::min, std::all_of, std::any_of
@@ -17,6 +19,7 @@
 #include <cmath>       // std::abs, std::floor, std::isfinite
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
+#include <cstdio>      // std::snprintf
 #include <exception>   // std::exception
 #include <filesystem>  // std::filesystem::path
 #include <optional>    // std::optional
@@ -31,6 +34,7 @@
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/request_status.hpp"  // request_status
 #include "servestat/core/run.hpp"             // run, run_metadata, reported_value, run_kind
+#include "servestat/core/run_names.hpp"       // name_runs_by_params
 #include "servestat/core/text.hpp"            // trim_spaces, shortest_number
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
 #include "servestat/ingest/json_document.hpp" // parse_json_documents, read_whole_file, json_* helpers
@@ -174,8 +178,9 @@ struct vllm_run_value {
     std::string_view unit;
 };
 
-// In the order vLLM writes them.
-inline constexpr std::array<vllm_run_value, 12> vllm_run_values{{
+// In the order vLLM writes them; input_throughput and the conversation counts of a multi-turn
+// run come from the Rust vllm-bench.
+inline constexpr std::array<vllm_run_value, 17> vllm_run_values{{
     {"duration", "duration", "s"},
     {"completed", "ok", "requests"},
     {"failed", "failed", "requests"},
@@ -184,10 +189,15 @@ inline constexpr std::array<vllm_run_value, 12> vllm_run_values{{
     {"request_throughput", "rps", "req/s"},
     {"request_goodput", "vllm.request_goodput", "req/s"},
     {"request_goodput:", "vllm.request_goodput", "req/s"}, // legacy benchmark_serving.py's key
+    {"input_throughput", "vllm.input_throughput", "tok/s"},
     {"output_throughput", "output_tps", "tok/s"},
     {"total_token_throughput", "total_tps", "tok/s"},
     {"max_output_tokens_per_s", "vllm.max_output_tokens_per_s", "tok/s"},
     {"max_concurrent_requests", "vllm.max_concurrent_requests", "requests"},
+    {"conversations_completed", "vllm.conversations_completed", "conversations"},
+    {"conversations_failed", "vllm.conversations_failed", "conversations"},
+    {"avg_turns_completed", "vllm.avg_turns_completed", "turns"},
+    {"avg_conversation_duration_ms", "vllm.avg_conversation_duration_ms", "ms"},
 }};
 
 // "p99.9_ttft_ms" → 99.9 when the key is `p<number>_<metric>_ms`.
@@ -251,13 +261,26 @@ inline void read_vllm_summary(const nlohmann::json& object, const json_place& pl
 
 // ---- run settings -----------------------------------------------------------------------------
 
-// "20250127-140322" (datetime.now().strftime("%Y%m%d-%H%M%S"), local time) → "2025-01-27T14:03:22".
+// The Rust vllm-bench's date: "2025-06-01T12:00:00Z" (chrono, UTC).
+inline bool is_iso_utc_date(std::string_view s) {
+    auto digits = [s](std::size_t from, std::size_t n) {
+        return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(from + n),
+                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    };
+    return s.size() == 20 && digits(0, 4) && s[4] == '-' && digits(5, 2) && s[7] == '-' && digits(8, 2) &&
+           s[10] == 'T' && digits(11, 2) && s[13] == ':' && digits(14, 2) && s[16] == ':' && digits(17, 2) &&
+           s[19] == 'Z';
+}
+
+// "20250127-140322" (datetime.now().strftime("%Y%m%d-%H%M%S"), local time) → "2025-01-27T14:03:22";
+// the Rust vllm-bench's "2025-01-27T14:03:22Z" (UTC) is kept as it is.
 inline std::string vllm_date(const nlohmann::json& v, const json_place& place) {
     const std::string& s = json_string(v, place, "date");
+    if (is_iso_utc_date(s)) return s;
     const bool digits = s.size() == 15 && s[8] == '-' &&
                         std::all_of(s.begin(), s.begin() + 8, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
                         std::all_of(s.begin() + 9, s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    if (!digits) place.fail("date", "expected YYYYmmdd-HHMMSS, got \"" + s + "\"");
+    if (!digits) place.fail("date", "expected YYYYmmdd-HHMMSS (or the Rust vllm-bench's YYYY-mm-ddTHH:MM:SSZ), got \"" + s + "\"");
     return s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + "T" + s.substr(9, 2) + ":" +
            s.substr(11, 2) + ":" + s.substr(13, 2);
 }
@@ -315,8 +338,14 @@ inline void read_vllm_settings(const nlohmann::json& object, const json_place& p
 
 // ---- notes ------------------------------------------------------------------------------------
 
-inline void add_vllm_notes(const vllm_arrays& a, const std::vector<vllm_request>& requests, run_metadata& meta) {
-    if (a.start_times)
+inline void add_vllm_notes(const vllm_arrays& a, const std::vector<vllm_request>& requests, bool rust,
+                           run_metadata& meta) {
+    if (a.start_times && rust)
+        meta.notes.push_back("start_times are seconds since the benchmark's start on a monotonic clock (the Rust "
+                             "vllm-bench's Instant), taken just before each request is sent (after its "
+                             "--max-concurrency slot; there are no queue_times): t_sent = start_time - the earliest "
+                             "start_time, t_first = t_sent + ttft, t_end = t_sent + latency");
+    else if (a.start_times)
         meta.notes.push_back("start_times are time.perf_counter() readings (a monotonic clock, not the wall clock): "
                              "t_sent = start_time - the earliest start_time, t_first = t_sent + ttft, t_end = t_sent + "
                              "latency");
@@ -361,6 +390,72 @@ inline void add_vllm_count_note(const nlohmann::json& object, const std::vector<
                              " have an empty error text and a positive latency");
 }
 
+// ---- the Rust vllm-bench -----------------------------------------------------------------------
+//
+// vllm-project/vllm-bench (Rust) writes the same result object (src/output/json.rs), with keys in
+// alphabetical order (serde_json's default map), its date in UTC ISO form, and a few keys of its
+// own: steady_state (its plateau-window metrics, or null), failed_requests (every failed request
+// with its error, always), input_throughput, max_model_len, and in multi-turn mode mode,
+// conversation counts and per_turn_metrics.
+
+// Written by the Rust tool: it alone writes steady_state (always, null when not computed) and an
+// ISO date.
+inline bool written_by_rust_vllm_bench(const nlohmann::json& object) {
+    if (json_member(object, "steady_state")) return true;
+    const auto* date = json_member(object, "date");
+    return date && date->is_string() && is_iso_utc_date(date->get_ref<const std::string&>());
+}
+
+// The plateau window's numbers (steady_state), reported under vllm.steady_state.* in the tool's
+// units: they cover only the window, so they are never servestat's whole-run metrics.
+inline void read_vllm_steady_state(const nlohmann::json& object, const json_place& place, run_metadata& meta) {
+    const auto* state = json_member(object, "steady_state");
+    if (!state || !state->is_object()) return;
+    json_object(*state, place, "steady_state");
+    const std::string prefix = "vllm.steady_state.";
+    for (const auto& [key, unit] : {std::pair{"request_throughput", "req/s"}, std::pair{"input_throughput", "tok/s"},
+                                    std::pair{"output_throughput", "tok/s"}, std::pair{"total_token_throughput", "tok/s"},
+                                    std::pair{"mean_ttft_ms", "ms"}, std::pair{"median_ttft_ms", "ms"},
+                                    std::pair{"mean_tpot_ms", "ms"}, std::pair{"median_tpot_ms", "ms"},
+                                    std::pair{"p90_tpot_ms", "ms"}, std::pair{"p99_tpot_ms", "ms"}})
+        add_vllm_value(meta, *state, key, prefix + key, unit, 1.0, place);
+    if (const auto* ttfts = json_member(*state, "percentiles_ttft_ms"); ttfts && ttfts->is_array())
+        for (std::size_t i = 0; i < ttfts->size(); ++i) {
+            const auto& pair = (*ttfts)[i];
+            const std::string path = json_path("steady_state.percentiles_ttft_ms", i);
+            if (!pair.is_array() || pair.size() != 2) place.fail(path, "expected [percentile, value]");
+            const double p = json_number(pair[0], place, json_path(path, std::size_t{0}));
+            meta.reported.push_back({prefix + "p" + shortest_number(p) + "_ttft_ms",
+                                     json_number(pair[1], place, json_path(path, std::size_t{1})), "ms"});
+        }
+    const auto* window = json_member(*state, "window");
+    if (!window || !window->is_object()) return;
+    for (const char* key : {"start_s", "end_s", "duration_s"})
+        add_vllm_value(meta, *window, key, prefix + "window." + key, "s", 1.0, place);
+    std::string note = "the Rust vllm-bench's steady_state numbers cover only its plateau window";
+    const auto from = find_reported(meta, prefix + "window.start_s"), to = find_reported(meta, prefix + "window.end_s");
+    if (from && to) {
+        char span[96];
+        std::snprintf(span, sizeof span, " (%.1f s to %.1f s after the first successful start)", from->value, to->value);
+        note.append(span);
+    }
+    note.append(": reported as vllm.steady_state.*, not as the run's metrics");
+    if (const auto* warning = json_member(*window, "warning"); warning && warning->is_string())
+        note.append("; its warning: ").append(warning->get<std::string>());
+    meta.notes.push_back(std::move(note));
+}
+
+// failed_requests lists every failure even without --save-detailed: said in a note (the requests
+// themselves are in the per-request arrays when there are any).
+inline void add_vllm_failed_requests_note(const nlohmann::json& object, run_metadata& meta) {
+    const auto* failed = json_member(object, "failed_requests");
+    if (!failed || !failed->is_array() || failed->empty()) return;
+    std::string note = std::to_string(failed->size()) + " failed request(s) listed in failed_requests";
+    if (const auto* error = json_member(failed->front(), "error"); error && error->is_string())
+        note.append("; the first: \"").append(error->get<std::string>()).append("\"");
+    meta.notes.push_back(std::move(note));
+}
+
 // ---- one JSON object → one run ----------------------------------------------------------------
 
 inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json& object, const json_place& place,
@@ -369,17 +464,23 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
     if (!json_member(object, "completed") && !json_member(object, "request_throughput"))
         place.fail("completed", "missing required field (not a vLLM benchmark result)");
     run out;
+    out.skipped.unit = skipped_unit::record; // indices across the result's arrays, not lines
     auto& meta = out.meta;
     meta.source = {file.string(), std::string(vllm_bench_json_name)};
-    meta.tool = "vllm-bench-serve";
+    const bool rust = written_by_rust_vllm_bench(object);
+    meta.tool = rust ? "vllm-bench (Rust)" : "vllm-bench-serve";
     meta.label = file.stem().string();
     read_vllm_settings(object, place, meta);
     if (json_member(object, "request_goodput:"))
         meta.notes.push_back("written by the legacy benchmarks/benchmark_serving.py (its \"request_goodput:\" key)");
     if (meta.params.contains("request_rate") && meta.params["request_rate"] == "inf")
         meta.notes.push_back("request_rate \"inf\": every request was sent at once, with no arrival process");
-    if (!meta.started_at.empty()) meta.notes.push_back("the date is vLLM's local time, with no time zone");
+    if (!meta.started_at.empty() && !rust) meta.notes.push_back("the date is vLLM's local time, with no time zone");
+    if (rust && meta.params.contains("mode"))
+        meta.notes.push_back("a multi-turn run of the Rust vllm-bench: its per_turn_metrics are not read");
     read_vllm_summary(object, place, meta);
+    read_vllm_steady_state(object, place, meta);
+    add_vllm_failed_requests_note(object, meta);
 
     const vllm_arrays a = read_vllm_arrays(object, place);
     std::vector<vllm_request> requests;
@@ -395,8 +496,10 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
         }
     } else {
         meta.kind = run_kind::summary;
-        meta.notes.push_back("no per-request arrays (saved without --save-detailed by an older vLLM): only vLLM's "
-                             "own aggregates are available");
+        meta.notes.push_back(rust ? "no per-request arrays (the Rust vllm-bench keeps them only with "
+                                    "--save-detailed): only its own aggregates are available"
+                                  : "no per-request arrays (saved without --save-detailed by an older vLLM): only "
+                                    "vLLM's own aggregates are available");
     }
     std::optional<double> origin;
     for (const auto& r : requests)
@@ -410,7 +513,7 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
         out.requests.push_back(record);
     }
     if (meta.kind == run_kind::requests) {
-        add_vllm_notes(a, requests, meta);
+        add_vllm_notes(a, requests, rust, meta);
         add_vllm_count_note(object, requests, out.skipped.count, meta);
     }
     return out;
@@ -421,21 +524,29 @@ inline std::vector<run> read_vllm_bench_json(const std::filesystem::path& file, 
     const auto documents = parse_json_documents(file, text);
     std::vector<run> runs;
     runs.reserve(documents.size());
-    for (const auto& [object, place] : documents) runs.push_back(read_vllm_run(file, object, place, options));
-    // Appended runs often share a label: number them so each stays distinguishable.
-    if (runs.size() > 1)
-        for (std::size_t i = 0; i < runs.size(); ++i) runs[i].meta.label.append(" #").append(std::to_string(i + 1));
+    for (const auto& [object, place] : documents) {
+        runs.push_back(read_vllm_run(file, object, place, options));
+        if (documents.size() > 1) runs.back().meta.source.line = place.line;
+    }
+    // Appended runs share the file's name: each is named by the settings that set it apart.
+    name_runs_by_params(runs, file.stem().string());
     return runs;
 }
 
 // vLLM writes date, backend, model_id, ... first and its aggregates before the arrays, so the
-// head holds model_id, completed and request_throughput. SGLang's look-alike uses other keys
-// (mean_e2e_latency_ms) and is not this format.
+// head holds model_id, completed and request_throughput. The Rust vllm-bench sorts its keys, so
+// with --save-detailed its arrays (generated_texts, itls) can push model_id and
+// request_throughput past the head; backend, burstiness, completed, date and endpoint_type sort
+// before them all. SGLang's look-alike uses other keys (mean_e2e_latency_ms) and is not this format.
 inline int sniff_vllm_bench_json(std::string_view head) {
     if (first_json_char(head) != '{') return 0;
     auto has = [head](std::string_view key) { return head.find(key) != std::string_view::npos; };
-    if (!has("\"model_id\"") || !has("\"completed\"") || !has("\"request_throughput\"")) return 0;
     if (has("\"mean_e2e_latency_ms\"") || has("\"benchmarks\"")) return 0;
+    if (!has("\"model_id\"") || !has("\"completed\"") || !has("\"request_throughput\""))
+        return has("\"backend\"") && has("\"burstiness\"") && has("\"completed\"") && has("\"date\"") &&
+                       has("\"endpoint_type\"")
+                   ? 90
+                   : 0;
     return has("\"date\"") && has("\"num_prompts\"") ? 100 : 80;
 }
 

@@ -65,6 +65,10 @@ struct line_options {
     // underneath, without point labels (their tooltips keep them), under one legend entry.
     std::vector<std::size_t> highlight;
     std::string others_name; // the grey entry's noun, e.g. "other levels"; empty: "other series"
+    // x positions that stand for something other than their number, labelled and named in
+    // tooltips by their text: an unbounded rate drawn to the right of the last measured one,
+    // "∞ (max)". The axis is labelled at the data's own x values then, these by their names.
+    std::vector<tick> x_names;
 };
 
 namespace detail {
@@ -94,8 +98,15 @@ inline std::vector<std::vector<line_point>> line_points(std::span<const named_po
     return out;
 }
 
+inline const tick* named_x(const std::vector<tick>& names, double v) {
+    for (const auto& t : names)
+        if (t.value == v) return &t;
+    return nullptr;
+}
+
 // Ticks at the distinct x values of the data, or none when there are too many or two labels overlap.
-inline std::optional<std::vector<tick>> data_ticks(const std::vector<std::vector<line_point>>& points, const scale& x) {
+inline std::optional<std::vector<tick>> data_ticks(const std::vector<std::vector<line_point>>& points, const scale& x,
+                                                   const std::vector<tick>& names = {}) {
     std::vector<double> xs;
     for (const auto& s : points)
         for (const auto& p : s) xs.push_back(p.x);
@@ -105,7 +116,8 @@ inline std::optional<std::vector<tick>> data_ticks(const std::vector<std::vector
     std::vector<tick> out;
     double free_from = -std::numeric_limits<double>::infinity();
     for (double v : xs) {
-        tick t{v, x.label(v)};
+        const tick* named = named_x(names, v);
+        tick t{v, named ? named->label : x.label(v)};
         const double half = text_width(t.label) / 2 + 3;
         if (x(v) - half < free_from) return std::nullopt;
         free_from = x(v) + half;
@@ -128,15 +140,32 @@ inline std::optional<scale> tight_log_scale(const frame& f, double lo, double hi
 }
 
 // The x axis over [lo, hi], drawn: on a log axis at the data's levels where they can be labelled.
-inline scale x_axis_for(frame& f, const std::vector<std::vector<line_point>>& points, double lo, double hi, bool log) {
+inline scale x_axis_for(frame& f, const std::vector<std::vector<line_point>>& points, double lo, double hi, bool log,
+                        const std::vector<tick>& names) {
     if (log)
         if (auto tight = tight_log_scale(f, lo, hi))
-            if (const auto ticks = data_ticks(points, *tight)) {
+            if (const auto ticks = data_ticks(points, *tight, names)) {
                 f.x_axis(*tight, *ticks);
                 return *tight;
             }
     const scale x = f.x_scale(lo, hi, log);
-    f.x_axis(x);
+    if (names.empty()) {
+        f.x_axis(x);
+        return x;
+    }
+    if (const auto ticks = data_ticks(points, x, names)) {
+        f.x_axis(x, *ticks);
+        return x;
+    }
+    // Too many levels to label each: the ordinary ticks below the named positions, and those.
+    std::vector<tick> ticks;
+    double first_named = hi;
+    for (const auto& n : names) first_named = std::min(first_named, n.value);
+    for (auto& t : x.ticks())
+        if (x(t.value) + text_width(t.label) / 2 + 6 < x(first_named) - text_width(named_x(names, first_named)->label) / 2)
+            ticks.push_back(std::move(t));
+    ticks.insert(ticks.end(), names.begin(), names.end());
+    f.x_axis(x, ticks);
     return x;
 }
 
@@ -159,7 +188,7 @@ inline std::optional<std::pair<scale, scale>> line_axes(frame& f, const std::vec
             if (std::isfinite(b.x[k]) && std::isfinite(b.low[k]) && std::isfinite(b.high[k])) yr.add(b.low[k]), yr.add(b.high[k]);
     const bool log = o.log_x && xr.lo > 0;
     if (o.log_x && !log) f.note("linear x axis: some x values are 0 or below, which a log axis cannot show");
-    scale x = x_axis_for(f, points, log ? xr.lo : std::min(0.0, xr.lo), xr.hi, log);
+    scale x = x_axis_for(f, points, log ? xr.lo : std::min(0.0, xr.lo), xr.hi, log, o.x_names);
     const scale y = f.y_scale(std::min(0.0, yr.lo), yr.hi);
     f.y_axis(y);
     return std::pair{std::move(x), y};
@@ -167,7 +196,10 @@ inline std::optional<std::pair<scale, scale>> line_axes(frame& f, const std::vec
 
 // A point's x in its tooltip: on a seconds axis as the ticks read ("1.5 s"); otherwise the exact
 // number, since a plain axis' tick precision ("6" for 5.6 requests/s) would hide the value.
-inline std::string x_text(const scale& x, double v) { return x.unit() == axis_unit::seconds ? x.label(v) : exact(v); }
+inline std::string x_text(const scale& x, double v, const std::vector<tick>& names = {}) {
+    if (const tick* named = named_x(names, v)) return named->label;
+    return x.unit() == axis_unit::seconds ? x.label(v) : exact(v);
+}
 
 inline std::string polyline_points(const std::vector<line_point>& points, const scale& x, const scale& y) {
     std::string out;
@@ -208,7 +240,8 @@ inline void point_label(frame& f, std::vector<box>& taken, double at_x, double a
 // A coloured series: a 2 px line and a marker per point; a grey one: a 1 px line and small markers,
 // which labels may cover. Every marker's tooltip gives the point's values and its label.
 inline void draw_line_series(frame& f, std::vector<box>& taken, const scale& x, const scale& y, const std::string& name,
-                             const std::vector<line_point>& points, const series_look& look, double radius) {
+                             const std::vector<line_point>& points, const series_look& look, double radius,
+                             const std::vector<tick>& x_names) {
     if (points.empty()) return;
     const std::string colour = look.colour();
     f.svg.polyline(polyline_points(points, x, y), colour, look.coloured() ? 2 : 1, name);
@@ -217,7 +250,7 @@ inline void draw_line_series(frame& f, std::vector<box>& taken, const scale& x, 
     const std::size_t stride = stride_for(points.size(), 500);
     for (std::size_t k = 0; k < points.size(); k += stride) {
         const auto& p = points[k];
-        std::string tooltip = fmt::format("{} at {}: {} ({})", name, x_text(x, p.x), y.label(p.y), exact(p.y));
+        std::string tooltip = fmt::format("{} at {}: {} ({})", name, x_text(x, p.x, x_names), y.label(p.y), exact(p.y));
         if (!p.label.empty()) tooltip.append(", ").append(p.label);
         f.svg.circle(x(p.x), y(p.y), r, colour, tooltip);
         if (look.coloured()) taken.push_back(around(x(p.x), y(p.y), r));
@@ -278,11 +311,11 @@ inline std::vector<segment> line_segments(const std::vector<std::vector<line_poi
 }
 
 inline void draw_mark(frame& f, std::vector<box>& taken, const std::vector<segment>& lines, const scale& x,
-                      const scale& y, const marked_point& m) {
+                      const scale& y, const marked_point& m, const std::vector<tick>& x_names) {
     const double at_x = x(m.x), at_y = y(m.y);
     f.svg.line(at_x, f.plot_top(), at_x, f.plot_bottom(), mark_colour, 1.2, "4 3");
     f.svg.polyline(diamond_points(at_x, at_y, 7), mark_colour, 2,
-                   fmt::format("{}: x {}, y {} ({})", m.label, x_text(x, m.x), y.label(m.y), exact(m.y)));
+                   fmt::format("{}: x {}, y {} ({})", m.label, x_text(x, m.x, x_names), y.label(m.y), exact(m.y)));
     const std::string shown = shorten_middle(m.label, (frame::plot_right - frame::plot_left) / 2, {12, true});
     const auto on_a_line = [&](const box& b) {
         return std::any_of(lines.begin(), lines.end(), [&](const segment& s) { return crosses(b, s.x1, s.y1, s.x2, s.y2); });
@@ -360,11 +393,12 @@ inline std::string line_chart(std::span<const named_points> series, const chart_
     for (const bool coloured : {false, true})
         for (std::size_t i = 0; i < points.size(); ++i)
             if (looks[i].coloured() == coloured)
-                detail::draw_line_series(f, taken, x, y, series[i].name, points[i], looks[i], options.marker_radius);
+                detail::draw_line_series(f, taken, x, y, series[i].name, points[i], looks[i], options.marker_radius,
+                                         options.x_names);
     const auto lines = detail::line_segments(points, looks, x, y);
     for (const auto& m : options.marks) {
         if (!std::isfinite(m.x) || !std::isfinite(m.y)) continue;
-        detail::draw_mark(f, taken, lines, x, y, m);
+        detail::draw_mark(f, taken, lines, x, y, m, options.x_names);
         legend.push_back({m.label, detail::mark_colour, legend_mark::diamond, {}, {}});
     }
     // Last, so they find the places nothing else took.

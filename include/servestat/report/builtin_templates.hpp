@@ -62,11 +62,14 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{e2e_p50}}</td><td>{{e2e_p99}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{ttft_p50_mark}}</td><td>{{ttft_p99}}{{ttft_p99_mark}}</td><td>{{e2e_p50}}{{e2e_p50_mark}}</td><td>{{e2e_p99}}{{e2e_p99_mark}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
 <p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
+{{#has_few_samples}}
+<p class="note">{{few_samples_note}}</p>
+{{/has_few_samples}}
 <p class="headline">{{#kpi_note}}{{kpi_note}} {{/kpi_note}}Compared {{pairing_text}}: {{verdict_counts}}.</p>
 {{#has_gate}}
 {{#gate}}
@@ -111,7 +114,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr>{{#many_pairs}}<th>pair</th>{{/many_pairs}}<th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
 {{#summary_rows}}
-<tr>{{#many_pairs}}<td class="text">{{pair}}</td>{{/many_pairs}}<td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+<tr>{{#many_pairs}}<td class="text">{{pair}}</td>{{/many_pairs}}<td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}{{verdict_mark}}</td></tr>
 {{/summary_rows}}
 </tbody>
 </table>
@@ -123,7 +126,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>{{param}}</th><th>throughput before</th><th>after</th><th>change</th><th>e2e p50 before → after</th><th>e2e p99 before → after</th><th>ttft p99 before → after</th></tr></thead>
 <tbody>
 {{#levels}}
-<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}} → {{after}}<br>{{verdict}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}} → {{after}}<br>{{verdict}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}} → {{after}}<br>{{verdict}}</td>{{/ttft_p99}}</tr>
+<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}{{verdict_mark}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}{{verdict_mark}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}{{verdict_mark}}</td>{{/ttft_p99}}</tr>
 {{/levels}}
 </tbody>
 </table>
@@ -176,7 +179,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
 {{#run_rows}}
-<tr><td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+<tr><td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}{{verdict_mark}}</td></tr>
 {{/run_rows}}
 </tbody>
 </table>
@@ -187,7 +190,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
 {{#rows}}
-<tr><td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+<tr><td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}{{verdict_mark}}</td></tr>
 {{/rows}}
 </tbody>
 </table>
@@ -204,6 +207,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <li><strong>{{options.confidence}} CI</strong> is the bootstrap interval of the relative change: resampling each side's requests {{options.resamples}} times (seed {{options.seed}}) gives the range of changes the data supports. An interval that includes 0% says the data cannot tell the direction.</li>
 <li><strong>p</strong> is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted; every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.</li>
 <li><strong>improved / regressed</strong>: p &lt; α and the whole interval lies beyond the {{options.noise}} noise band on one side. <strong>within noise</strong>: significant, but the interval reaches into the band. <strong>no significant change</strong>: p ≥ α. A tail percentile whose interval clears the band while p does not is listed under Findings as a change in the tail only.</li>
+<li><strong>†</strong> marks a percentile that rests on few samples on that side (fewer than 10 requests beyond it: a p99 needs 1,000 requests, a p90 100, a p50 20), and a verdict reached on one.</li>
 <li><strong>too few requests</strong>: a percentile gets a verdict only when each side has enough requests for a distribution-free bound at {{options.confidence}} ({{options.too_few_rule}}); means need 2.</li>
 <li><strong>single measurement</strong>: requests and tokens per second are one number per run, with no interval: only repeated runs show whether a difference is real.</li>
 <li>Settings: {{options.text}}. <code>servestat compare --json</code> gives every number at full precision.</li>
@@ -226,10 +230,14 @@ inline constexpr char builtin_template_1[] =
 | | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{ttft_p50_mark}} | {{ttft_p99}}{{ttft_p99_mark}} | {{e2e_p50}}{{e2e_p50_mark}} | {{e2e_p99}}{{e2e_p99_mark}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
+{{#has_few_samples}}
+
+{{few_samples_note}}
+{{/has_few_samples}}
 
 {{#kpi_note}}{{kpi_note}} {{/kpi_note}}Compared {{pairing_text}}: {{verdict_counts}}.
 
@@ -273,7 +281,7 @@ The {{findings_total}} findings in full, ranked the same way, are under "All fin
 | {{#many_pairs}}pair | {{/many_pairs}}statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |{{#many_pairs}}---|{{/many_pairs}}---|---:|---:|---:|---:|---:|---|
 {{#summary_rows}}
-| {{#many_pairs}}{{pair}} | {{/many_pairs}}{{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
+| {{#many_pairs}}{{pair}} | {{/many_pairs}}{{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
 {{/summary_rows}}
 
 {{/many_pairs}}
@@ -284,7 +292,7 @@ The {{findings_total}} findings in full, ranked the same way, are under "All fin
 | {{param}} | throughput before | after | change | e2e p50 before → after | e2e p99 before → after | ttft p99 before → after |
 |---:|---:|---:|---:|---|---|---|
 {{#levels}}
-| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}} → {{after}} ({{verdict}}){{/e2e_p50}} | {{#e2e_p99}}{{before}} → {{after}} ({{verdict}}){{/e2e_p99}} | {{#ttft_p99}}{{before}} → {{after}} ({{verdict}}){{/ttft_p99}} |
+| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}{{verdict_mark}}){{/e2e_p50}} | {{#e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}{{verdict_mark}}){{/e2e_p99}} | {{#ttft_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}{{verdict_mark}}){{/ttft_p99}} |
 {{/levels}}
 {{#has_knees}}
 
@@ -346,7 +354,7 @@ Measured only after, not compared: {{only_after}}.
 | statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |---|---:|---:|---:|---:|---:|---|
 {{#run_rows}}
-| {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
+| {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
 {{/run_rows}}
 
 {{#subsets}}
@@ -355,7 +363,7 @@ Measured only after, not compared: {{only_after}}.
 | statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |---|---:|---:|---:|---:|---:|---|
 {{#rows}}
-| {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
+| {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
 {{/rows}}
 
 {{/subsets}}
@@ -379,6 +387,8 @@ Measured only after, not compared: {{only_after}}.
   not is listed under Findings as a change in the tail only.
 - **too few requests**: a percentile gets a verdict only when each side has enough requests for a
   distribution-free bound at {{options.confidence}} ({{options.too_few_rule}}); means need 2.
+- **†** marks a percentile that rests on few samples on that side (fewer than 10 requests beyond
+  it: a p99 needs 1,000 requests, a p90 100, a p50 20), and a verdict reached on one.
 - **single measurement**: requests and tokens per second are one number per run, with no
   interval: only repeated runs show whether a difference is real.
 - Settings: {{options.text}}. `servestat compare --json` gives every number at full precision.
@@ -432,15 +442,27 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{e2e_p50}}</td><td>{{e2e_p99}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{ttft_p50_mark}}</td><td>{{ttft_p99}}{{ttft_p99_mark}}</td><td>{{e2e_p50}}{{e2e_p50_mark}}</td><td>{{e2e_p99}}{{e2e_p99_mark}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
-<p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
+{{#kpi_has_subsets}}<p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>{{/kpi_has_subsets}}
 {{/has_kpi}}
 {{#kpi_note}}
 <p>{{kpi_note}}</p>
 {{/kpi_note}}
+{{#accounting}}
+<p class="note">{{text}}</p>
+{{/accounting}}
+{{#digest_few_samples}}
+<p class="note">{{few_samples_note}}</p>
+{{/digest_few_samples}}
+{{#has_sweep_overlays}}
+<h2>Sweeps side by side</h2>
+{{#sweep_overlays}}
+<figure>{{{svg}}}<figcaption>{{title}}</figcaption></figure>
+{{/sweep_overlays}}
+{{/has_sweep_overlays}}
 {{#many_runs}}
 <h2>Runs compared</h2>
 {{^runs_in_sweeps}}
@@ -448,10 +470,13 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>output tok/s</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
 <tbody>
 {{#comparison}}
-<tr><td>{{label}}</td><td>{{requests}}</td><td>{{success_rate}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{e2e_p50}}</td><td>{{e2e_p90}}</td><td>{{e2e_p99}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td></tr>
+<tr><td>{{label}}</td><td>{{requests}}</td><td>{{success_rate}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{e2e_p50}}{{e2e_p50_mark}}</td><td>{{e2e_p90}}{{e2e_p90_mark}}</td><td>{{e2e_p99}}{{e2e_p99_mark}}</td><td>{{ttft_p50}}{{ttft_p50_mark}}</td><td>{{ttft_p99}}{{ttft_p99_mark}}</td></tr>
 {{/comparison}}
 </tbody>
 </table>
+{{#comparison_few_samples}}
+<p class="note">{{few_samples_note}}</p>
+{{/comparison_few_samples}}
 {{/runs_in_sweeps}}
 {{#runs_in_sweeps}}
 <p>Every run belongs to a sweep below, whose table lists it by load level; here they are side by side.</p>
@@ -505,6 +530,9 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 {{/rows}}
 </tbody>
 </table>
+{{#has_replicates}}
+<p class="note">{{replicates}}</p>
+{{/has_replicates}}
 <p>Knees (Kneedle, S = 1):</p>
 <ul>
 {{#knees}}
@@ -521,6 +549,14 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 {{/has_capacity}}
 {{#has_little}}
 <p>{{little}}</p>
+<table>
+<thead><tr><th>{{param}}</th><th>req/s</th><th>mean e2e</th><th>in flight</th><th>of {{param}}</th><th></th></tr></thead>
+<tbody>
+{{#little_rows}}
+<tr><td>{{load}}</td><td>{{rps}}</td><td>{{mean_e2e}}</td><td>{{in_flight}}</td><td>{{ratio}}</td><td class="text">{{verdict}}</td></tr>
+{{/little_rows}}
+</tbody>
+</table>
 {{/has_little}}
 {{#has_findings}}
 <h3>Findings</h3>
@@ -549,7 +585,7 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 <p>Each run's tables and three of its charts, collapsed; open a run to read it.</p>
 {{/single_run}}
 {{#runs}}
-{{^single_run}}<details class="run"><summary>{{label}}{{#has_requests}}{{#headline}}: {{requests}} requests, {{success_rate}} ok{{#has_rates}}, {{rps}}{{/has_rates}}, e2e p99 {{e2e_p99}}{{/headline}}{{/has_requests}}</summary>{{/single_run}}
+{{^single_run}}<details class="run"><summary>{{label}}{{#has_requests}}{{#headline}}: {{requests}} requests, {{success_rate}} ok{{#has_rates}}, {{rps}}{{/has_rates}}, e2e p99 {{e2e_p99}}{{e2e_p99_mark}}{{/headline}}{{/has_requests}}</summary>{{/single_run}}
 {{#single_run}}<h2>Run {{label}}</h2>{{/single_run}}
 <table class="meta">
 <tbody>
@@ -574,7 +610,7 @@ Prompt tokens {{prompt_tokens}}; output tokens {{output_tokens}}. Nothing was me
 {{#has_requests}}
 {{#headline}}
 <p class="headline"><strong>{{requests}} requests, {{success_rate}} succeeded</strong>{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total{{#has_peak_concurrency}}, peak concurrency {{peak_concurrency}}{{/has_peak_concurrency}}{{/has_rates}}.<br>
-End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
+End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mark}}, p99 {{e2e_p99}}{{e2e_p99_mark}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}{{ttft_p50_mark}}, p90 {{ttft_p90}}{{ttft_p90_mark}}, p99 {{ttft_p99}}{{ttft_p99_mark}}{{/has_ttft}}.
 {{^has_rates}}<br>(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.){{/has_rates}}</p>
 {{/headline}}
 {{/has_requests}}
@@ -590,7 +626,7 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 </ul>
 {{/has_notes}}
 {{#has_skipped}}
-<p>{{skipped}} bad log lines were skipped.</p>
+<p>{{skipped_text}}.</p>
 {{/has_skipped}}
 {{#has_findings}}
 <h3>Findings</h3>
@@ -619,11 +655,14 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 <thead><tr><th>subset</th><th>n</th><th>mean</th><th>std</th><th>CoV</th>{{#columns}}<th>{{name}}</th>{{/columns}}<th>max</th></tr></thead>
 <tbody>
 {{#rows}}
-<tr><td>{{subset}}</td><td>{{n}}</td><td>{{mean}}</td><td>{{std}}</td><td>{{cov}}</td>{{#cells}}<td>{{value}}</td>{{/cells}}<td>{{max}}</td></tr>
+<tr><td>{{subset}}</td><td>{{n}}</td><td>{{mean}}</td><td>{{std}}</td><td>{{cov}}</td>{{#cells}}<td>{{value}}{{mark}}</td>{{/cells}}<td>{{max}}</td></tr>
 {{/rows}}
 </tbody>
 </table>
 {{/metric_tables}}
+{{#has_few_samples}}
+<p class="note">{{few_samples_note}}</p>
+{{/has_few_samples}}
 {{/has_requests}}
 {{#has_reported}}
 <h3>Reported by the tool</h3>
@@ -669,6 +708,7 @@ End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}
 <li><strong>e2e</strong> runs from sending a request to its last byte; <strong>ttft</strong> to the first generated token; <strong>decode</strong> is the rest; <strong>tpot</strong> is decode time per output token after the first.</li>
 <li><strong>Subsets</strong> split requests by prompt length: short ≤ {{stats.options.short_max}} tokens, long ≥ {{stats.options.long_min}} tokens, medium in between. A short p99 close to the long p99 means short requests wait behind long prefills.</li>
 <li><strong>CoV</strong> (std / mean) above 20% is normal for mixed workloads; compare it within a subset.</li>
+<li><strong>†</strong> marks a percentile that rests on few samples: fewer than 10 requests lie beyond it (a p99 needs 1,000 requests, a p90 100, a p50 20), so the few most extreme requests set it.</li>
 <li><strong>Waiting versus generating</strong> shows how much of latency passes before output starts; a large share means requests queue while capacity is busy elsewhere.</li>
 <li>Numbers come from {{run_count}} log(s) and are reproducible: <code>servestat stats --json</code> gives the same values with full precision.</li>
 </ul>
@@ -691,16 +731,34 @@ inline constexpr char builtin_template_3[] =
 | | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{ttft_p50_mark}} | {{ttft_p99}}{{ttft_p99_mark}} | {{e2e_p50}}{{e2e_p50_mark}} | {{e2e_p99}}{{e2e_p99_mark}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
+{{#kpi_has_subsets}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
+{{/kpi_has_subsets}}
 {{/has_kpi}}
 {{#kpi_note}}
 
 {{kpi_note}}
 {{/kpi_note}}
+{{#accounting}}
 
+{{text}}
+{{/accounting}}
+{{#digest_few_samples}}
+
+{{few_samples_note}}
+{{/digest_few_samples}}
+
+{{#has_sweep_overlays}}
+## Sweeps side by side
+
+{{#sweep_overlays}}
+![{{title}}]({{file}})
+
+{{/sweep_overlays}}
+{{/has_sweep_overlays}}
 {{#many_runs}}
 ## Runs compared
 
@@ -708,8 +766,12 @@ Short and long rows count their successful requests; rates and ok % belong to th
 | run | requests | success | req/s | output tok/s | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {{#comparison}}
-| {{label}} | {{requests}} | {{success_rate}} | {{rps}} | {{output_tps}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} |
+| {{label}} | {{requests}} | {{success_rate}} | {{rps}} | {{output_tps}} | {{e2e_p50}}{{e2e_p50_mark}} | {{e2e_p90}}{{e2e_p90_mark}} | {{e2e_p99}}{{e2e_p99_mark}} | {{ttft_p50}}{{ttft_p50_mark}} | {{ttft_p99}}{{ttft_p99_mark}} |
 {{/comparison}}
+{{#comparison_few_samples}}
+
+{{few_samples_note}}
+{{/comparison_few_samples}}
 
 {{/runs_in_sweeps}}
 {{#runs_in_sweeps}}
@@ -765,6 +827,10 @@ Notes:
 {{#rows}}
 | {{load}} | {{rps}} | {{output_tps}} | {{success}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} | {{short_p99}} | {{long_p99}} |
 {{/rows}}
+{{#has_replicates}}
+
+{{replicates}}
+{{/has_replicates}}
 
 Knees (Kneedle, S = 1):
 {{#knees}}
@@ -780,6 +846,12 @@ Largest load meeting each SLO:
 {{#has_little}}
 
 {{little}}
+
+| {{param}} | req/s | mean e2e | in flight | of {{param}} | |
+|---:|---:|---:|---:|---:|---|
+{{#little_rows}}
+| {{load}} | {{rps}} | {{mean_e2e}} | {{in_flight}} | {{ratio}} | {{verdict}} |
+{{/little_rows}}
 {{/has_little}}
 {{#has_findings}}
 
@@ -838,7 +910,7 @@ workload to replay.
 {{#has_requests}}
 {{#headline}}
 **{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}} over {{duration}}{{#duration_reported}} (the tool's reported duration){{/duration_reported}}: {{rps}}, {{output_tps}} output, {{total_tps}} total{{#has_peak_concurrency}}, peak concurrency {{peak_concurrency}}{{/has_peak_concurrency}}{{/has_rates}}.
-End-to-end latency p50 {{e2e_p50}}, p90 {{e2e_p90}}, p99 {{e2e_p99}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}, p90 {{ttft_p90}}, p99 {{ttft_p99}}{{/has_ttft}}.
+End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mark}}, p99 {{e2e_p99}}{{e2e_p99_mark}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}{{ttft_p50_mark}}, p90 {{ttft_p90}}{{ttft_p90_mark}}, p99 {{ttft_p99}}{{ttft_p99_mark}}{{/has_ttft}}.
 {{^has_rates}}
 (This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.)
 {{/has_rates}}
@@ -857,7 +929,7 @@ Notes on this source:
 {{/has_notes}}
 {{#has_skipped}}
 
-{{skipped}} bad log lines were skipped.
+{{skipped_text}}.
 {{/has_skipped}}
 
 {{#has_findings}}
@@ -887,11 +959,15 @@ Notes on this source:
 | subset | n | mean | std | CoV |{{#columns}} {{name}} |{{/columns}} max |
 |---|---:|---:|---:|---:|{{#columns}}---:|{{/columns}}---:|
 {{#rows}}
-| {{subset}} | {{n}} | {{mean}} | {{std}} | {{cov}} |{{#cells}} {{value}} |{{/cells}} {{max}} |
+| {{subset}} | {{n}} | {{mean}} | {{std}} | {{cov}} |{{#cells}} {{value}}{{mark}} |{{/cells}} {{max}} |
 {{/rows}}
 
 {{/metric_tables}}
 {{/has_requests}}
+{{#has_few_samples}}
+{{few_samples_note}}
+
+{{/has_few_samples}}
 {{#has_reported}}
 ### Reported by the tool
 
@@ -957,15 +1033,19 @@ Steady state: {{steady_state_text}}
 {{/notes}}
 {{/has_notes}}
 {{#has_skipped}}
-{{skipped}} bad log lines were skipped.
+{{skipped_text}}.
 {{/has_skipped}}
 {{#has_requests}}
 
 | subset | n | e2e p50 | e2e p90 | e2e p99 | TTFT p50 | TTFT p99 | TPOT p50 |
 |---|---:|---:|---:|---:|---:|---:|---:|
 {{#compact}}
-| {{subset}} | {{n}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} | {{tpot_p50}} |
+| {{subset}} | {{n}} | {{e2e_p50}}{{e2e_p50_mark}} | {{e2e_p90}}{{e2e_p90_mark}} | {{e2e_p99}}{{e2e_p99_mark}} | {{ttft_p50}}{{ttft_p50_mark}} | {{ttft_p99}}{{ttft_p99_mark}} | {{tpot_p50}}{{tpot_p50_mark}} |
 {{/compact}}
+{{#has_few_samples}}
+
+{{few_samples_note}}
+{{/has_few_samples}}
 {{/has_requests}}
 {{#has_slo}}
 
@@ -995,6 +1075,8 @@ Errors:{{#errors}} {{kind}} {{count}} ({{share}});{{/errors}}
   long ≥ {{stats.options.long_min}} tokens, medium in between. A short p99 close to the long p99
   means short requests wait behind long prefills.
 - **CoV** (std / mean) above 20% is normal for mixed workloads; compare it within a subset.
+- **†** marks a percentile that rests on few samples: fewer than 10 requests lie beyond it (a p99
+  needs 1,000 requests, a p90 100, a p50 20), so the few most extreme requests set it.
 - **Waiting versus generating** shows how much of latency passes before output starts; a large
   share means requests queue while capacity is busy elsewhere.
 - Numbers come from {{run_count}} log(s) and are reproducible: `servestat stats --json` gives the

@@ -6,11 +6,13 @@
 #include <cmath>    // std::abs
 #include <optional> // std::optional
 #include <string>   // std::string
+#include <string_view> // std::string_view
 #include <utility>  // std::pair
 
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/compare/compare.hpp" // change, verdict
+#include "servestat/report/few_samples.hpp" // few_samples_mark
 #include "servestat/report/format.hpp"   // format_seconds, format_share, missing_value
 
 namespace servestat::report::detail {
@@ -60,6 +62,24 @@ inline std::string unit_text(value_kind k) {
 
 inline std::string value_text(const change& c, const std::optional<double>& v) {
     return v ? number_text(kind_of(c), *v) + unit_text(kind_of(c)) : std::string(missing_value);
+}
+
+// "†" when that side's percentile rests on few samples (stats/sample_size.hpp), else "".
+inline std::string side_mark(const change& c, std::string_view side) {
+    for (const auto& s : few_sample_sides(c))
+        if (s == side) return few_samples_mark;
+    return {};
+}
+
+// A side's value as sentences quote it, with its dagger: "1.40 s†".
+inline std::string marked_side_text(const change& c, std::string_view side) {
+    return value_text(c, side == "before" ? c.before : c.after) + side_mark(c, side);
+}
+
+// "†" on a verdict that was reached on a percentile resting on few samples on either side.
+inline std::string verdict_mark(const change& c) {
+    const bool judged = c.result != verdict::too_few && c.result != verdict::single;
+    return judged && !few_sample_sides(c).empty() ? std::string(few_samples_mark) : std::string();
 }
 
 // A difference: shares in percentage points, the rest in the statistic's own unit.

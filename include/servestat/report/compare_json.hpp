@@ -42,7 +42,8 @@ inline json to_json(const change& c) {
             {"ci", interval_json(c.delta_ci)},
             {"relative_ci", interval_json(c.relative_ci)},
             {"p_value", or_null(c.p_value)},
-            {"verdict", std::string(to_string(c.result))}};
+            {"verdict", std::string(to_string(c.result))},
+            {"few_samples", few_sample_sides(c)}};
 }
 
 inline json run_identity(const run_stats& r) {
@@ -58,7 +59,7 @@ inline json run_identity(const run_stats& r) {
 inline json to_json(const compared_pair& p) {
     json changes = json::array();
     for (const auto& c : p.comparison.changes) changes.push_back(to_json(c));
-    return {{"load", or_null(p.load)},
+    return {{"load", p.load ? load_json(*p.load) : json(nullptr)},
             {"before", run_identity(p.comparison.before)},
             {"after", run_identity(p.comparison.after)},
             {"changes", std::move(changes)}};
@@ -98,7 +99,7 @@ inline json verdict_counts(const comparison& c) {
 
 inline json to_json(const gate_outcome& g) {
     json failed = json::array();
-    for (const auto& f : g.failures) failed.push_back({{"load", or_null(f.load)}, {"name", f.failed->name}});
+    for (const auto& f : g.failures) failed.push_back({{"load", f.load ? load_json(*f.load) : json(nullptr)}, {"name", f.failed->name}});
     return {{"rule", g.spec}, {"names", g.rule.names}, {"passed", g.failures.empty()}, {"failed", std::move(failed)}};
 }
 

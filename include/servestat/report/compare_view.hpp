@@ -121,7 +121,7 @@ inline std::string knees_moved_sentence(const sweep_shift& s) {
 inline std::string capacity_side(const slo_capacity& s) {
     if (!s.known) return "unknown";
     if (!s.max_load) return "none";
-    return s.interpolated ? "≈" + interpolated_load(*s.max_load) : fmt::format("{:g}{}", *s.max_load, s.limited ? "" : " (every level)");
+    return s.interpolated ? "≈" + interpolated_load(*s.max_load) : servestat::detail::load_text(*s.max_load) + (s.limited ? "" : " (every level)");
 }
 
 inline bool capacity_moved(const capacity_shift& s) { return capacity_side(s.before) != capacity_side(s.after); }
@@ -248,6 +248,13 @@ inline digest_findings compare_digest_findings(const comparison& c, const compar
             for (const auto& k : knees) out.all.push_back({0.4, "knee", k});
         } else
             detail::add_all(out, 0.4, "knee", knees);
+        // A side whose curve is one jump: what looks like its knee is no saturation point.
+        std::vector<std::string> jumps;
+        for (const auto& [side, name] : {std::pair{&c.sweep->before, "Before"}, std::pair{&c.sweep->after, "After"}})
+            for (const auto& k : side->knees)
+                if (servestat::detail::jump_over_load(*side, k))
+                    jumps.push_back(std::string(name) + ": " + servestat::detail::jump_finding(*side, k));
+        detail::add_all(out, 0.45, "knee", jumps);
     }
     std::vector<std::string> tail, rates, few, unpaired;
     detail::add_tail_only(c, o.compare.verdicts, tail);
@@ -278,7 +285,8 @@ inline json change_row(const change& x, std::string metric_text, std::string pai
     return {{"name", x.name},          {"metric", std::move(metric_text)}, {"pair", std::move(pair)},
             {"before", value_text(x, x.before)}, {"after", value_text(x, x.after)}, {"change", change_text(x)},
             {"ci", ci_text(x)},        {"p", p_text(x.p_value)},           {"verdict", std::string(describe(x.result))},
-            {"css", css_class(x.result)}, {"significant", x.result == verdict::improved || x.result == verdict::regressed}};
+            {"css", css_class(x.result)}, {"significant", x.result == verdict::improved || x.result == verdict::regressed},
+            {"before_mark", side_mark(x, "before")}, {"after_mark", side_mark(x, "after")}, {"verdict_mark", verdict_mark(x)}};
 }
 
 inline json identity(const run_stats& r) {
@@ -330,9 +338,12 @@ inline json summary_rows(const comparison& c) {
 
 inline json level_cell(const compared_pair& p, const char* name) {
     const change* x = find_change(p.comparison, name);
-    if (x == nullptr) return {{"before", missing_value}, {"after", missing_value}, {"verdict", missing_value}, {"css", "undecided"}};
+    if (x == nullptr)
+        return {{"before", missing_value}, {"after", missing_value}, {"verdict", missing_value}, {"css", "undecided"},
+                {"before_mark", ""}, {"after_mark", ""}, {"verdict_mark", ""}};
     return {{"before", value_text(*x, x->before)}, {"after", value_text(*x, x->after)},
-            {"verdict", std::string(describe(x->result))}, {"css", css_class(x->result)}};
+            {"verdict", std::string(describe(x->result))}, {"css", css_class(x->result)},
+            {"before_mark", side_mark(*x, "before")}, {"after_mark", side_mark(*x, "after")}, {"verdict_mark", verdict_mark(*x)}};
 }
 
 inline json sweep_compare_view(const comparison& c) {
@@ -610,10 +621,17 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
     stats["findings"] = detail::finding_list(findings.all);
     const std::string counts = detail::verdict_counts_text(stats["verdicts"]);
     const auto [kpi_sources, kpi_note] = detail::compare_kpi_sources(c);
+    json summary = summary_view(compare_summary(c, o));
+    json kpi = kpi_rows(kpi_sources, o.compare.stats.slos, o.slo_percentile, o.compare.stats.subsets);
+    const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
+    std::vector<double> shown = o.compare.percentiles; // the KPI table's p50 and p99 beside the compared ones
+    shown.insert(shown.end(), {50, 99});
     json view{{"title", ro.title},
               {"generator", "servestat 0.1.0"},
-              {"summary", summary_view(compare_summary(c, o))},
-              {"kpi", kpi_rows(kpi_sources, o.compare.stats.slos, o.slo_percentile, o.compare.stats.subsets)},
+              {"summary", std::move(summary)},
+              {"kpi", std::move(kpi)},
+              {"digest_few_samples", digest_few},
+              {"few_samples_note", few_samples_note(shown)},
               {"kpi_note", kpi_note},
               {"has_kpi_slo", !o.compare.stats.slos.empty()},
               {"options", detail::options_view(o)},
@@ -631,6 +649,9 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
               {"overlays", json::array()},
               {"stats", std::move(stats)}};
     view.update(findings_view(findings));
+    view["has_few_samples"] = digest_few || shows_few_samples(view["summary_rows"]) || shows_few_samples(view["pairs"]) ||
+                              shows_few_samples(view["sweep"]) || shows_few_samples(view["findings"]) ||
+                              shows_few_samples(view["all_findings"]);
     return view;
 }
 

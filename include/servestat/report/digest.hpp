@@ -19,6 +19,7 @@
 
 #include "servestat/compare/compare.hpp"      // change, verdict
 #include "servestat/report/change_text.hpp"   // signed_percent, value_text, readable_name, p_clause
+#include "servestat/report/few_samples.hpp"   // few_samples_mark_of, marked_seconds
 #include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value
 #include "servestat/report/stats_json.hpp"    // json
 #include "servestat/stats/run_stats.hpp"      // run_stats, find_summary, find_percentile
@@ -59,7 +60,13 @@ inline std::string common_stem(const std::vector<std::string>& labels) {
     }
     if (labels.size() == 1) return common;
     const auto cut = common.find_last_of("-_ /.");
-    return cut == std::string::npos ? std::string() : common.substr(0, cut);
+    if (cut == std::string::npos) return {};
+    std::string stem = common.substr(0, cut);
+    // Runs named by their settings ("base · rate 10", "base · c=8"): the stem is the configuration.
+    for (const std::string_view load_word : {" · rate", " · c"})
+        if (stem.ends_with(load_word)) stem.resize(stem.size() - load_word.size());
+    if (stem.ends_with(" ·")) stem.resize(stem.size() - std::string_view(" ·").size());
+    return stem;
 }
 
 // A section's own first findings ahead of the summary built before it (the groups of --group-by
@@ -85,22 +92,64 @@ namespace detail {
 inline std::string slo_verdict_text(const run_stats& r, std::string_view subset, const std::vector<slo>& slos,
                                     double percentile) {
     std::string failed;
-    bool any = false;
+    bool any = false, few = false;
     for (const auto& s : slos) {
         const auto value = find_percentile(r, subset, s.on, percentile);
         if (!value) continue;
         any = true;
+        few = few || !few_samples_mark_of(find_summary(r, subset, s.on), percentile).empty();
         if (*value <= s.max_seconds) continue;
         failed.append(failed.empty() ? "" : "; ")
-            .append(fmt::format("{} {} {} > {}", to_string(s.on), percentile_key(percentile), format_seconds(*value),
-                                format_seconds(s.max_seconds)));
+            .append(fmt::format("{} {} {} > {}", to_string(s.on), percentile_key(percentile),
+                                marked_seconds(find_summary(r, subset, s.on), percentile), format_seconds(s.max_seconds)));
     }
     if (!any) return missing_value;
-    return failed.empty() ? "PASS" : "FAIL: " + failed;
+    // A pass resting on few samples carries the dagger too: a longer run may well fail it.
+    return failed.empty() ? std::string("PASS") + (few ? few_samples_mark : "") : "FAIL: " + failed;
 }
 
 inline std::string rate_text(const std::optional<double>& v, const char* format) {
     return v ? fmt::format(fmt::runtime(format), *v) : std::string(missing_value);
+}
+
+// A run known only by its tool's own numbers (an aggregate file): its KPI row from those, as reported.
+inline json reported_kpi_row(const std::string& name, const run_stats& r, const std::vector<slo>& slos,
+                             double slo_percentile) {
+    auto value = [&](std::string_view key) -> std::optional<double> {
+        if (const auto* v = find_reported(r.meta, key)) return v->value;
+        return std::nullopt;
+    };
+    const auto requests = value("requests"), ok = value("ok");
+    std::string failed;
+    bool any = false;
+    for (const auto& s : slos) {
+        const auto v = value(fmt::format("{}.{}", to_string(s.on), percentile_key(slo_percentile)));
+        if (!v) continue;
+        any = true;
+        if (*v > s.max_seconds)
+            failed.append(failed.empty() ? "" : "; ")
+                .append(fmt::format("{} {} {} > {}", to_string(s.on), percentile_key(slo_percentile), format_seconds(*v),
+                                    format_seconds(s.max_seconds)));
+    }
+    const std::string slo_text = !any ? std::string(missing_value) : failed.empty() ? std::string("PASS") : "FAIL: " + failed;
+    return {{"name", name},
+            {"subset", "all (as reported)"},
+            {"requests", requests ? fmt::format("{:.0f}", *requests) : std::string(missing_value)},
+            // Without a count of requests sent, the share is unknown: the count of successes stands in.
+            {"ok", ok && requests && *requests > 0 ? format_share(*ok / *requests)
+                   : ok                            ? fmt::format("{:.0f} ok", *ok)
+                                                   : std::string(missing_value)},
+            {"rps", rate_text(value("rps"), "{:.2f}")},
+            {"output_tps", rate_text(value("output_tps"), "{:.1f}")},
+            {"ttft_p50", format_seconds(value("ttft.p50"))},
+            {"ttft_p99", format_seconds(value("ttft.p99"))},
+            {"e2e_p50", format_seconds(value("e2e.p50"))},
+            {"e2e_p99", format_seconds(value("e2e.p99"))},
+            {"ttft_p50_mark", ""},
+            {"ttft_p99_mark", ""},
+            {"e2e_p50_mark", ""},
+            {"e2e_p99_mark", ""},
+            {"slo", slo_text}};
 }
 
 } // namespace detail
@@ -115,11 +164,16 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
     json rows = json::array();
     for (const auto& source : sources) {
         const run_stats& r = *source.stats;
+        if (r.meta.kind == run_kind::summary) {
+            rows.push_back(detail::reported_kpi_row(source.name, r, slos, slo_percentile));
+            continue;
+        }
         bool first = true;
         for (const char* subset : {"all", "short", "long"}) {
             const summary* e2e = find_summary(r, subset, metric::e2e);
             if (e2e == nullptr || e2e->n == 0) continue;
             auto at = [&](metric m, double p) { return format_seconds(find_percentile(r, subset, m, p)); };
+            auto mark = [&](metric m, double p) { return few_samples_mark_of(find_summary(r, subset, m), p); };
             const bool whole = std::string_view(subset) == "all";
             const double ok = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
             rows.push_back({{"name", first ? source.name : std::string()},
@@ -132,6 +186,10 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
                             {"ttft_p99", at(metric::ttft, 99)},
                             {"e2e_p50", at(metric::e2e, 50)},
                             {"e2e_p99", at(metric::e2e, 99)},
+                            {"ttft_p50_mark", mark(metric::ttft, 50)},
+                            {"ttft_p99_mark", mark(metric::ttft, 99)},
+                            {"e2e_p50_mark", mark(metric::e2e, 50)},
+                            {"e2e_p99_mark", mark(metric::e2e, 99)},
                             {"slo", detail::slo_verdict_text(r, subset, slos, slo_percentile)}});
             first = false;
         }
@@ -278,7 +336,7 @@ inline std::string levels_text(const std::string& param, const merged_change& m)
         while (j + 1 < ls.size() && ls[j + 1].position == ls[j].position + 1) ++j;
         // Each range or level names its parameter, so "c=1, c=8…64" cannot read as one range.
         out.append(out.empty() ? "" : ", ").append(servestat::detail::format_load(param, *ls[i].load));
-        if (j >= i + 2) out += fmt::format("…{:g}", *ls[j].load);
+        if (j >= i + 2) out += "…" + servestat::detail::load_text(*ls[j].load);
         else
             for (std::size_t k = i + 1; k <= j; ++k) out.append(", ").append(servestat::detail::format_load(param, *ls[k].load));
         i = j + 1;
@@ -335,7 +393,7 @@ inline std::string merged_sentence(const std::string& param, const merged_change
         const auto& l = m.levels.front();
         std::string out = (l.where.empty() ? "" : l.where + ": ") + what;
         if (x.relative) out += fmt::format(" by {:.1f}%", 100 * std::abs(*x.relative));
-        out += " (" + detail::value_text(x, x.before) + " → " + detail::value_text(x, x.after);
+        out += " (" + detail::marked_side_text(x, "before") + " → " + detail::marked_side_text(x, "after");
         if (const auto ends = detail::ci_ends(x))
             out += "; " + detail::percent_text(o.confidence) + " CI " + ends->first + " to " + ends->second;
         return out + "; " + detail::p_clause(x.p_value.value_or(1)) + ").";
@@ -344,7 +402,7 @@ inline std::string merged_sentence(const std::string& param, const merged_change
     return fmt::format("{} {} at {} (significant at {} of {} {}{}; largest at {}: {} → {}; {}).", what,
                        detail::magnitude_range(m), detail::levels_text(param, m), m.levels.size(), m.judged,
                        m.levels.front().load ? "levels" : "pairs", detail::ci_span(m, o), big.where,
-                       detail::value_text(*big.x, big.x->before), detail::value_text(*big.x, big.x->after),
+                       detail::marked_side_text(*big.x, "before"), detail::marked_side_text(*big.x, "after"),
                        detail::p_bound(detail::largest_p(m)));
 }
 
@@ -446,8 +504,8 @@ inline std::string evidence_text(const change_group& g, const verdict_options& o
     for (const auto* m : g.members)
         if (score(*m) > score(*best)) best = m;
     const auto& l = largest(*best);
-    std::string out = l.x->statistic + (l.where.empty() ? "" : " at " + l.where) + ": " + value_text(*l.x, l.x->before) +
-                      " → " + value_text(*l.x, l.x->after);
+    std::string out = l.x->statistic + (l.where.empty() ? "" : " at " + l.where) + ": " + marked_side_text(*l.x, "before") +
+                      " → " + marked_side_text(*l.x, "after");
     if (const auto ends = ci_ends(*l.x)) out += ", " + percent_text(o.confidence) + " CI " + ends->first + " to " + ends->second;
     return out + ", " + p_clause(l.x->p_value.value_or(1));
 }

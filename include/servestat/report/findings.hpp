@@ -10,8 +10,9 @@
 
 #include <fmt/format.h> // fmt::format
 
+#include "servestat/report/few_samples.hpp" // marked_seconds
 #include "servestat/report/format.hpp"   // format_seconds, format_share
-#include "servestat/stats/linear_fit.hpp" // linear_fit
+#include "servestat/stats/linear_fit.hpp" // linear_fit, slope_p_value
 #include "servestat/stats/run_stats.hpp"  // run_stats, find_summary
 
 namespace servestat::report {
@@ -37,8 +38,9 @@ inline std::optional<finding> tail_to_median(const run_stats& r) {
     const char* verdict = ratio >= 3 ? "a heavy tail: the slowest 1% wait far longer than typical requests"
                         : ratio >= 1.5 ? "a moderate tail"
                                        : "a tight distribution";
+    const summary* e2e = find_summary(r, "all", metric::e2e);
     return finding{"tail_to_median", fmt::format("End-to-end p99 is {} the median ({} vs {}): {}.", format_ratio(ratio),
-                                                 format_seconds(*p99), format_seconds(*p50), verdict)};
+                                                 marked_seconds(e2e, 99), marked_seconds(e2e, 50), verdict)};
 }
 
 // Short prompts should be fast; a short p99 close to the long p99 means they queue behind long
@@ -53,8 +55,9 @@ inline std::optional<finding> short_requests_in_tail(const run_stats& r) {
                    fmt::format("Short prompts are dragged into the tail: short p99 {} is {} the short median {} "
                                "and {} of the long-prompt p99 {}. Short requests are likely waiting behind long "
                                "prefills.",
-                               format_seconds(*s99), format_ratio(spread), format_seconds(*s50),
-                               format_share(versus_long), format_seconds(*l99))};
+                               marked_seconds(find_summary(r, "short", metric::e2e), 99), format_ratio(spread),
+                               marked_seconds(find_summary(r, "short", metric::e2e), 50), format_share(versus_long),
+                               marked_seconds(find_summary(r, "long", metric::e2e), 99))};
 }
 
 // Seed 004's "queue time is 85% of latency": capacity is idle while requests wait.
@@ -105,22 +108,49 @@ inline std::optional<finding> context_overflows(const run_stats& r) {
     return std::nullopt;
 }
 
-// Decode cost per output token from e2e against output tokens; r² says whether a line describes it.
+// Decode cost per output token from e2e against output tokens, stated only where the line explains
+// the latency: r² ≥ 0.5 and a slope significantly different from 0 (t-test, p < 0.05). A slope that
+// its own fit calls noise is no finding, however many requests it was fitted on.
+inline constexpr double per_token_cost_min_r_squared = 0.5;
+inline constexpr double per_token_cost_alpha = 0.05;
+
 inline std::optional<finding> per_token_cost(const std::optional<linear_fit>& fit) {
-    if (!fit || fit->n < 10 || fit->slope <= 0) return std::nullopt;
+    if (!fit || fit->slope <= 0 || fit->r_squared < per_token_cost_min_r_squared) return std::nullopt;
+    const auto p = slope_p_value(*fit);
+    if (!p || *p >= per_token_cost_alpha) return std::nullopt;
     const char* quality = fit->r_squared >= 0.9 ? "a linear model explains latency well"
-                        : fit->r_squared >= 0.5 ? "output length explains part of the latency; queueing adds the rest"
-                                                : "output length explains little of the latency: queueing or "
-                                                  "prompt length dominate";
+                                                : "output length explains part of the latency; queueing adds the rest";
     return finding{"per_token_cost",
-                   fmt::format("Each output token adds {} of latency (least squares over {} requests, r² = {:.2f}): "
-                               "{}.",
-                               format_seconds(fit->slope), fit->n, fit->r_squared, quality)};
+                   fmt::format("Each output token adds {} of latency (least squares over {} requests, r² = {:.2f}, "
+                               "slope {}): {}.",
+                               format_seconds(fit->slope), fit->n, fit->r_squared,
+                               *p < 0.001 ? std::string("p < 0.001") : fmt::format("p = {:.2g}", *p), quality)};
+}
+
+// The concurrency a run was driven at (`concurrency`, else vLLM's `max_concurrency`), when a number.
+inline std::optional<double> run_concurrency(const run_metadata& meta) {
+    for (const char* key : {"concurrency", "max_concurrency"})
+        if (const auto it = meta.params.find(key); it != meta.params.end() && it->is_number() && it->get<double>() > 0)
+            return it->get<double>();
+    return std::nullopt;
+}
+
+// A closed loop of c clients needs each to finish a few requests before the server sits at c in
+// flight; a run that completed fewer than 2 × c requests spent its whole time in ramp-up and drain.
+inline std::optional<finding> short_for_concurrency(const run_stats& r) {
+    const auto c = run_concurrency(r.meta);
+    if (r.meta.kind != run_kind::requests || r.requests == 0 || !c || static_cast<double>(r.ok) >= 2 * *c)
+        return std::nullopt;
+    return finding{"short_for_concurrency",
+                   fmt::format("{} completed {} requests at concurrency {:g}, fewer than 2 × {:g} = {:g}: the run did "
+                               "not reach steady state, so its latencies describe the ramp-up and drain, not a "
+                               "sustained load of {:g}.",
+                               r.meta.label, r.ok, *c, *c, 2 * *c, *c)};
 }
 
 inline std::vector<finding> derive_findings(const run_stats& r, const std::optional<linear_fit>& e2e_per_output_token) {
     std::vector<finding> out;
-    for (auto f : {context_overflows(r), waiting_dominates(r), short_requests_in_tail(r), tail_to_median(r),
+    for (auto f : {short_for_concurrency(r), context_overflows(r), waiting_dominates(r), short_requests_in_tail(r), tail_to_median(r),
                    per_token_cost(e2e_per_output_token), latency_consistency(r)})
         if (f) out.push_back(std::move(*f));
     return out;

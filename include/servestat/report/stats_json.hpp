@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/stats/run_stats.hpp"      // run_stats, stats_options
+#include "servestat/stats/sample_size.hpp"    // few_sample_percentiles
 #include "servestat/sweep/grid.hpp"           // grid_analysis, sweep_value
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
 
@@ -27,10 +28,14 @@ json or_null(const std::optional<T>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+// A load level; an unbounded one as "inf", vLLM's own spelling (JSON has no infinity).
+inline json load_json(double load) { return std::isinf(load) ? json("inf") : json(load); }
+
 inline json to_json(const summary& s) {
     json j{{"n", s.n},          {"mean", or_null(s.mean)}, {"std", or_null(s.std)},
            {"cov", or_null(s.cov)}, {"min", or_null(s.min)},   {"max", or_null(s.max)}};
     for (const auto& p : s.percentiles) j[percentile_key(p.p)] = or_null(p.value);
+    j["few_samples"] = few_sample_percentiles(s); // those resting on fewer than 10 values beyond them
     return j;
 }
 
@@ -123,7 +128,9 @@ inline json to_json(const run_stats& r) {
         {"reported", detail::to_json(r.meta.reported)},
         {"subsets", std::move(subsets)},
         {"breakdown", detail::to_json(r.time_breakdown)},
-        {"skipped", {{"count", r.skipped.count}, {"examples", r.skipped.examples}}},
+        {"skipped", {{"count", r.skipped.count},
+                     {"unit", r.skipped.unit == skipped_unit::record ? "record" : "line"},
+                     {"examples", r.skipped.examples}}},
     };
 }
 
@@ -147,27 +154,68 @@ inline json options_to_json(const stats_options& o) {
             {"slo", detail::slos_to_json(o.slos)}};
 }
 
+namespace detail {
+
+// Beside Kneedle's answer: the curve's shape (curve_shape.hpp), the caveat and the withheld
+// end-point answer of a knee that is no saturation point, and the threshold knee of latency curves.
+inline void add_knee_qualifiers(json& out, const sweep_knee& k) {
+    json form{{"kind", std::string(to_string(k.form.kind))}, {"spread", k.form.spread}, {"against", k.form.against},
+              {"bend_linear", k.form.bend_linear}, {"bend_log", k.form.bend_log}};
+    if (!k.form.reason.empty()) form["reason"] = k.form.reason;
+    if (const auto& j = k.form.jump)
+        form["jump"] = {{"from", j->x_from}, {"to", j->x_to}, {"y_from", j->y_from}, {"y_to", j->y_to},
+                        {"factor", j->factor}, {"flat_before", j->flat_before}, {"flat_after", j->flat_after}};
+    out["curve_shape"] = std::move(form);
+    out["caveat"] = k.caveat.empty() ? json(nullptr) : json(k.caveat);
+    out["withheld_x"] = or_null(k.withheld_x);
+    out["withheld_load"] = k.withheld_load ? load_json(*k.withheld_load) : json(nullptr);
+    if (!k.threshold) {
+        out["threshold"] = nullptr;
+        return;
+    }
+    const threshold_knee& t = *k.threshold;
+    out["threshold"] = {{"degradation", t.degradation},
+                        {"baseline_load", t.baseline_x ? load_json(*t.baseline_x) : json(nullptr)},
+                        {"baseline", or_null(t.baseline)},
+                        {"limit", or_null(t.limit)},
+                        {"load", t.x ? load_json(*t.x) : json(nullptr)},
+                        {"y", or_null(t.y)}};
+}
+
+} // namespace detail
+
 inline json to_json(const sweep_analysis& a) {
     const auto columns = sweep_table_columns();
     json points = json::array();
     for (const auto& row : a.rows) {
-        json p{{"load", row.load}, {"label", row.label}};
+        json p{{"load", detail::load_json(row.load)}, {"label", row.label}, {"replicates", row.replicates}};
         for (std::size_t i = 0; i < columns.size(); ++i) p[columns[i]] = detail::or_null(row.values[i]);
+        if (row.replicates > 1) { // the median above, and the range it comes from
+            json spread = json::object();
+            for (std::size_t i = 0; i < columns.size() && i < row.low.size(); ++i)
+                if (row.low[i]) spread[columns[i]] = {*row.low[i], *row.high[i]};
+            p["range"] = std::move(spread);
+        }
         points.push_back(std::move(p));
     }
     json knees = json::array();
-    for (const auto& k : a.knees)
-        knees.push_back({{"curve", k.curve}, {"shape", k.shape}, {"x_name", k.x_name}, {"y_name", k.y_name}, {"x", detail::or_null(k.x)},
-                         {"y", detail::or_null(k.y)}, {"load", detail::or_null(k.load)}});
+    for (const auto& k : a.knees) {
+        json knee{{"curve", k.curve}, {"shape", k.shape}, {"x_name", k.x_name}, {"y_name", k.y_name}, {"x", detail::or_null(k.x)},
+                  {"y", detail::or_null(k.y)}, {"load", k.load ? detail::load_json(*k.load) : json(nullptr)}};
+        detail::add_knee_qualifiers(knee, k);
+        knees.push_back(std::move(knee));
+    }
     json capacity = json::array();
     for (const auto& c : a.capacity)
         capacity.push_back({{"metric", std::string(to_string(c.objective.on))}, {"max_seconds", c.objective.max_seconds},
-                            {"percentile", c.percentile}, {"max_load", detail::or_null(c.max_load)},
+                            {"percentile", c.percentile}, {"max_load", c.max_load ? detail::load_json(*c.max_load) : json(nullptr)},
                             {"interpolated", c.interpolated}, {"limited", c.limited},
                             {"known", c.known}});
     json little = json::array();
-    for (const auto& l : a.little) little.push_back({{"load", l.load}, {"in_flight", l.in_flight}, {"ratio", l.ratio}});
-    return {{"param", a.curve.param}, {"group", a.curve.group},  {"points", std::move(points)},
+    for (const auto& l : a.little)
+        little.push_back({{"load", l.load}, {"rps", l.rps}, {"mean_e2e", l.mean_e2e}, {"in_flight", l.in_flight},
+                          {"ratio", l.ratio}, {"under_80", l.ratio < little_ratio_floor}});
+    return {{"param", a.curve.param}, {"group", a.curve.group}, {"covarying", a.curve.covarying}, {"points", std::move(points)},
             {"knees", std::move(knees)}, {"slo_capacity", std::move(capacity)}, {"littles_law", std::move(little)},
             {"findings", a.findings}};
 }

@@ -4,8 +4,13 @@
 #pragma once
 
 #include <algorithm> // std::min, std::max
+#include <cmath>   // std::isinf, std::isfinite, std::abs
 #include <cstddef> // std::size_t
 #include <optional> // std::optional
+#include <limits>  // std::numeric_limits
+#include <set>     // std::set
+#include <span>    // std::span
+#include <tuple>   // std::tuple
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -31,6 +36,16 @@ inline std::string sweep_title(const sweep_analysis& a) {
     return "Sweep over " + a.curve.param + (a.curve.group.empty() ? "" : " (" + a.curve.group + ")");
 }
 
+// " Threshold knee (p99 more than 50% above c=1's 1.30 s): c=4, 2.69 s." — beside Kneedle's.
+inline std::string threshold_sentence(const sweep_analysis& a, const sweep_knee& k) {
+    if (!k.threshold || !k.threshold->baseline) return {};
+    const threshold_knee& t = *k.threshold;
+    const std::string rule = fmt::format("more than {:.0f}% above {}'s {}", 100 * t.degradation,
+                                         format_load(a.curve.param, *t.baseline_x), format_seconds(t.baseline));
+    if (!t.x) return fmt::format(" Threshold knee: none, no level is {}.", rule);
+    return fmt::format(" Threshold knee ({}): {}, {}.", rule, format_load(a.curve.param, *t.x), format_seconds(t.y));
+}
+
 inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
     static constexpr std::pair<const char*, const char*> names[] = {
         {"throughput", "Saturation (throughput against load)"},
@@ -40,12 +55,21 @@ inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
     std::string what = k.curve;
     for (const auto& [key, text] : names)
         if (k.curve == key) what = text;
-    if (!k.x) return what + ": no knee" + (k.shape.empty() ? std::string(" (too few points)") : " (" + k.shape + ")") + ".";
-    const std::string y = k.y_name == "rps" ? fmt::format("{:.3g} req/s", k.y.value_or(0)) : format_seconds(k.y);
-    std::string at = k.x_name == a.curve.param ? format_load(a.curve.param, *k.x)
-                                               : fmt::format("{:.3g} req/s", *k.x) +
-                                                     (k.load ? " (" + format_load(a.curve.param, *k.load) + ")" : "");
-    return fmt::format("{}: knee at {}, where it is {} ({}).", what, at, y, k.shape);
+    const std::string form = k.form.kind == curve_kind::unclassified ? std::string() : "; curve: " + std::string(describe(k.form.kind));
+    std::string out;
+    if (k.withheld_x)
+        out = fmt::format("{}: no knee reported ({}) — caveat: {}.", what, k.shape, k.caveat);
+    else if (!k.x)
+        out = what + ": no knee" + (k.shape.empty() ? std::string(" (too few points)") : " (" + k.shape + form + ")") + ".";
+    else {
+        const std::string y = k.y_name == "rps" ? fmt::format("{:.3g} req/s", k.y.value_or(0)) : format_seconds(k.y);
+        std::string at = k.x_name == a.curve.param ? format_load(a.curve.param, *k.x)
+                                                   : fmt::format("{:.3g} req/s", *k.x) +
+                                                         (k.load ? " (" + format_load(a.curve.param, *k.load) + ")" : "");
+        out = k.caveat.empty() ? fmt::format("{}: knee at {}, where it is {} ({}{}).", what, at, y, k.shape, form)
+                               : fmt::format("{}: knee at {}, where it is {} ({}) — caveat: {}.", what, at, y, k.shape, k.caveat);
+    }
+    return out + threshold_sentence(a, k);
 }
 
 // A load between two measured levels, to the precision a straight line between them supports:
@@ -62,7 +86,7 @@ inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity
     if (!c.limited)
         return fmt::format("{}: met at every measured load, up to {}.", objective, format_load(a.curve.param, *c.max_load));
     return fmt::format("{}: met up to {} {}{}.", objective, a.curve.param,
-                       c.interpolated ? "≈" + interpolated_load(*c.max_load) : fmt::format("{:g}", *c.max_load),
+                       c.interpolated ? "≈" + interpolated_load(*c.max_load) : servestat::detail::load_text(*c.max_load),
                        c.interpolated ? " (interpolated between measured loads)" : "");
 }
 
@@ -71,7 +95,8 @@ inline json sweep_rows(const sweep_analysis& a) {
     for (const auto& row : a.rows) {
         auto seconds = [&](std::string_view c) { return format_seconds(sweep_cell(row, c)); };
         const auto rps = sweep_cell(row, "rps"), tps = sweep_cell(row, "output_tps");
-        rows.push_back({{"load", fmt::format("{:g}", row.load)},
+        rows.push_back({{"load", servestat::detail::load_text(row.load) +
+                                     (row.replicates > 1 ? fmt::format(" ({} runs)", row.replicates) : std::string())},
                         {"rps", rps ? fmt::format("{:.2f}", *rps) : std::string(missing_value)},
                         {"output_tps", tps ? fmt::format("{:.1f}", *tps) : std::string(missing_value)},
                         {"success", format_share(sweep_cell(row, "success_rate"))},
@@ -92,15 +117,59 @@ inline json sentences(const std::vector<std::string>& texts) {
     return out;
 }
 
+// Where a level is drawn on a load axis: at its value; an unbounded rate one step past the last
+// measured level (twice it on a log axis), where the axis names it "∞ (max)".
+inline double plotted_load(const sweep_analysis& a, double load, bool log_x) {
+    if (!std::isinf(load)) return load;
+    std::vector<double> finite;
+    for (const auto& row : a.rows)
+        if (std::isfinite(row.load)) finite.push_back(row.load);
+    if (finite.empty()) return 1;
+    const double last = finite.back();
+    if (log_x || finite.size() < 2) return last > 0 ? 2 * last : 1;
+    return last + std::max(last - finite[finite.size() - 2], 0.25 * std::abs(last));
+}
+
 // Points (load, column) where the column is known, as one plot series.
-inline plot::named_points series_over_load(const sweep_analysis& a, std::string_view column, std::string name) {
+inline plot::named_points series_over_load(const sweep_analysis& a, std::string_view column, std::string name,
+                                           bool log_x = false) {
     plot::named_points s{std::move(name), {}, {}};
     for (const auto& row : a.rows)
         if (const auto v = sweep_cell(row, column)) {
-            s.x.push_back(row.load);
+            s.x.push_back(plotted_load(a, row.load, log_x));
             s.y.push_back(*v);
         }
     return s;
+}
+
+// The smallest to largest value of repeated runs around series `series`'s line (the line is their
+// median); none when no level was run more than once.
+inline std::optional<plot::band> replicate_band(const sweep_analysis& a, std::string_view column, std::size_t series,
+                                                bool log_x) {
+    const std::size_t i = servestat::detail::column_index(column);
+    plot::band b{series, {}, {}, {}, "range of repeated runs"};
+    bool any = false;
+    for (const auto& row : a.rows) {
+        if (i >= row.values.size() || !row.values[i]) continue;
+        const bool spread = row.replicates > 1 && i < row.low.size() && row.low[i];
+        b.x.push_back(plotted_load(a, row.load, log_x));
+        b.low.push_back(spread ? *row.low[i] : *row.values[i]);
+        b.high.push_back(spread ? *row.high[i] : *row.values[i]);
+        any = any || spread;
+    }
+    return any ? std::optional<plot::band>(std::move(b)) : std::nullopt;
+}
+
+// What the table and the plots make of levels measured more than once.
+inline std::string replicates_sentence(const sweep_analysis& a) {
+    std::string levels;
+    for (const auto& row : a.rows)
+        if (row.replicates > 1)
+            levels.append(levels.empty() ? "" : ", ").append(fmt::format("{} ({} runs)", format_load(a.curve.param, row.load), row.replicates));
+    if (levels.empty()) return {};
+    return fmt::format("Measured more than once: {}. The table and the curves show the median of those runs; the "
+                       "shaded band on the curves spans their smallest to largest value, and each run is in the run "
+                       "tables.", levels);
 }
 
 inline const sweep_knee* find_knee_of(const sweep_analysis& a, std::string_view curve) {
@@ -117,13 +186,27 @@ inline std::string little_sentence(const sweep_analysis& a) {
     for (const auto& c : a.little) {
         lo = std::min(lo, c.ratio);
         hi = std::max(hi, c.ratio);
-        if (c.ratio < 0.8) short_of.append(short_of.empty() ? "" : ", ").append(format_load(a.curve.param, c.load));
+        if (c.ratio < little_ratio_floor) short_of.append(short_of.empty() ? "" : ", ").append(format_load(a.curve.param, c.load));
     }
     std::string out = fmt::format("Little's law (in flight = req/s × mean e2e): {:.0f}–{:.0f}% of the {} asked at the {} "
                                   "levels",
                                   100 * lo, 100 * hi, a.curve.param, a.little.size());
     if (short_of.empty()) return out + ", so the client kept the load it claims.";
     return out + "; under 80% at " + short_of + ", where the client, not the server, may limit the load.";
+}
+
+// The Little's law table: one row per level, whether or not it passes.
+inline json little_rows(const sweep_analysis& a) {
+    json rows = json::array();
+    for (const auto& c : a.little)
+        rows.push_back({{"load", servestat::detail::load_text(c.load)},
+                        {"rps", fmt::format("{:.2f}", c.rps)},
+                        {"mean_e2e", format_seconds(c.mean_e2e)},
+                        {"in_flight", fmt::format("{:.1f}", c.in_flight)},
+                        {"ratio", fmt::format("{:.0f}%", 100 * c.ratio)},
+                        {"under_80", c.ratio < little_ratio_floor},
+                        {"verdict", c.ratio < little_ratio_floor ? "under 80%" : "ok"}});
+    return rows;
 }
 
 } // namespace detail
@@ -140,8 +223,51 @@ inline json sweep_view(const sweep_analysis& a) {
             {"capacity", detail::sentences(capacity)},
             {"has_findings", !a.findings.empty()},
             {"findings", detail::sentences(a.findings)},
+            {"replicates", detail::replicates_sentence(a)},
+            {"has_replicates", !detail::replicates_sentence(a).empty()},
             {"has_little", !a.little.empty()},
-            {"little", detail::little_sentence(a)}};
+            {"little", detail::little_sentence(a)},
+            {"little_rows", detail::little_rows(a)}};
+}
+
+// Every sweep over one parameter on one chart per measure (throughput, e2e p99, TTFT p99): the
+// configurations side by side, one series each, in the order given. None for a single sweep.
+inline std::vector<plot_file> sweeps_overlay_plots(std::span<const sweep_analysis> sweeps,
+                                                   const std::vector<std::string>& names) {
+    std::vector<plot_file> out;
+    if (sweeps.size() < 2) return out;
+    const std::string param = sweeps.front().curve.param;
+    for (const auto& a : sweeps)
+        if (a.curve.param != param) return out;
+    // One axis for all: log when the measured levels span a factor of 8; ∞ one step past the last.
+    sweep_analysis all = sweeps.front();
+    all.rows.clear();
+    std::set<double> levels;
+    for (const auto& a : sweeps)
+        for (const auto& row : a.rows) levels.insert(row.load);
+    for (double l : levels) all.rows.push_back({l, {}, {}, 1, {}, {}});
+    std::vector<double> finite;
+    for (double l : levels)
+        if (std::isfinite(l)) finite.push_back(l);
+    plot::line_options o;
+    o.log_x = !finite.empty() && finite.front() > 0 && finite.back() / finite.front() >= 8;
+    if (std::isinf(*levels.rbegin())) o.x_names.push_back({detail::plotted_load(all, *levels.rbegin(), o.log_x), "∞ (max)"});
+    for (const auto& [column, what, axis, file] :
+         {std::tuple{"rps", "Throughput", "throughput (req/s)", "throughput"},
+          std::tuple{"e2e.p99", "End-to-end p99", "p99 end-to-end latency (s)", "e2e-p99"},
+          std::tuple{"ttft.p99", "TTFT p99", "p99 time to first token (s)", "ttft-p99"}}) {
+        std::vector<plot::named_points> series;
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            auto s = detail::series_over_load(sweeps[i], column, i < names.size() ? names[i] : sweeps[i].curve.group, o.log_x);
+            for (auto& x : s.x)
+                if (x > (finite.empty() ? 0 : finite.back())) x = detail::plotted_load(all, std::numeric_limits<double>::infinity(), o.log_x);
+            if (s.x.size() > 1) series.push_back(std::move(s));
+        }
+        if (series.size() < 2) continue;
+        const std::string title = std::string(what) + " against " + param + " — every sweep";
+        out.push_back({std::string("sweeps-") + file + ".svg", title, plot::line_chart(series, {title, param, axis}, o)});
+    }
+    return out;
 }
 
 // The notebook's sweep charts, with Kneedle's knees marked. `prefix` keeps file names apart.
@@ -149,7 +275,13 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
     std::vector<plot_file> out;
     const std::string name = short_name.empty() ? detail::sweep_title(a) : short_name, param = a.curve.param;
     plot::line_options base;
-    if (!a.rows.empty() && a.rows.front().load > 0 && a.rows.back().load / a.rows.front().load >= 8) base.log_x = true;
+    std::vector<double> finite;
+    for (const auto& row : a.rows)
+        if (std::isfinite(row.load)) finite.push_back(row.load);
+    if (!finite.empty() && finite.front() > 0 && finite.back() / finite.front() >= 8) base.log_x = true;
+    const bool log_x = base.log_x;
+    if (!a.rows.empty() && std::isinf(a.rows.back().load))
+        base.x_names.push_back({detail::plotted_load(a, a.rows.back().load, log_x), "∞ (max)"});
     auto add = [&](const std::string& kind, const std::string& title, std::string svg) {
         out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
     };
@@ -160,33 +292,47 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
                                                                   : fmt::format("{:.3g} req/s", *k->x))});
     };
 
-    if (const auto rps = detail::series_over_load(a, "rps", "throughput"); rps.x.size() > 1) {
+    if (const auto rps = detail::series_over_load(a, "rps", "throughput", log_x); rps.x.size() > 1) {
         plot::line_options o = base;
         mark(o, "throughput");
+        if (auto b = detail::replicate_band(a, "rps", 0, log_x)) o.bands.push_back(std::move(*b));
         const std::vector<plot::named_points> series{rps};
         add("throughput", "Throughput against " + param + " — " + name,
             plot::line_chart(series, {"Throughput against " + param + " — " + name, param, "throughput (req/s)"}, o));
     }
     std::vector<plot::named_points> percentiles;
     for (const char* p : {"p50", "p90", "p99"})
-        if (auto s = detail::series_over_load(a, std::string("e2e.") + p, std::string("e2e ") + p); s.x.size() > 1)
+        if (auto s = detail::series_over_load(a, std::string("e2e.") + p, std::string("e2e ") + p, log_x); s.x.size() > 1)
             percentiles.push_back(std::move(s));
     if (!percentiles.empty()) {
         plot::line_options o = base;
         mark(o, "p99");
+        if (percentiles.back().name == "e2e p99")
+            if (auto b = detail::replicate_band(a, "e2e.p99", percentiles.size() - 1, log_x)) o.bands.push_back(std::move(*b));
         add("percentiles", "Latency percentiles against " + param + " — " + name,
             plot::line_chart(percentiles, {"End-to-end p50 / p90 / p99 against " + param + " — " + name, param,
                                            "end-to-end latency (s)"}, o));
     }
     std::vector<plot::named_points> short_long;
     for (const char* subset : {"short", "long"})
-        if (auto s = detail::series_over_load(a, std::string(subset) + ".e2e.p99", std::string(subset) + " p99");
+        if (auto s = detail::series_over_load(a, std::string(subset) + ".e2e.p99", std::string(subset) + " p99", log_x);
             s.x.size() > 1)
             short_long.push_back(std::move(s));
     if (!short_long.empty())
         add("short-long-p99", "Short and long requests' p99 against " + param + " — " + name,
             plot::line_chart(short_long, {"Short vs long prompts: p99 against " + param + " — " + name, param,
                                           "p99 end-to-end latency (s)"}, base));
+
+    std::vector<plot::named_points> ttft;
+    for (const char* p : {"p50", "p99"})
+        if (auto s = detail::series_over_load(a, std::string("ttft.") + p, std::string("TTFT ") + p, log_x); s.x.size() > 1)
+            ttft.push_back(std::move(s));
+    if (!ttft.empty()) {
+        plot::line_options o = base;
+        mark(o, "ttft");
+        add("ttft", "Time to first token against " + param + " — " + name,
+            plot::line_chart(ttft, {"TTFT p50 / p99 against " + param + " — " + name, param, "time to first token (s)"}, o));
+    }
 
     // The notebook's "knee visualization": p99 against throughput, each point labelled by its load.
     plot::named_points tradeoff{"load levels", {}, {}};

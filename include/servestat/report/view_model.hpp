@@ -12,6 +12,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/run.hpp"           // run
+#include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
 #include "servestat/report/findings.hpp"    // derive_findings
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
 #include "servestat/report/stats_json.hpp"  // json, stats_document
@@ -73,7 +74,8 @@ inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
             const summary* sum = find_summary(r, s.name, m);
             if (sum == nullptr || sum->n == 0) continue;
             json cells = json::array();
-            for (double p : ps) cells.push_back({{"value", format_seconds(find_percentile(*sum, p))}});
+            for (double p : ps)
+                cells.push_back({{"value", format_seconds(find_percentile(*sum, p))}, {"mark", few_samples_mark_of(sum, p)}});
             rows.push_back({{"subset", s.name},
                             {"n", std::to_string(sum->n)},
                             {"mean", format_seconds(sum->mean)},
@@ -97,6 +99,8 @@ inline json headline(const run_stats& r) {
     auto at = [](const summary* s, double p) {
         return s ? format_seconds(find_percentile(*s, p)) : std::string(missing_value);
     };
+    // Each percentile's dagger beside it, so a template can show the value with or without it.
+    auto mark = [](const summary* s, double p) { return few_samples_mark_of(s, p); };
     const double success = r.requests ? static_cast<double>(r.ok) / static_cast<double>(r.requests) : 0.0;
     return {{"requests", std::to_string(r.requests)},
             {"ok", std::to_string(r.ok)},
@@ -112,10 +116,16 @@ inline json headline(const run_stats& r) {
             {"e2e_p50", at(e2e, 50)},
             {"e2e_p90", at(e2e, 90)},
             {"e2e_p99", at(e2e, 99)},
+            {"e2e_p50_mark", mark(e2e, 50)},
+            {"e2e_p90_mark", mark(e2e, 90)},
+            {"e2e_p99_mark", mark(e2e, 99)},
             {"has_ttft", ttft != nullptr && ttft->n > 0},
             {"ttft_p50", at(ttft, 50)},
             {"ttft_p90", at(ttft, 90)},
-            {"ttft_p99", at(ttft, 99)}};
+            {"ttft_p99", at(ttft, 99)},
+            {"ttft_p50_mark", mark(ttft, 50)},
+            {"ttft_p90_mark", mark(ttft, 90)},
+            {"ttft_p99_mark", mark(ttft, 99)}};
 }
 
 inline json error_rows(const run_stats& r) {
@@ -161,7 +171,7 @@ inline json slo_rows(const run_stats& r, const std::vector<slo>& slos, double pe
                             {"objective", fmt::format("{}% of requests within {}", percentile, format_seconds(s.max_seconds))},
                             {"pass", pass},
                             {"verdict", pass ? "PASS" : "FAIL"},
-                            {"actual", fmt::format("p{} is {}", percentile, format_seconds(*value))}});
+                            {"actual", fmt::format("p{} is {}", percentile, marked_seconds(sum, percentile))}});
         }
     return rows;
 }
@@ -225,9 +235,13 @@ inline json compact_rows(const run_stats& r) {
         const summary* e2e = find_summary(r, s.name, metric::e2e);
         if (e2e == nullptr || e2e->n == 0) continue;
         auto at = [&](metric m, double p) { return format_seconds(find_percentile(r, s.name, m, p)); };
+        auto mark = [&](metric m, double p) { return few_samples_mark_of(find_summary(r, s.name, m), p); };
         rows.push_back({{"subset", s.name}, {"n", std::to_string(e2e->n)},
                         {"e2e_p50", at(metric::e2e, 50)}, {"e2e_p90", at(metric::e2e, 90)}, {"e2e_p99", at(metric::e2e, 99)},
-                        {"ttft_p50", at(metric::ttft, 50)}, {"ttft_p99", at(metric::ttft, 99)}, {"tpot_p50", at(metric::tpot, 50)}});
+                        {"ttft_p50", at(metric::ttft, 50)}, {"ttft_p99", at(metric::ttft, 99)}, {"tpot_p50", at(metric::tpot, 50)},
+                        {"e2e_p50_mark", mark(metric::e2e, 50)}, {"e2e_p90_mark", mark(metric::e2e, 90)},
+                        {"e2e_p99_mark", mark(metric::e2e, 99)}, {"ttft_p50_mark", mark(metric::ttft, 50)},
+                        {"ttft_p99_mark", mark(metric::ttft, 99)}, {"tpot_p50_mark", mark(metric::tpot, 50)}});
     }
     return rows;
 }
@@ -299,6 +313,9 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"findings", findings},
               {"has_skipped", r.skipped.count > 0},
               {"skipped", std::to_string(r.skipped.count)},
+              {"skipped_text", fmt::format("{} bad {}{} {} skipped", r.skipped.count,
+                                           r.skipped.unit == skipped_unit::line ? "log " : "",
+                                           r.skipped.noun(r.skipped.count), r.skipped.count == 1 ? "was" : "were")},
               {"has_steady_state", r.steady_state.window.has_value()},
               {"steady_state", steady_state_view(r.steady_state)},
               {"steady_state_text", steady_state_text(r.steady_state)}};
@@ -343,16 +360,30 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     for (const auto& a : runs) {
         stats.push_back(a.stats);
         findings.push_back(derive_findings(a.stats, a.e2e_per_output_token));
-        run_views.push_back(detail::run_view(a, o, ro));
-        run_views.back()["compact"] = detail::compact_rows(a.stats);
+        json& view = run_views.emplace_back(detail::run_view(a, o, ro));
+        view["compact"] = detail::compact_rows(a.stats);
+        view["has_few_samples"] = shows_few_samples(view["headline"]) || shows_few_samples(view["metric_tables"]) ||
+                                  shows_few_samples(view["compact"]) || shows_few_samples(view["findings"]) ||
+                                  shows_few_samples(view["slo"]);
     }
     const auto [kpi_sources, kpi_note] = report_kpi_sources(stats, sweeps);
+    json summary = summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile));
+    json kpi = kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets);
+    const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
+    const bool kpi_has_subsets = std::any_of(kpi.begin(), kpi.end(), [](const json& row) {
+        return !row["subset"].get<std::string>().starts_with("all"); // "all", "all (as reported)"
+    });
     return {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
-            {"summary", summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile))},
-            {"kpi", kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets)},
+            {"summary", std::move(summary)},
+            {"kpi", std::move(kpi)},
             {"has_kpi", !kpi_sources.empty()},
+            {"kpi_has_subsets", kpi_has_subsets},
             {"kpi_note", kpi_note},
+            {"digest_few_samples", digest_few},
+            // Once is enough where the runs compared follow the digest's own footnote.
+            {"comparison_few_samples", !digest_few && shows_few_samples(comparison)},
+            {"few_samples_note", few_samples_note(o.summary.percentiles)},
             {"has_kpi_slo", !o.slos.empty()},
             {"many_runs", comparison.size() > 1},
             {"runs_in_sweeps", detail::all_in_sweeps(runs.size(), sweeps)},
@@ -361,6 +392,8 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"comparison", comparison},
             {"runs", run_views},
             {"has_sweeps", !sweeps.empty()},
+            {"has_sweep_overlays", false}, // the CLI adds "sweep_overlays" (sweeps_overlay_plots) and sets it
+            {"accounting", json::array()}, // the CLI's: rows and runs left out (accounting_view)
             {"sweeps", sweep_views},
             {"grids", grid_views},
             {"has_groups", false}, // report --group-by sets it and adds "group_view"

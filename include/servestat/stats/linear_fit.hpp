@@ -1,9 +1,12 @@
 // Ordinary least squares y = intercept + slope·x, with r²: how well latency scales with a size.
 #pragma once
 
+#include <cmath>    // std::sqrt
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <span>     // std::span
+
+#include <boost/math/distributions/students_t.hpp> // students_t, cdf, complement
 
 namespace servestat {
 
@@ -40,6 +43,19 @@ inline std::optional<linear_fit> least_squares(std::span<const double> x, std::s
     fit.intercept = mean_y - fit.slope * mean_x;
     fit.r_squared = syy == 0 ? 1.0 : (sxy * sxy) / (sxx * syy);
     return fit;
+}
+
+// The two-sided p-value of the t-test that the slope is 0 (no linear relation), with n − 2 degrees
+// of freedom. The t statistic of the slope, slope / its standard error, equals
+// r·sqrt(n − 2) / sqrt(1 − r²), so r² and n decide it. Empty with fewer than three points (no
+// residual left to estimate the error from); 0 for an exact line.
+inline std::optional<double> slope_p_value(const linear_fit& fit) {
+    if (fit.n < 3 || !(fit.r_squared >= 0)) return std::nullopt;
+    if (fit.r_squared >= 1) return 0.0; // rounding may put an exact line a hair above 1
+    const double df = static_cast<double>(fit.n - 2);
+    const double t = std::sqrt(fit.r_squared * df / (1 - fit.r_squared));
+    const boost::math::students_t distribution(df);
+    return 2 * boost::math::cdf(boost::math::complement(distribution, t)); // complement keeps tiny p-values exact
 }
 
 } // namespace servestat

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h> // fmt::format
 
+#include "servestat/core/errors.hpp" // input_error
 #include "servestat/core/run.hpp" // run, request_table
 
 namespace servestat {
@@ -207,8 +208,15 @@ inline bool mostly_transient(const steady_state& w) {
     return 2 * (w.excluded_start + w.excluded_end) > w.requests + w.excluded_start + w.excluded_end;
 }
 
-// The run cut to the requests sent within the window, with a note saying what was removed.
+// The run cut to the requests sent within the window, with a note saying what was removed. A
+// window that holds no request (one made by hand, not detected) would leave a run of nothing: an
+// input error naming the file, not statistics of zero requests.
 inline run cut_to_steady_state(const run& r, const steady_state& w) {
+    if (w.requests == 0)
+        throw input_error(r.meta.source.path, 0, "",
+                          fmt::format("the steady-state window {} holds no request: --steady-state would leave "
+                                      "nothing to analyse",
+                                      describe(w)));
     run out;
     out.meta = r.meta;
     out.skipped = r.skipped;

@@ -32,6 +32,7 @@ struct grid {
     std::string group;                   // what sets this grid apart from the others, e.g. "deployment=GPU1"
     std::vector<double> rows, columns;   // ascending
     std::vector<std::vector<std::optional<std::size_t>>> cells; // [row][column] → index into runs; empty = not measured
+    std::vector<left_out_run> left_out; // a combination measured again: its cell shows the first run
 };
 
 struct grid_cell {
@@ -59,7 +60,7 @@ namespace detail {
 inline std::string grid_family_key(const run_stats& r) {
     nlohmann::json others = nlohmann::json::object();
     for (const auto& [name, value] : r.meta.params.items())
-        if (!value.is_number()) others[name] = value;
+        if (!numeric_param(r.meta, name)) others[name] = value; // "inf" is a level, not a name
     return r.meta.source.format + "\n" + r.meta.workload + "\n" + r.meta.model + "\n" + others.dump();
 }
 
@@ -69,7 +70,7 @@ inline std::set<std::string> varying_numeric_params(std::span<const run_stats> r
     std::map<std::string, std::size_t> with;
     for (const std::size_t i : family)
         for (const auto& [name, value] : runs[i].meta.params.items())
-            if (value.is_number()) {
+            if (numeric_param(runs[i].meta, name)) {
                 values[name].insert(value.dump());
                 ++with[name];
             }
@@ -102,7 +103,8 @@ inline std::string grid_group_name(std::span<const run_stats> runs, const run_st
     if (models.size() > 1) add("model", r.meta.model);
     const auto varying = varying_params(runs);
     for (const auto& [name, value] : r.meta.params.items())
-        if (!value.is_number() && varying.contains(name)) add(name, value.is_string() ? value.get<std::string>() : value.dump());
+        if (!numeric_param(r.meta, name) && varying.contains(name))
+            add(name, value.is_string() ? value.get<std::string>() : value.dump());
     return out;
 }
 
@@ -122,6 +124,8 @@ inline std::optional<grid> grid_of(std::span<const run_stats> runs, const std::v
     g.column_param = grid_column_param(varying, o);
     if (g.column_param.empty()) return std::nullopt;
     g.row_param = *varying.begin() == g.column_param ? *varying.rbegin() : *varying.begin();
+    // A parameter that follows the load (each rate run with its own number of prompts) is no axis.
+    if (!covarying_params(runs, g.column_param, {g.row_param}).empty()) return std::nullopt;
     g.group = grid_group_name(runs, runs[family.front()]);
     g.rows = sorted_values(runs, family, g.row_param);
     g.columns = sorted_values(runs, family, g.column_param);
@@ -132,7 +136,11 @@ inline std::optional<grid> grid_of(std::span<const run_stats> runs, const std::v
         if (!row || !column) continue;
         const auto r = static_cast<std::size_t>(std::find(g.rows.begin(), g.rows.end(), *row) - g.rows.begin());
         const auto c = static_cast<std::size_t>(std::find(g.columns.begin(), g.columns.end(), *column) - g.columns.begin());
-        if (!g.cells[r][c]) g.cells[r][c] = i; // a combination measured twice keeps its first run, as sweeps do
+        if (!g.cells[r][c]) g.cells[r][c] = i;
+        else
+            g.left_out.push_back({i, fmt::format("{}={} at {}={} was measured again: the grid's cell shows {}", g.row_param,
+                                                 load_text(*row), g.column_param, load_text(*column),
+                                                 runs[*g.cells[r][c]].meta.label)});
     }
     return g;
 }

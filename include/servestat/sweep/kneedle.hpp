@@ -77,7 +77,12 @@ struct knee_result {
     std::optional<double> knee_y;      // y there, as measured (the mean y where x repeats)
     std::optional<double> norm_knee;   // kneed's `norm_knee`: NOT mirrored, see docs/knee.md
     std::optional<double> norm_knee_y; // kneed's `norm_knee_y`: in the flipped/reflected frame
-    std::vector<double> all_knees;     // every knee x found, ascending (one knee unless online)
+    // kneed's all_knees / all_norm_knees (sets there, ascending lists here) and all_knees_y /
+    // all_norm_knees_y (lists in detection order there; here each lines up with its x list).
+    std::vector<double> all_knees;        // every knee x found, ascending (one knee unless online)
+    std::vector<double> all_knees_y;      // y at each of all_knees, as measured
+    std::vector<double> all_norm_knees;   // every norm_knee found (unmirrored, like norm_knee), ascending
+    std::vector<double> all_norm_knees_y; // norm_knee_y at each of all_norm_knees (transformed frame)
     knee_curve curve = knee_curve::concave;               // the shape used, given or detected
     knee_direction direction = knee_direction::increasing;
     std::size_t points = 0; // distinct x values the detector saw (repeated x are averaged)
@@ -331,9 +336,19 @@ inline knee_result find_knee(std::span<const double> x, std::span<const double> 
     // kneed maps the index back for the shapes whose y it reversed, but not norm_knee.
     const bool mirrored = (out.curve == knee_curve::convex) == (out.direction == knee_direction::increasing);
     const auto knee_index = [&](std::size_t at) { return mirrored ? n - 1 - at : at; };
-    for (std::size_t at : found) out.all_knees.push_back(p.x[knee_index(at)]);
-    std::sort(out.all_knees.begin(), out.all_knees.end());
-    out.all_knees.erase(std::unique(out.all_knees.begin(), out.all_knees.end()), out.all_knees.end());
+    // A knee is detected once per point that falls below its threshold: the same index repeats.
+    std::vector<std::size_t> distinct = found;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (std::size_t at : distinct) { // ascending index: ascending normalised x
+        out.all_norm_knees.push_back(xn[at]);
+        out.all_norm_knees_y.push_back(yn[at]);
+    }
+    if (mirrored) std::reverse(distinct.begin(), distinct.end()); // ascending x of the mirrored index
+    for (std::size_t at : distinct) {
+        out.all_knees.push_back(p.x[knee_index(at)]);
+        out.all_knees_y.push_back(p.y[knee_index(at)]);
+    }
     const std::size_t last = found.back();
     out.knee = p.x[knee_index(last)];
     out.knee_y = p.y[knee_index(last)];

@@ -2,9 +2,12 @@
 // on everything else, ordered by that parameter; and two-parameter grids.
 #pragma once
 
-#include <algorithm>   // std::sort, std::none_of
+#include <algorithm>   // std::sort, std::find, std::find_if
 #include <array>       // std::array
+#include <cmath>       // std::isinf
 #include <cstddef>     // std::size_t
+#include <filesystem>  // std::filesystem::path
+#include <limits>      // std::numeric_limits
 #include <map>         // std::map
 #include <optional>    // std::optional
 #include <set>         // std::set
@@ -14,21 +17,37 @@
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
+#include <fmt/format.h>       // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/errors.hpp"    // input_error
+#include "servestat/core/run_names.hpp" // load_params
 
 #include "servestat/stats/run_stats.hpp" // run_stats, find_summary, find_percentile
 
 namespace servestat {
 
 struct sweep_point {
-    double load;     // the swept parameter's value
-    std::size_t run; // index into the runs the sweep was found in
+    double load;     // the swept parameter's value; +inf for an unbounded rate (vLLM's "inf")
+    std::size_t run; // index into the runs the sweep was found in: the level's first run
+    // Every run of this configuration at this level, `run` first, in input order: more than one
+    // when the level was measured again (replicates).
+    std::vector<std::size_t> replicates;
 };
 
 struct sweep {
     std::string param;               // what was swept, e.g. "concurrency"
     std::string group;               // the other parameters that set this sweep apart, e.g. "max_num_seqs=16"
     std::vector<sweep_point> points; // ascending load
+    // Parameters whose value follows the load level and so set no sweep apart ("num_prompts" when
+    // each rate was run with its own number of prompts).
+    std::vector<std::string> covarying;
+};
+
+// A run that has the swept parameter but is on no sweep, and why.
+struct left_out_run {
+    std::size_t run;
+    std::string reason;
 };
 
 struct sweep_options {
@@ -36,16 +55,24 @@ struct sweep_options {
     std::size_t min_points = 3; // fewer load levels make no curve
 };
 
-// Load parameters in the order an automatic choice prefers them: what a load test turns up.
-inline constexpr std::array<std::string_view, 6> load_params{
-    "concurrency", "max_concurrency", "request_rate", "scale", "max_num_seqs", "max_num_batched_tokens"};
-
 namespace detail {
 
+// A load level: a number, or "inf" / "Infinity" (how vLLM and JSON writers spell an unbounded rate;
+// JSON itself has no infinity).
 inline std::optional<double> numeric_param(const run_metadata& meta, const std::string& name) {
     const auto it = meta.params.find(name);
-    if (it == meta.params.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
+    if (it == meta.params.end()) return std::nullopt;
+    if (it->is_number()) return it->get<double>();
+    if (it->is_string())
+        for (const char* spelling : {"inf", "Infinity", "infinity", "+inf"})
+            if (it->get_ref<const std::string&>() == spelling) return std::numeric_limits<double>::infinity();
+    return std::nullopt;
+}
+
+// A load level as people write it: "16", "2.5", and "∞ (max)" for an unbounded rate (every
+// request sent at once: the server's maximum throughput).
+inline std::string load_text(double load) {
+    return std::isinf(load) ? std::string("∞ (max)") : fmt::format("{:g}", load);
 }
 
 // Parameters whose value is not the same in every run.
@@ -62,20 +89,90 @@ inline std::set<std::string> varying_params(std::span<const run_stats> runs) {
     return out;
 }
 
+// The load parameter that varies and that most runs have (the earlier of load_params on a tie):
+// one run with a concurrency among rate-swept runs does not make concurrency the sweep.
 inline std::string choose_sweep_param(std::span<const run_stats> runs, const sweep_options& o) {
     if (!o.by.empty()) return o.by;
     const auto varying = varying_params(runs);
-    for (const auto p : load_params)
-        if (varying.contains(std::string(p))) return std::string(p);
+    std::string best;
+    std::size_t best_count = 0;
+    for (const auto p : load_params) {
+        if (!varying.contains(std::string(p))) continue;
+        std::size_t count = 0;
+        for (const auto& r : runs) count += numeric_param(r.meta, std::string(p)).has_value();
+        if (count > best_count) best = std::string(p), best_count = count;
+    }
+    if (!best.empty()) return best;
     return varying.size() == 1 ? *varying.begin() : std::string();
 }
 
+inline std::string folder_of(const run_stats& r) {
+    return std::filesystem::path(r.meta.source.path).parent_path().string();
+}
+
+// Parameters other than the swept one whose value is a function of the load level: one value at
+// each level (every run there agrees, and some level has several runs to agree), more than one
+// value in all, and no value held over a whole curve's worth of levels (that would be a
+// configuration measured at several loads, which sets a curve apart). vLLM's `num_prompts` when each
+// rate was run with its own number of prompts is one; `max_num_seqs` of a grid is not.
+inline std::vector<std::string> covarying_params(std::span<const run_stats> runs, const std::string& param,
+                                                 const std::set<std::string>& varying) {
+    constexpr std::size_t curve_points = 3;
+    std::vector<std::string> out;
+    for (const auto& name : varying) {
+        if (name == param) continue;
+        std::map<double, std::set<std::string>> values_at;
+        std::map<double, std::size_t> runs_at;
+        std::map<std::string, std::set<double>> levels_of;
+        for (const auto& r : runs) {
+            const auto load = numeric_param(r.meta, param);
+            if (!load) continue;
+            const auto it = r.meta.params.find(name);
+            const std::string value = it == r.meta.params.end() ? std::string("\x01" "absent") : it->dump();
+            values_at[*load].insert(value);
+            ++runs_at[*load];
+            levels_of[value].insert(*load);
+        }
+        bool one_per_level = true, shared = false, spans_curve = false;
+        for (const auto& [load, values] : values_at) one_per_level = one_per_level && values.size() == 1;
+        for (const auto& [load, n] : runs_at) shared = shared || n > 1;
+        for (const auto& [value, levels] : levels_of) spans_curve = spans_curve || levels.size() >= curve_points;
+        if (one_per_level && shared && !spans_curve && levels_of.size() > 1) out.push_back(name);
+    }
+    return out;
+}
+
 // What must be equal for two runs to lie on one curve: the source format, workload, model and
-// every parameter except the swept one.
-inline std::string curve_key(const run_stats& r, const std::string& param) {
+// every parameter except the swept one and those that follow it (and, when folders hold the
+// configurations, the folder).
+inline std::string curve_key(const run_stats& r, const std::string& param, std::span<const std::string> covarying,
+                             bool by_folder) {
     nlohmann::json others = r.meta.params;
     others.erase(param);
-    return r.meta.source.format + "\n" + r.meta.workload + "\n" + r.meta.model + "\n" + others.dump();
+    for (const auto& name : covarying) others.erase(name);
+    return r.meta.source.format + "\n" + r.meta.workload + "\n" + r.meta.model + "\n" + others.dump() + "\n" +
+           (by_folder ? folder_of(r) : std::string());
+}
+
+// Folders hold configurations (GPU1/, GPU2_TP2/, each a full sweep of files named by load) when
+// runs alike in every parameter come from several folders, a level appears in more than one, and
+// some folder holds a curve's worth of levels. Their runs are then not replicates of each other.
+inline bool folders_set_curves_apart(std::span<const run_stats> runs, const std::string& param,
+                                     std::span<const std::string> covarying) {
+    constexpr std::size_t curve_points = 3;
+    std::map<std::string, std::map<double, std::set<std::string>>> folders_at; // curve key → level → folders
+    std::map<std::string, std::set<double>> levels_in;                        // folder → levels
+    for (const auto& r : runs) {
+        const auto load = numeric_param(r.meta, param);
+        if (!load) continue;
+        folders_at[curve_key(r, param, covarying, false)][*load].insert(folder_of(r));
+        levels_in[folder_of(r)].insert(*load);
+    }
+    bool shared_level = false, full_folder = false;
+    for (const auto& [key, levels] : folders_at)
+        for (const auto& [load, folders] : levels) shared_level = shared_level || folders.size() > 1;
+    for (const auto& [folder, levels] : levels_in) full_folder = full_folder || levels.size() >= curve_points;
+    return levels_in.size() > 1 && shared_level && full_folder;
 }
 
 // Run metadata that sets curves apart besides the parameters: a model, workload or source format
@@ -96,47 +193,133 @@ inline std::vector<std::pair<std::string, std::string>> distinguishing_metadata(
     return out;
 }
 
+// A parameter as a name shows it: a label column's value alone ("configA"), others as key=value.
+inline std::string param_text(const std::string& name, const nlohmann::json& v) {
+    const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+    return name == "label" ? value : name + "=" + value;
+}
+
 inline std::string group_name(const run_stats& r, const std::string& param, const std::set<std::string>& varying,
-                              std::span<const run_stats> runs) {
+                              std::span<const std::string> covarying, bool by_folder, std::span<const run_stats> runs) {
     std::string out;
+    if (by_folder) out = std::filesystem::path(folder_of(r)).filename().string() + "/";
     for (const auto& [name, value] : distinguishing_metadata(r, runs))
         out.append(out.empty() ? "" : ", ").append(name).append("=").append(value);
     for (const auto& name : varying) {
         if (name == param || !r.meta.params.contains(name)) continue;
-        const auto& v = r.meta.params[name];
-        out.append(out.empty() ? "" : ", ").append(name).append("=").append(v.is_string() ? v.get<std::string>() : v.dump());
+        if (std::find(covarying.begin(), covarying.end(), name) != covarying.end()) continue;
+        out.append(out.empty() ? "" : ", ").append(param_text(name, r.meta.params[name]));
     }
     return out;
 }
 
+// Two summary rows of one file that agree on every parameter and every number cannot be told
+// apart as replicates: most likely a row pasted twice.
+inline void refuse_identical_rows(const run_stats& a, const run_stats& b) {
+    if (a.meta.kind != run_kind::summary || b.meta.kind != run_kind::summary) return;
+    if (a.meta.source.path != b.meta.source.path || a.meta.reported.empty()) return;
+    if (a.meta.params != b.meta.params || a.meta.reported.size() != b.meta.reported.size()) return;
+    for (std::size_t k = 0; k < a.meta.reported.size(); ++k)
+        if (a.meta.reported[k].name != b.meta.reported[k].name || a.meta.reported[k].value != b.meta.reported[k].value)
+            return;
+    const auto where = [](const run_stats& r) {
+        return r.meta.source.line ? "line " + std::to_string(r.meta.source.line) : "'" + r.meta.label + "'";
+    };
+    throw input_error(a.meta.source.path, b.meta.source.line, "",
+                      where(b) + " repeats " + where(a) + " exactly (every parameter and value): a level measured "
+                      "twice gives two different results, so one is likely a copy; remove it, or add a column "
+                      "(label, run) that tells the two apart");
+}
+
+// Sweeps that would read alike get told apart by where their runs came from, then by number.
+inline void name_sweeps_apart(std::vector<sweep>& sweeps, std::span<const run_stats> runs) {
+    if (sweeps.size() < 2) return;
+    auto collides = [&](std::size_t i) {
+        if (sweeps[i].group.empty()) return true;
+        for (std::size_t j = 0; j < sweeps.size(); ++j)
+            if (j != i && sweeps[j].group == sweeps[i].group) return true;
+        return false;
+    };
+    std::vector<std::size_t> unclear;
+    for (std::size_t i = 0; i < sweeps.size(); ++i)
+        if (collides(i)) unclear.push_back(i);
+    std::set<std::string> sources;
+    for (const std::size_t i : unclear) sources.insert(runs[sweeps[i].points.front().run].meta.source.path);
+    for (const std::size_t i : unclear) {
+        std::string& group = sweeps[i].group;
+        if (sources.size() == unclear.size())
+            group.append(group.empty() ? "" : ", ")
+                .append("from ")
+                .append(std::filesystem::path(runs[sweeps[i].points.front().run].meta.source.path).filename().string());
+    }
+    std::map<std::string, int> count, next;
+    for (const auto& s : sweeps) ++count[s.group];
+    for (auto& s : sweeps) {
+        const std::string group = s.group;
+        if (count[group] > 1 || group.empty())
+            s.group.append(group.empty() ? "#" : " #").append(std::to_string(++next[group]));
+    }
+}
+
 } // namespace detail
 
-// The sweeps among `runs`: groups of at least `min_points` runs that agree on all but the swept
-// parameter, each ordered by it. A load level measured twice keeps its first run.
-inline std::vector<sweep> find_sweeps(std::span<const run_stats> runs, const sweep_options& o = {}) {
+// The sweeps among `runs` and the runs that have the swept parameter but are on none.
+struct sweep_search {
+    std::vector<sweep> sweeps;
+    std::vector<left_out_run> left_out;
+};
+
+// The sweeps among `runs`: groups of at least `min_points` load levels whose runs agree on all but
+// the swept parameter and the parameters that follow it, each ordered by it. A level measured
+// again in the same configuration is a replicate of it; nothing is dropped.
+inline sweep_search search_sweeps(std::span<const run_stats> runs, const sweep_options& o = {}) {
+    sweep_search out;
     const std::string param = detail::choose_sweep_param(runs, o);
-    if (param.empty()) return {};
+    if (param.empty()) return out;
     const auto varying = detail::varying_params(runs);
+    const auto covarying = detail::covarying_params(runs, param, varying);
+    const bool by_folder = detail::folders_set_curves_apart(runs, param, covarying);
     std::map<std::string, sweep> by_key;
     std::vector<std::string> order; // first appearance, so output order follows input order
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto load = detail::numeric_param(runs[i].meta, param);
         if (!load) continue;
-        const std::string key = detail::curve_key(runs[i], param);
-        auto [it, inserted] = by_key.try_emplace(key, sweep{param, detail::group_name(runs[i], param, varying, runs), {}});
+        const std::string key = detail::curve_key(runs[i], param, covarying, by_folder);
+        auto [it, inserted] = by_key.try_emplace(
+            key, sweep{param, detail::group_name(runs[i], param, varying, covarying, by_folder, runs), {}, covarying});
         if (inserted) order.push_back(key);
         auto& points = it->second.points;
-        if (std::none_of(points.begin(), points.end(), [&](const sweep_point& p) { return p.load == *load; }))
-            points.push_back({*load, i});
+        const auto at = std::find_if(points.begin(), points.end(), [&](const sweep_point& p) { return p.load == *load; });
+        if (at == points.end()) {
+            points.push_back({*load, i, {i}});
+            continue;
+        }
+        for (const std::size_t j : at->replicates) detail::refuse_identical_rows(runs[j], runs[i]);
+        at->replicates.push_back(i);
     }
-    std::vector<sweep> out;
     for (const auto& key : order) {
         sweep s = std::move(by_key[key]);
-        if (s.points.size() < o.min_points) continue;
+        if (s.points.size() < o.min_points) {
+            const std::string reason =
+                fmt::format("{} has {} level{} of {}; a sweep needs {}", s.group.empty() ? "its configuration" : s.group,
+                            s.points.size(), s.points.size() == 1 ? "" : "s", param, o.min_points);
+            for (const auto& p : s.points)
+                for (const std::size_t i : p.replicates) out.left_out.push_back({i, reason});
+            continue;
+        }
         std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.load < b.load; });
-        out.push_back(std::move(s));
+        out.sweeps.push_back(std::move(s));
     }
+    detail::name_sweeps_apart(out.sweeps, runs);
+    if (!out.sweeps.empty())
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            if (!detail::numeric_param(runs[i].meta, param)) out.left_out.push_back({i, "no " + param + " parameter"});
+    std::sort(out.left_out.begin(), out.left_out.end(), [](const auto& a, const auto& b) { return a.run < b.run; });
     return out;
+}
+
+inline std::vector<sweep> find_sweeps(std::span<const run_stats> runs, const sweep_options& o = {}) {
+    return search_sweeps(runs, o).sweeps;
 }
 
 // A value of one run as a sweep reads it: computed from its requests when it has them, else as

@@ -3,6 +3,8 @@
 // as many requests in flight as it claimed (Little's law).
 #pragma once
 
+#include <algorithm>   // std::sort, std::min, std::max
+#include <cmath>       // std::isinf, std::isfinite
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
 #include <span>        // std::span
@@ -14,7 +16,9 @@
 
 #include "servestat/stats/goodput.hpp"   // slo
 #include "servestat/stats/run_stats.hpp" // run_stats
-#include "servestat/sweep/kneedle.hpp"   // find_knee
+#include "servestat/sweep/curve_shape.hpp"    // classify_curve, curve_shape
+#include "servestat/sweep/kneedle.hpp"        // find_knee
+#include "servestat/sweep/threshold_knee.hpp" // find_threshold_knee, default_degradation
 #include "servestat/sweep/sweep.hpp"     // sweep, sweep_value
 
 namespace servestat {
@@ -30,18 +34,29 @@ inline std::vector<std::string> sweep_table_columns() {
 }
 
 struct sweep_row {
-    double load;
+    double load; // +inf for an unbounded rate
     std::string label;
-    std::vector<std::optional<double>> values; // one per sweep_table_columns()
+    std::vector<std::optional<double>> values; // one per sweep_table_columns(): the replicates' median
+    // Runs measured at this level (replicates) and, when more than one, their smallest and largest
+    // value per column: the spread the median hides.
+    std::size_t replicates = 1;
+    std::vector<std::optional<double>> low, high;
 };
 
-// A knee of one curve of the sweep: `x` where Kneedle found it, `y` the curve's value there.
+// A knee of one curve of the sweep: `x` where Kneedle found it, `y` the curve's value there, and
+// how far it can be read as a saturation point (docs/knee.md#curve-shapes).
 struct sweep_knee {
     std::string curve; // "throughput", "p99", "ttft", "tradeoff"
     std::string shape; // the curve and direction Kneedle used, e.g. "convex increasing"
     std::string x_name, y_name;
     std::optional<double> x, y;
     std::optional<double> load; // the load level at the knee (for the tradeoff curve, x is rps)
+    curve_shape form;           // the curve's shape, from the steps between adjacent levels
+    // On a jump, Kneedle's answer when it is an end point of the curve: reported as withheld, not
+    // as a knee (x, y and load stay empty).
+    std::optional<double> withheld_x, withheld_load;
+    std::string caveat; // why the knee is not a saturation point; empty for a smooth saturation
+    std::optional<threshold_knee> threshold; // latency curves: first level more than d above the lowest
 };
 
 // The largest load meeting an objective "percentile of metric ≤ max_seconds" over all requests.
@@ -58,9 +73,14 @@ struct slo_capacity {
 // fewer than the concurrency the client claims means it could not keep them in flight.
 struct little_check {
     double load;
-    double in_flight; // rps × mean e2e
-    double ratio;     // in_flight / load
+    double in_flight;     // rps × mean e2e
+    double ratio;         // in_flight / load
+    double rps = 0;       // the level's throughput (req/s)
+    double mean_e2e = 0;  // and its mean end-to-end latency (s)
 };
+
+// Below this share of the concurrency in flight, the client may not have kept the load it claims.
+inline constexpr double little_ratio_floor = 0.8;
 
 struct sweep_analysis {
     sweep curve;
@@ -73,14 +93,32 @@ struct sweep_analysis {
 
 namespace detail {
 
-// (x, y) pairs of two sweep columns where both are known.
+// The median of the values the replicates of one level have (the value itself for one run).
+inline std::optional<double> replicate_median(std::vector<double> values) {
+    if (values.empty()) return std::nullopt;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// One named value of a level: the median over its replicates that have it.
+inline std::optional<double> level_value(const std::vector<const run_stats*>& level, std::string_view name) {
+    std::vector<double> values;
+    for (const auto* r : level)
+        if (const auto v = sweep_value(*r, name)) values.push_back(*v);
+    return replicate_median(std::move(values));
+}
+
+// (x, y) pairs of two sweep columns where both are known. An unbounded level has no place on a
+// load axis: knees over load use the measured levels only (the throughput against p99 curve keeps
+// it, at the throughput it reached).
 inline std::pair<std::vector<double>, std::vector<double>> sweep_curve(const sweep_analysis& a, std::size_t x_column,
                                                                         std::size_t y_column, bool x_is_load) {
     std::vector<double> xs, ys;
     for (const auto& row : a.rows) {
         const auto x = x_is_load ? std::optional<double>(row.load) : row.values[x_column];
         const auto y = row.values[y_column];
-        if (x && y) {
+        if (x && y && std::isfinite(*x)) {
             xs.push_back(*x);
             ys.push_back(*y);
         }
@@ -106,7 +144,11 @@ inline sweep_knee knee_of(const sweep_analysis& a, const char* name, std::string
                           std::optional<knee_curve> shape) {
     const bool x_is_load = x_name == a.curve.param;
     const auto [xs, ys] = sweep_curve(a, column_index(x_name), column_index(y_name), x_is_load);
-    sweep_knee out{name, "", std::string(x_name), std::string(y_name), std::nullopt, std::nullopt, std::nullopt};
+    sweep_knee out;
+    out.curve = name;
+    out.x_name = std::string(x_name);
+    out.y_name = std::string(y_name);
+    out.form = classify_curve(xs, ys);
     if (xs.size() < 3) return out;
     kneedle_options o;
     o.curve = shape;
@@ -121,18 +163,22 @@ inline sweep_knee knee_of(const sweep_analysis& a, const char* name, std::string
     return out;
 }
 
-inline slo_capacity capacity_for(const sweep_analysis& a, const run_stats* const* points, const slo& objective,
-                                 double percentile) {
+inline slo_capacity capacity_for(const sweep_analysis& a, const std::vector<std::vector<const run_stats*>>& levels,
+                                 const slo& objective, double percentile) {
     slo_capacity out{objective, percentile, std::nullopt, false, true, false};
     const std::string name = fmt::format("{}.{}", to_string(objective.on), percentile_key(percentile));
     std::optional<std::pair<double, double>> last_ok; // (load, value)
     for (std::size_t i = 0; i < a.rows.size(); ++i) {
-        const auto value = sweep_value(*points[i], name);
+        const auto value = level_value(levels[i], name);
         if (!value) continue;
         out.known = true;
         if (*value <= objective.max_seconds) {
             last_ok = std::pair{a.rows[i].load, *value};
             continue;
+        }
+        if (last_ok && std::isinf(a.rows[i].load)) {
+            out.max_load = last_ok->first; // nothing lies between the last rate and no limit
+            return out;
         }
         if (last_ok) {
             const auto [load0, value0] = *last_ok;
@@ -147,24 +193,190 @@ inline slo_capacity capacity_for(const sweep_analysis& a, const run_stats* const
 }
 
 inline std::string format_load(const std::string& param, double load) {
-    return param == "concurrency" ? fmt::format("c={:g}", load) : fmt::format("{}={:g}", param, load);
+    return (param == "concurrency" ? "c=" : param + "=") + load_text(load);
+}
+
+// Several levels compactly: "c=32, 48, 64", "request_rate=2, 4".
+inline std::string format_loads(const std::string& param, const std::vector<double>& loads) {
+    std::string out;
+    for (double load : loads) out.append(out.empty() ? format_load(param, load) : ", " + load_text(load));
+    return out;
+}
+
+// Two adjacent levels: "c=40 → 48", "request_rate 40 → 48"; on the tradeoff curve "5.1 → 5.3 req/s".
+inline std::string level_step(const sweep_analysis& a, const sweep_knee& k, double from, double to) {
+    if (k.x_name != a.curve.param) return fmt::format("{:.3g} → {:.3g} req/s", from, to);
+    if (a.curve.param == "concurrency") return fmt::format("c={} → {}", load_text(from), load_text(to));
+    return fmt::format("{} {} → {}", a.curve.param, load_text(from), load_text(to));
+}
+
+inline std::string knee_place(const sweep_analysis& a, const sweep_knee& k, double x) {
+    return k.x_name == a.curve.param ? format_load(a.curve.param, x) : fmt::format("{:.3g} req/s", x);
+}
+
+// What the curve measures, as a sentence starts: "TTFT p99", "Throughput".
+inline std::string curve_subject(const sweep_knee& k) {
+    if (k.y_name == "rps") return "Throughput";
+    if (k.y_name == "ttft.p99") return "TTFT p99";
+    if (k.y_name == "e2e.p99") return "e2e p99";
+    return k.y_name;
+}
+
+inline std::string curve_value(const sweep_knee& k, double v) {
+    return k.y_name == "rps" ? fmt::format("{:.3g} req/s", v) : fmt::format("{:.3g} s", v);
+}
+
+// "rises 15×", "rises 2.4×", "falls 3.1×".
+inline std::string jump_verb(double factor) {
+    const double by = factor >= 1 ? factor : 1 / factor;
+    return fmt::format("{} {}×", factor >= 1 ? "rises" : "falls", by >= 10 ? fmt::format("{:.0f}", by) : fmt::format("{:.1f}", by));
+}
+
+// "TTFT p99 rises 15× in one step, request_rate 40 → 48 (0.21 s → 3.2 s)".
+inline std::string jump_text(const sweep_analysis& a, const sweep_knee& k) {
+    const curve_jump& j = *k.form.jump;
+    return fmt::format("{} {} in one step, {} ({} → {})", curve_subject(k), jump_verb(j.factor),
+                       level_step(a, k, j.x_from, j.x_to), curve_value(k, j.y_from), curve_value(k, j.y_to));
+}
+
+// Kneedle always finds a bend in the unit square; the curve's shape says whether it is one. On a
+// jump an end-point answer is withheld (a reader would take it as the saturation point); every
+// other shape but a smooth saturation keeps its knee with a caveat.
+inline void qualify_knee(const sweep_analysis& a, sweep_knee& k) {
+    if (!k.x) return;
+    const curve_shape& f = k.form;
+    switch (f.kind) {
+    case curve_kind::smooth_saturation:
+    case curve_kind::unclassified: return;
+    case curve_kind::jump: {
+        const auto [xs, ys] = sweep_curve(a, column_index(k.x_name), column_index(k.y_name), k.x_name == a.curve.param);
+        const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+        const std::string step = level_step(a, k, f.jump->x_from, f.jump->x_to);
+        if (*k.x == *lo || *k.x == *hi) {
+            k.caveat = fmt::format("the curve is one jump (it {} at {}); Kneedle's answer, {}, is its {} level, not a "
+                                   "saturation point",
+                                   jump_verb(f.jump->factor), step, knee_place(a, k, *k.x), *k.x == *lo ? "first" : "last");
+            k.withheld_x = k.x;
+            k.withheld_load = k.load;
+            k.x = k.y = k.load = std::nullopt;
+        } else
+            k.caveat = fmt::format("the curve is one jump (it {} at {}): the knee only places that step, it is not a "
+                                   "gradual saturation",
+                                   jump_verb(f.jump->factor), step);
+        return;
+    }
+    case curve_kind::plateau:
+        k.caveat = fmt::format("the curve stays within a {:.0f}% band (plateau only): Kneedle stretches that to the unit "
+                               "square, so the knee marks noise",
+                               100 * (f.spread - 1));
+        return;
+    case curve_kind::noisy:
+        k.caveat = fmt::format("the curve is noisy ({:.0f}% of its movement goes against its trend): the knee is not "
+                               "reliable",
+                               100 * f.against);
+        return;
+    case curve_kind::monotone:
+        k.caveat = fmt::format("the curve {} steadily without a clear bend (at most {:.0f}% of its range off the straight "
+                               "line through its ends): weak evidence of saturation",
+                               f.rising ? "rises" : "falls",
+                               100 * std::max(f.bend_linear, f.bend_log));
+        return;
+    }
+}
+
+// The threshold knee of a latency curve, over every level that has the value (an unbounded
+// level last). Throughput has none: it degrades downwards, and its knee is a levelling off.
+inline std::optional<threshold_knee> threshold_of(const sweep_analysis& a, const sweep_knee& k, double degradation) {
+    if (k.y_name == "rps") return std::nullopt;
+    const std::size_t column = column_index(k.y_name);
+    std::vector<double> loads, values;
+    for (const auto& row : a.rows)
+        if (row.values[column]) {
+            loads.push_back(row.load);
+            values.push_back(*row.values[column]);
+        }
+    return find_threshold_knee(loads, values, degradation);
+}
+
+// Whether a knee's curve is over load and one jump: the jump is then a finding of its own.
+inline bool jump_over_load(const sweep_analysis& a, const sweep_knee& k) {
+    return k.form.kind == curve_kind::jump && k.form.jump && k.x_name == a.curve.param;
+}
+
+// The finding for a curve that is one jump: the step, and what became of Kneedle's knee.
+inline std::string jump_finding(const sweep_analysis& a, const sweep_knee& k) {
+    const curve_jump& j = *k.form.jump;
+    std::string text = jump_text(a, k);
+    // Flat "after" a jump into the last level says nothing: no level follows it.
+    double last_load = a.rows.front().load;
+    for (const auto& row : a.rows)
+        if (std::isfinite(row.load)) last_load = row.load;
+    const bool after = last_load > j.x_to, before = a.rows.front().load < j.x_from;
+    if (j.flat_before && j.flat_after && before && after) text += ", flat on either side: a step, not a gradual saturation";
+    else if (j.flat_after && after) text += ", then levels off";
+    else if (!after) text += " into the last level measured";
+    if (k.withheld_x)
+        text += fmt::format("; Kneedle's answer, {}, is the {} level and is not reported as a knee",
+                            knee_place(a, k, *k.withheld_x), *k.withheld_x > j.x_from ? "last" : "first");
+    else if (k.x)
+        text += fmt::format("; Kneedle's knee at {} only places that step", knee_place(a, k, *k.x));
+    return text + ".";
+}
+
+inline void add_jump_findings(sweep_analysis& a) {
+    for (const auto& k : a.knees)
+        if (jump_over_load(a, k)) a.findings.push_back(jump_finding(a, k));
+}
+
+// Little's law at every level; the finding names each level where fewer than 80 % of the
+// concurrency were in flight.
+inline void add_little_finding(sweep_analysis& a) {
+    std::vector<const little_check*> short_of;
+    for (const auto& c : a.little)
+        if (c.ratio < little_ratio_floor) short_of.push_back(&c);
+    if (short_of.empty()) return;
+    const std::string& param = a.curve.param;
+    if (short_of.size() == 1) {
+        const little_check& c = *short_of.front();
+        a.findings.push_back(fmt::format(
+            "At {} only {:.1f} requests were in flight on average (Little's law: rps × mean latency), {:.0f}% "
+            "of the concurrency: the client, not the server, may be the bottleneck.",
+            format_load(param, c.load), c.in_flight, 100 * c.ratio));
+        return;
+    }
+    std::vector<double> loads;
+    double lo = short_of.front()->ratio, hi = lo;
+    for (const auto* c : short_of) {
+        loads.push_back(c->load);
+        lo = std::min(lo, c->ratio);
+        hi = std::max(hi, c->ratio);
+    }
+    a.findings.push_back(fmt::format(
+        "At {} only {:.0f}–{:.0f}% of the concurrency was in flight on average (Little's law: rps × mean latency; "
+        "the Little's law table lists every level): the client, not the server, may be the bottleneck.",
+        format_loads(param, loads), 100 * lo, 100 * hi));
 }
 
 inline void add_findings(sweep_analysis& a) {
+    add_jump_findings(a); // first: it says how to read every knee below
     const auto rps = column_index("rps"), p99 = column_index("e2e.p99");
     const auto short_p99 = column_index("short.e2e.p99"), long_p99 = column_index("long.e2e.p99");
     const std::string& param = a.curve.param;
     for (const auto& k : a.knees) {
-        if (k.curve != "throughput" || !k.load || !k.y) continue;
+        // A knee with a caveat is not a saturation point: its sentence (and a jump's finding) says so.
+        if (k.curve != "throughput" || !k.load || !k.y || !k.caveat.empty()) continue;
         const sweep_row* at = nullptr;
         for (const auto& row : a.rows)
             if (row.load == *k.load) at = &row;
         const sweep_row& last = a.rows.back();
-        std::string text = fmt::format("Throughput saturates at ~{:.3g} req/s from {}", *k.y, format_load(param, *k.load));
+        // Still gaining 15% or more past the knee is slowing growth, not saturation.
+        const double gain = last.values[rps] ? *last.values[rps] / *k.y - 1 : 0;
+        std::string text = fmt::format("Throughput {} at ~{:.3g} req/s from {}", gain >= 0.15 ? "growth slows" : "saturates",
+                                       *k.y, format_load(param, *k.load));
         if (at && at != &last && at->values[p99] && last.values[p99] && last.values[rps] && *at->values[p99] > 0)
             text += fmt::format("; from {} to {} p99 grows {:.1f}× while throughput changes {:+.0f}%",
                                 format_load(param, *k.load), format_load(param, last.load),
-                                *last.values[p99] / *at->values[p99], 100 * (*last.values[rps] / *k.y - 1));
+                                *last.values[p99] / *at->values[p99], 100 * gain);
         a.findings.push_back(text + ".");
     }
     const auto& first = a.rows.front();
@@ -180,30 +392,37 @@ inline void add_findings(sweep_analysis& a) {
                 format_load(param, last.load), fmt::format("{:.2f}", *last.values[short_p99]),
                 fmt::format("{:.2f}", *last.values[long_p99])));
     }
-    for (const auto& c : a.little)
-        if (c.ratio < 0.8) {
-            a.findings.push_back(fmt::format(
-                "At {} only {:.1f} requests were in flight on average (Little's law: rps × mean latency), {:.0f}% "
-                "of the concurrency: the client, not the server, may be the bottleneck.",
-                format_load(param, c.load), c.in_flight, 100 * c.ratio));
-            break;
-        }
+    add_little_finding(a);
 }
 
 } // namespace detail
 
 // Everything a report says about one sweep of `runs`. `slos` and `slo_percentile` give the
-// objectives whose largest passing load is reported.
+// objectives whose largest passing load is reported; `degradation` the threshold knee's d (latency
+// more than d above the lowest level's, validate_degradation's rule).
 inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> runs, std::span<const slo> slos = {},
-                                    double slo_percentile = 95) {
+                                    double slo_percentile = 95, double degradation = default_degradation) {
+    validate_degradation(degradation);
     sweep_analysis a{s, {}, {}, {}, {}, {}};
     const auto columns = sweep_table_columns();
-    std::vector<const run_stats*> points;
+    std::vector<std::vector<const run_stats*>> levels;
     for (const auto& p : s.points) {
-        const run_stats& r = runs[p.run];
-        points.push_back(&r);
-        sweep_row row{p.load, r.meta.label, {}};
-        for (const auto& c : columns) row.values.push_back(sweep_value(r, c));
+        auto& level = levels.emplace_back();
+        for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates)
+            level.push_back(&runs[i]);
+        sweep_row row{p.load, runs[p.run].meta.label, {}, level.size(), {}, {}};
+        for (const auto& c : columns) {
+            row.values.push_back(detail::level_value(level, c));
+            if (level.size() < 2) continue;
+            std::optional<double> lo, hi;
+            for (const auto* r : level)
+                if (const auto v = sweep_value(*r, c)) {
+                    lo = lo ? std::min(*lo, *v) : *v;
+                    hi = hi ? std::max(*hi, *v) : *v;
+                }
+            row.low.push_back(lo);
+            row.high.push_back(hi);
+        }
         a.rows.push_back(std::move(row));
     }
     // Throughput rises and flattens; the tail blows up. TTFT may do either (under an open-loop
@@ -212,12 +431,16 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
     a.knees.push_back(detail::knee_of(a, "p99", s.param, "e2e.p99", knee_curve::convex));
     a.knees.push_back(detail::knee_of(a, "ttft", s.param, "ttft.p99", std::nullopt));
     a.knees.push_back(detail::knee_of(a, "tradeoff", "rps", "e2e.p99", knee_curve::convex));
-    for (const auto& objective : slos) a.capacity.push_back(detail::capacity_for(a, points.data(), objective, slo_percentile));
+    for (auto& k : a.knees) {
+        detail::qualify_knee(a, k);
+        k.threshold = detail::threshold_of(a, k, degradation);
+    }
+    for (const auto& objective : slos) a.capacity.push_back(detail::capacity_for(a, levels, objective, slo_percentile));
     if (s.param == "concurrency" || s.param == "max_concurrency")
         for (std::size_t i = 0; i < a.rows.size(); ++i) {
-            const auto rps = sweep_value(*points[i], "rps"), mean = sweep_value(*points[i], "e2e.mean");
-            if (rps && mean && a.rows[i].load > 0)
-                a.little.push_back({a.rows[i].load, *rps * *mean, *rps * *mean / a.rows[i].load});
+            const auto rps = detail::level_value(levels[i], "rps"), mean = detail::level_value(levels[i], "e2e.mean");
+            if (rps && mean && a.rows[i].load > 0 && std::isfinite(a.rows[i].load))
+                a.little.push_back({a.rows[i].load, *rps * *mean, *rps * *mean / a.rows[i].load, *rps, *mean});
         }
     detail::add_findings(a);
     return a;

@@ -1,0 +1,75 @@
+// The dagger that marks a percentile resting on few samples wherever a report shows one, in tables
+// and in sentences, and the footnote that says what it means (the rule: stats/sample_size.hpp).
+#pragma once
+
+#include <algorithm> // std::sort, std::unique
+#include <cstddef> // std::size_t
+#include <optional> // std::optional
+#include <string>  // std::string
+#include <string_view> // std::string_view
+#include <vector>  // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/report/format.hpp"   // format_seconds
+#include "servestat/stats/sample_size.hpp" // rests_on_few_samples, samples_for_percentile
+#include "servestat/stats/summary.hpp"   // summary, find_percentile, percentile_key
+
+namespace servestat::report {
+
+inline constexpr const char* few_samples_mark = "†";
+
+// "†" when the percentile p of `s` is a number resting on few samples, else "".
+inline std::string few_samples_mark_of(const summary* s, double p) {
+    if (s == nullptr || !find_percentile(*s, p)) return {};
+    return rests_on_few_samples(p, s->n) ? few_samples_mark : "";
+}
+
+// The percentile as a sentence quotes it: "2.55 s†" when it rests on few samples.
+inline std::string marked_seconds(const summary* s, double p) {
+    return format_seconds(s ? find_percentile(*s, p) : std::nullopt) + few_samples_mark_of(s, p);
+}
+
+namespace detail {
+
+// 1000 -> "1,000": the footnote's counts read as numbers of requests.
+inline std::string thousands(std::size_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+} // namespace detail
+
+// "† rests on few samples: fewer than 10 values lie beyond that percentile (p50 needs 20, p90 100,
+// p99 1,000), so a few extreme requests set it and another run may well give another value."
+// The needs listed are those of `percentiles` (p0 and p100, the min and max, need none).
+inline std::string few_samples_note(std::vector<double> percentiles) {
+    std::sort(percentiles.begin(), percentiles.end());
+    percentiles.erase(std::unique(percentiles.begin(), percentiles.end()), percentiles.end());
+    std::string needs;
+    for (double p : percentiles) {
+        const std::size_t n = samples_for_percentile(p);
+        if (n == 0) continue;
+        needs.append(needs.empty() ? "" : ", ").append(percentile_key(p) + " needs " + detail::thousands(n));
+    }
+    return fmt::format("{} rests on few samples: fewer than {:g} values lie beyond that percentile{}, so a few extreme "
+                       "requests set it and another run may well give another value.",
+                       few_samples_mark, values_beyond_percentile, needs.empty() ? "" : " (" + needs + ")");
+}
+
+// Whether any text in a view (a table's rows, a list of sentences) carries the dagger: then the
+// footnote goes with it. Any nlohmann JSON type.
+template <class Json>
+bool shows_few_samples(const Json& view) {
+    if (view.is_string()) return view.template get_ref<const std::string&>().find(few_samples_mark) != std::string::npos;
+    if (view.is_structured())
+        for (const auto& item : view)
+            if (shows_few_samples(item)) return true;
+    return false;
+}
+
+} // namespace servestat::report
