@@ -318,6 +318,15 @@ TEST_CASE("a label column naming configurations makes one sweep each; a level me
     CHECK(chunked.rows[0].replicates == 1);
 }
 
+TEST_CASE("a sweep table marks a percentile resting on few samples by the level's count of requests") {
+    const auto runs = stats_of(data("sweep/configs_replicates.csv"));
+    const auto a = servestat::analyze_sweep(servestat::find_sweeps(runs)[0], runs);
+    const auto at = [&](const char* column) { return a.rows[0].few_samples[servestat::detail::column_index(column)]; };
+    CHECK(at("e2e.p99"));        // 40 successful requests: p99 needs 10 / (1 - 0.99) = 1,000
+    CHECK_FALSE(at("e2e.p50"));  // p50 needs 20
+    CHECK_FALSE(at("rps"));      // not a percentile
+}
+
 TEST_CASE("a row repeated exactly cannot be told apart from its original: an error naming both lines") {
     const auto runs = stats_of(data("sweep/bad_repeated_row.csv"));
     try {

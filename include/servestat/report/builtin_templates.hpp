@@ -530,6 +530,9 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 {{/rows}}
 </tbody>
 </table>
+{{#has_few_samples}}
+<p class="note">{{few_samples_note}}</p>
+{{/has_few_samples}}
 {{#has_replicates}}
 <p class="note">{{replicates}}</p>
 {{/has_replicates}}
@@ -827,6 +830,10 @@ Notes:
 {{#rows}}
 | {{load}} | {{rps}} | {{output_tps}} | {{success}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} | {{short_p99}} | {{long_p99}} |
 {{/rows}}
+{{#has_few_samples}}
+
+{{few_samples_note}}
+{{/has_few_samples}}
 {{#has_replicates}}
 
 {{replicates}}

@@ -189,7 +189,12 @@ inline json to_json(const sweep_analysis& a) {
     json points = json::array();
     for (const auto& row : a.rows) {
         json p{{"load", detail::load_json(row.load)}, {"label", row.label}, {"replicates", row.replicates}};
-        for (std::size_t i = 0; i < columns.size(); ++i) p[columns[i]] = detail::or_null(row.values[i]);
+        json few = json::array();
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            p[columns[i]] = detail::or_null(row.values[i]);
+            if (i < row.few_samples.size() && row.few_samples[i] && row.values[i]) few.push_back(columns[i]);
+        }
+        p["few_samples"] = std::move(few);
         if (row.replicates > 1) { // the median above, and the range it comes from
             json spread = json::object();
             for (std::size_t i = 0; i < columns.size() && i < row.low.size(); ++i)

@@ -17,6 +17,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/plot/line.hpp"           // line_chart, line_options
+#include "servestat/report/few_samples.hpp"  // few_samples_mark
 #include "servestat/report/format.hpp"       // format_seconds, format_share
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/stats_json.hpp"   // json
@@ -93,7 +94,11 @@ inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity
 inline json sweep_rows(const sweep_analysis& a) {
     json rows = json::array();
     for (const auto& row : a.rows) {
-        auto seconds = [&](std::string_view c) { return format_seconds(sweep_cell(row, c)); };
+        auto seconds = [&](std::string_view c) {
+            const std::size_t i = servestat::detail::column_index(c);
+            const bool few = i < row.few_samples.size() && row.few_samples[i] && sweep_cell(row, c);
+            return format_seconds(sweep_cell(row, c)) + (few ? few_samples_mark : "");
+        };
         const auto rps = sweep_cell(row, "rps"), tps = sweep_cell(row, "output_tps");
         rows.push_back({{"load", servestat::detail::load_text(row.load) +
                                      (row.replicates > 1 ? fmt::format(" ({} runs)", row.replicates) : std::string())},
@@ -160,6 +165,14 @@ inline std::optional<plot::band> replicate_band(const sweep_analysis& a, std::st
     return any ? std::optional<plot::band>(std::move(b)) : std::nullopt;
 }
 
+// Whether the sweep table marks a percentile as resting on few samples (its footnote is shown then).
+inline bool shows_few_samples_in(const sweep_analysis& a) {
+    for (const auto& row : a.rows)
+        for (std::size_t i = 0; i < row.few_samples.size() && i < row.values.size(); ++i)
+            if (row.few_samples[i] && row.values[i]) return true;
+    return false;
+}
+
 // What the table and the plots make of levels measured more than once.
 inline std::string replicates_sentence(const sweep_analysis& a) {
     std::string levels;
@@ -223,6 +236,7 @@ inline json sweep_view(const sweep_analysis& a) {
             {"capacity", detail::sentences(capacity)},
             {"has_findings", !a.findings.empty()},
             {"findings", detail::sentences(a.findings)},
+            {"has_few_samples", detail::shows_few_samples_in(a)},
             {"replicates", detail::replicates_sentence(a)},
             {"has_replicates", !detail::replicates_sentence(a).empty()},
             {"has_little", !a.little.empty()},

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <algorithm>   // std::sort, std::min, std::max
+#include <charconv>    // std::from_chars
 #include <cmath>       // std::isinf, std::isfinite
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
 #include <span>        // std::span
+#include <string_view> // std::string_view
+#include <system_error> // std::errc
 #include <string>      // std::string
 #include <utility>     // std::pair
 #include <vector>      // std::vector
@@ -16,6 +19,7 @@
 
 #include "servestat/stats/goodput.hpp"   // slo
 #include "servestat/stats/run_stats.hpp" // run_stats
+#include "servestat/stats/sample_size.hpp" // rests_on_few_samples
 #include "servestat/sweep/curve_shape.hpp"    // classify_curve, curve_shape
 #include "servestat/sweep/kneedle.hpp"        // find_knee
 #include "servestat/sweep/threshold_knee.hpp" // find_threshold_knee, default_degradation
@@ -41,6 +45,8 @@ struct sweep_row {
     // value per column: the spread the median hides.
     std::size_t replicates = 1;
     std::vector<std::optional<double>> low, high;
+    // Per column: a percentile that rests on few samples in some run of the level (stats/sample_size.hpp).
+    std::vector<bool> few_samples;
 };
 
 // A knee of one curve of the sweep: `x` where Kneedle found it, `y` the curve's value there, and
@@ -107,6 +113,35 @@ inline std::optional<double> level_value(const std::vector<const run_stats*>& le
     for (const auto* r : level)
         if (const auto v = sweep_value(*r, name)) values.push_back(*v);
     return replicate_median(std::move(values));
+}
+
+// Whether a percentile column ("short.e2e.p99") rests on few samples in some run of the level: the
+// run's own count of that subset's values, or for a tool's aggregates its count of successful
+// requests (whole runs only). Unknown counts mark nothing.
+inline bool level_rests_on_few_samples(const std::vector<const run_stats*>& level, std::string_view column) {
+    std::string subset = "all";
+    for (const std::string_view s : {"short.", "medium.", "long."})
+        if (column.starts_with(s)) {
+            subset = std::string(s.substr(0, s.size() - 1));
+            column.remove_prefix(s.size());
+        }
+    const auto dot = column.find('.');
+    if (dot == std::string_view::npos || column.substr(dot + 1).size() < 2 || column[dot + 1] != 'p') return false;
+    const std::string_view metric_name = column.substr(0, dot), stat = column.substr(dot + 2);
+    double p = 0;
+    if (std::from_chars(stat.data(), stat.data() + stat.size(), p).ec != std::errc{}) return false;
+    for (const auto* r : level) {
+        std::size_t n = 0;
+        if (r->meta.kind == run_kind::requests && r->requests > 0) {
+            for (metric m : all_metrics)
+                if (to_string(m) == metric_name)
+                    if (const summary* s = find_summary(*r, subset, m)) n = s->n;
+        } else if (subset == "all") {
+            if (const auto* ok = find_reported(r->meta, "ok"); ok && ok->value >= 1) n = static_cast<std::size_t>(ok->value);
+        }
+        if (rests_on_few_samples(p, n)) return true;
+    }
+    return false;
 }
 
 // (x, y) pairs of two sweep columns where both are known. An unbounded level has no place on a
@@ -410,9 +445,10 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
         auto& level = levels.emplace_back();
         for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates)
             level.push_back(&runs[i]);
-        sweep_row row{p.load, runs[p.run].meta.label, {}, level.size(), {}, {}};
+        sweep_row row{p.load, runs[p.run].meta.label, {}, level.size(), {}, {}, {}};
         for (const auto& c : columns) {
             row.values.push_back(detail::level_value(level, c));
+            row.few_samples.push_back(detail::level_rests_on_few_samples(level, c));
             if (level.size() < 2) continue;
             std::optional<double> lo, hi;
             for (const auto* r : level)
