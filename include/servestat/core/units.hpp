@@ -8,6 +8,17 @@ namespace servestat {
 
 enum class time_unit { s, ms, us, ns };
 
+// As --map spells it: "s", "ms", "us", "ns".
+inline constexpr std::string_view to_string(time_unit u) noexcept {
+    switch (u) {
+    case time_unit::s: return "s";
+    case time_unit::ms: return "ms";
+    case time_unit::us: return "us";
+    case time_unit::ns: return "ns";
+    }
+    return "s";
+}
+
 // Divides rather than multiplies by 1e-3 so that 1234 ms becomes exactly the double nearest 1.234 s,
 // the value pandas gives for `ms / 1000`.
 inline constexpr double to_seconds(double value, time_unit u) noexcept {

@@ -331,15 +331,6 @@ inline std::optional<time_unit> epoch_unit(double magnitude) {
     return std::nullopt;
 }
 
-inline std::string_view unit_text(time_unit u) {
-    switch (u) {
-    case time_unit::s: return "s";
-    case time_unit::ms: return "ms";
-    case time_unit::us: return "us";
-    case time_unit::ns: return "ns";
-    }
-    return "s";
-}
 
 inline std::string rough(double x) {
     char buffer[32];
@@ -535,7 +526,7 @@ inline std::vector<std::pair<guessed_role, const classified_field*>> assign_role
 // A per-request duration in s, ms, us or ns from its name, else from the size of its values.
 inline time_unit duration_unit(const classified_field& c, bool per_token, std::vector<std::string>& reasons) {
     if (const auto u = unit_from_name(c.words)) {
-        reasons.push_back(c.field->name + " in " + std::string(unit_text(*u)) + " (from the name)");
+        reasons.push_back(c.field->name + " in " + std::string(servestat::to_string(*u)) + " (from the name)");
         return *u;
     }
     const double m = per_token ? median_of(c.field->array_numbers.empty() ? c.field->numbers : c.field->array_numbers)
@@ -544,7 +535,7 @@ inline time_unit duration_unit(const classified_field& c, bool per_token, std::v
     const double s_below = per_token ? 1.0 : 100.0;
     const time_unit u = m < s_below ? time_unit::s : m < s_below * 1e3 ? time_unit::ms : m < s_below * 1e6 ? time_unit::us
                                                                                                           : time_unit::ns;
-    reasons.push_back(c.field->name + " in " + std::string(unit_text(u)) + " (values around " + rough(m) + ")");
+    reasons.push_back(c.field->name + " in " + std::string(servestat::to_string(u)) + " (values around " + rough(m) + ")");
     return u;
 }
 
@@ -590,11 +581,11 @@ inline map_guess guess_mapping(const sampled_table& t, bool csv) {
         if (!c || !sent || c->epoch.has_value() != sent->epoch.has_value()) return std::nullopt;
         if (c->epoch) {
             wall_clock_stamps.emplace_back(*c->epoch, c->field->name);
-            return "epoch_" + std::string(unit_text(*c->epoch));
+            return "epoch_" + std::string(servestat::to_string(*c->epoch));
         }
         const auto named = unit_from_name(c->words);
         relative_stamps.emplace_back(named.value_or(*clock_unit), c->field->name);
-        return std::string(unit_text(named.value_or(*clock_unit)));
+        return std::string(servestat::to_string(named.value_or(*clock_unit)));
     };
     const classified_field* sched = find(t_sched);
     const auto sched_unit = stamp(sched);
@@ -605,23 +596,23 @@ inline map_guess guess_mapping(const sampled_table& t, bool csv) {
         add("t_first", *c, *u);
         have_first = true;
     } else if (const auto* d = find(ttft)) {
-        add("ttft", *d, unit_text(duration_unit(*d, false, g.reasons)));
+        add("ttft", *d, servestat::to_string(duration_unit(*d, false, g.reasons)));
         have_first = true;
     }
     if (const auto* c = find(t_end); const auto u = stamp(c)) {
         add("t_end", *c, *u);
         have_end = true;
     } else if (const auto* d = find(e2e)) {
-        add("e2e", *d, unit_text(duration_unit(*d, false, g.reasons)));
+        add("e2e", *d, servestat::to_string(duration_unit(*d, false, g.reasons)));
         have_end = true;
     } else if (const auto* p = find(tpot); p && have_first && find(output_tokens)) {
-        add("tpot", *p, unit_text(duration_unit(*p, true, g.reasons)));
+        add("tpot", *p, servestat::to_string(duration_unit(*p, true, g.reasons)));
         have_end = true;
     }
-    if (const auto* c = find(itl)) add("itl", *c, unit_text(duration_unit(*c, true, g.reasons)));
-    if (const auto* c = find(client_queue); c && !sched_unit) add("client_queue", *c, unit_text(duration_unit(*c, false, g.reasons)));
-    if (const auto* c = find(server_queue)) add("server_queue", *c, unit_text(duration_unit(*c, false, g.reasons)));
-    if (const auto* c = find(server_prefill)) add("server_prefill", *c, unit_text(duration_unit(*c, false, g.reasons)));
+    if (const auto* c = find(itl)) add("itl", *c, servestat::to_string(duration_unit(*c, true, g.reasons)));
+    if (const auto* c = find(client_queue); c && !sched_unit) add("client_queue", *c, servestat::to_string(duration_unit(*c, false, g.reasons)));
+    if (const auto* c = find(server_queue)) add("server_queue", *c, servestat::to_string(duration_unit(*c, false, g.reasons)));
+    if (const auto* c = find(server_prefill)) add("server_prefill", *c, servestat::to_string(duration_unit(*c, false, g.reasons)));
     for (const auto& [role, target] : {std::pair{prompt_tokens, "prompt_tokens"}, std::pair{output_tokens, "output_tokens"},
                                        std::pair{max_tokens, "max_tokens"}, std::pair{http_status, "http_status"},
                                        std::pair{status, "status"}, std::pair{error, "error"}})
@@ -639,7 +630,7 @@ inline map_guess guess_mapping(const sampled_table& t, bool csv) {
     if (!relative_stamps.empty()) {
         std::string names;
         for (const auto& [unit, name] : relative_stamps) names.append(names.empty() ? "" : ", ").append(name);
-        stamp_reasons.push_back(names + " in " + std::string(unit_text(relative_stamps.front().first)) +
+        stamp_reasons.push_back(names + " in " + std::string(servestat::to_string(relative_stamps.front().first)) +
                                 " on the file's own clock (values near " + rough(sent->median) +
                                 " are no Unix time)");
     }

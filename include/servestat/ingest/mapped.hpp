@@ -262,19 +262,9 @@ private:
     void check_wall_clock(const raw_number& n) const {
         const long double s = wide_seconds(n, f_.unit);
         if (s >= earliest_wall_clock && s < latest_wall_clock) return;
-        std::string why = v_.shown() + " read as epoch_" + std::string(to_string(f_.unit)) + " is ";
+        std::string why = v_.shown() + " read as epoch_" + std::string(servestat::to_string(f_.unit)) + " is ";
         if (s > -max_unix_seconds && s < max_unix_seconds) why += iso_utc_micros(s) + ", ";
         fail(why + "not a plausible wall-clock time (1990 to 2200): is the unit right?");
-    }
-
-    static std::string_view to_string(time_unit u) {
-        switch (u) {
-        case time_unit::s: return "s";
-        case time_unit::ms: return "ms";
-        case time_unit::us: return "us";
-        case time_unit::ns: return "ns";
-        }
-        return "s";
     }
 
     const field_mapping& f_;
