@@ -212,7 +212,7 @@ TEST_CASE("a file that does not exist cannot be opened") {
         CHECK(e.file() == missing.string());
         CHECK(e.line() == 0);
         CHECK(e.field() == "");
-        CHECK(e.reason() == "cannot open file");
+        CHECK(e.reason() == "cannot read: no such file or directory");
     }
 }
 

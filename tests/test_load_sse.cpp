@@ -277,10 +277,15 @@ TEST_CASE("sse: a line or an event over the size limit throws instead of growing
         sse_parser parser(64);
         std::vector<std::string> data;
         auto keep = [&](const sse_event& e) { data.push_back(e.data); };
-        // 63 data bytes + the joining LF = 64: exactly at the limit.
-        parser.feed("data: " + std::string(63, 'y') + "\n\n", keep);
-        REQUIRE(data.size() == 1);
-        CHECK(data[0].size() == 63);
+        // A line of 64 bytes ("data: " + 58) is exactly at the limit; so is an event of two lines
+        // of 31 data bytes (31 + LF + 31 + LF = 64).
+        parser.feed("data: " + std::string(58, 'y') + "\n\n", keep);
+        parser.feed("data: " + std::string(31, 'y') + "\ndata: " + std::string(31, 'y') + "\n\n", keep);
+        REQUIRE(data.size() == 2);
+        CHECK(data[0].size() == 58);
+        CHECK(data[1].size() == 63);
+        CHECK_THROWS_AS(parser.feed("data: " + std::string(59, 'y') + "\n", keep), sse_error); // 65 bytes whole
+        parser.reset();
         CHECK_THROWS_AS(parser.feed(std::string(65, 'z'), keep), sse_error);
         parser.reset();
         parser.feed("data: ok\n\n", keep);

@@ -101,7 +101,7 @@ TEST_CASE("a trend orders the weekly logs by start date, not by file name") {
     CHECK(labels_of(t, runs) == std::vector<std::string>{"week-1", "week-2", "week-3", "week-4", "week-5"});
     // week 2 wrote "2026-10-26T23:00:00+02:00": 21:00 UTC like the others
     REQUIRE(t.steps[1].started.has_value());
-    CHECK(*t.steps[1].started == *detail::parse_iso_utc("2026-10-26T21:00:00Z"));
+    CHECK(*t.steps[1].started == *detail::parse_utc_time("2026-10-26T21:00:00Z"));
     CHECK(t.notes.empty());
     CHECK_FALSE(t.steps[0].vs_previous.has_value());
     CHECK_FALSE(t.steps[0].vs_first.has_value());

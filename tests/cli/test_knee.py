@@ -186,7 +186,7 @@ def test_bad_input_exit_codes_and_messages():
         ([write("inf.csv", "concurrency,rps\n1,1.5\n2,inf\n4,3\n")], 3, "inf.csv:3: field 'rps': not a finite number"),
         ([write("short.csv", "concurrency,rps\n1,1.5\n2\n4,3\n")], 3, "short.csv:3"),
         ([write("one.csv", "rps\n1\n2\n")], 3, "needs two columns"),
-        ([os.path.join(WORK, "absent.csv")], 3, "cannot open file"),
+        ([os.path.join(WORK, "absent.csv")], 3, "cannot read: no such file or directory"),
         ([good, "--curve", "concav"], 2, "--curve"),
         ([good, "--interp", "spline"], 2, "--interp"),
         ([good, "--S", "-1"], 2, "S must be a finite number >= 0"),

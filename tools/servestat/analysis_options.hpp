@@ -162,6 +162,9 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     load_options load;
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
+    load.warn = [](const std::string& message) {
+        std::fputs(fmt::format("servestat: warning: {}\n", message).c_str(), stderr);
+    };
     if (!a.ok_if.empty() && a.map.empty()) throw usage_error("--ok-if needs --map");
     if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
     if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);

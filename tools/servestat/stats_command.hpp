@@ -12,6 +12,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include <servestat/servestat.hpp>
+#include <servestat/core/utf8.hpp>          // shortened_text
 #include <servestat/report/few_samples.hpp> // few_samples_note
 #include <servestat/stats/sample_size.hpp>  // rests_on_few_samples, few_sample_percentiles
 
@@ -73,7 +74,7 @@ inline std::string run_heading(const run_stats& r) {
     out += "\n";
     for (const auto& e : r.errors)
         out += fmt::format("  failed {:<16} {:>6}  e.g. {}\n", to_string(e.kind), e.count,
-                           e.example.size() > 160 ? e.example.substr(0, 157) + "..." : e.example);
+                           shortened_text(e.example, 160));
     if (r.goodput) {
         std::string slos;
         for (const auto& s : r.goodput->slos) slos += fmt::format("{}{}<={}s", slos.empty() ? "" : ",", to_string(s.on), s.max_seconds);

@@ -15,7 +15,7 @@
 
 #include "servestat/compare/compare.hpp" // compare_runs, run_comparison, compare_options
 #include "servestat/core/errors.hpp"     // usage_error
-#include "servestat/core/iso_time.hpp"   // detail::parse_iso_utc
+#include "servestat/core/iso_time.hpp"   // detail::parse_utc_time, detail::utc_time
 
 namespace servestat {
 
@@ -29,7 +29,7 @@ inline compare_options default_trend_options() {
 
 struct trend_step {
     std::size_t run = 0;                 // index into the runs given to follow_trend
-    std::optional<std::int64_t> started; // Unix ns of started_at, when it parses
+    std::optional<detail::utc_time> started; // started_at, when it parses
     run_stats stats;
     std::optional<run_comparison> vs_previous, vs_first; // empty for the first run
 };
@@ -67,10 +67,10 @@ inline trend follow_trend(std::span<const run> runs, const compare_options& o = 
         else t.notes.push_back(fmt::format("{} has no per-request data and is not part of the trend.", runs[i].meta.label));
     }
     if (measured.size() < 2) throw usage_error("a trend needs at least two runs with per-request logs");
-    std::vector<std::optional<std::int64_t>> started(runs.size());
+    std::vector<std::optional<detail::utc_time>> started(runs.size());
     bool all_dated = true;
     for (std::size_t i : measured) {
-        started[i] = detail::parse_iso_utc(runs[i].meta.started_at);
+        started[i] = detail::parse_utc_time(runs[i].meta.started_at);
         all_dated = all_dated && started[i].has_value();
     }
     if (all_dated)

@@ -6,13 +6,19 @@
 #include <string>    // std::string
 #include <utility>   // std::move
 
+#include "servestat/core/utf8.hpp" // to_valid_utf8, shortened_text
+
 namespace servestat {
 
 // Base of everything the library throws on purpose. Library code never prints or exits; the CLI
 // turns these into messages and exit codes.
 class error : public std::runtime_error {
 public:
-    explicit error(const std::string& message) : std::runtime_error(message) {}
+    // Messages quote file names and input bytes and end up in JSON and HTML: valid UTF-8 only, and
+    // a hostile 50 MB line quoted in one is shortened.
+    static constexpr std::size_t max_message_chars = 4000;
+    explicit error(const std::string& message)
+        : std::runtime_error(shortened_text(to_valid_utf8(message), max_message_chars)) {}
 };
 
 // Bad input data. file/line/field are empty or 0 when they do not apply (line 0 = whole file).
@@ -20,7 +26,7 @@ class input_error : public error {
 public:
     input_error(std::string file, std::size_t line, std::string field, const std::string& message)
         : error(describe(file, line, field, message)),
-          file_(std::move(file)), line_(line), field_(std::move(field)), reason_(message) {}
+          file_(to_valid_utf8(file)), line_(line), field_(to_valid_utf8(field)), reason_(shortened_text(to_valid_utf8(message), max_message_chars)) {}
 
     const std::string& file() const noexcept { return file_; }
     std::size_t line() const noexcept { return line_; }

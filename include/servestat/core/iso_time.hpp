@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>      // std::chrono
-#include <cstdint>     // std::int64_t
+#include <compare>     // operator<=>
+#include <cstdint>     // std::int64_t, std::int32_t
+#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
@@ -57,9 +59,23 @@ inline bool skip(std::string_view text, std::size_t& at, char c) {
 
 } // namespace iso_parsing
 
-// Unix nanoseconds of "2026-01-12T00:41:17Z", "2026-01-12 00:41:17.5+02:00", "2026-01-12T00:41" or
-// "2026-01-12"; a time without a zone counts as UTC. Empty for anything else or an impossible date.
-inline std::optional<std::int64_t> parse_iso_utc(std::string_view text) {
+// A UTC instant of any year 0000–9999: whole seconds since 1970 and the nanoseconds past them.
+// Nanoseconds since 1970 in an int64 end in 2262 and start in 1677; past those a date would wrap
+// round and sort before its predecessors.
+struct utc_time {
+    std::int64_t seconds = 0;
+    std::int32_t nanoseconds = 0; // 0 ≤ nanoseconds < 1e9
+
+    auto operator<=>(const utc_time&) const = default;
+    // Seconds from `earlier` to this (exact to about a microsecond over a century).
+    double seconds_since(const utc_time& earlier) const {
+        return static_cast<double>(seconds - earlier.seconds) + (nanoseconds - earlier.nanoseconds) * 1e-9;
+    }
+};
+
+// "2026-01-12T00:41:17Z", "2026-01-12 00:41:17.5+02:00", "2026-01-12T00:41" or "2026-01-12" as a
+// UTC instant; a time without a zone counts as UTC. Empty for anything else or an impossible date.
+inline std::optional<utc_time> parse_utc_time(std::string_view text) {
     using namespace std::chrono;
     using iso_parsing::digits, iso_parsing::skip;
     std::size_t at = 0;
@@ -71,29 +87,30 @@ inline std::optional<std::int64_t> parse_iso_utc(std::string_view text) {
     if (!d) return std::nullopt;
     const year_month_day date{year{*y}, month{static_cast<unsigned>(*mo)}, day{static_cast<unsigned>(*d)}};
     if (!date.ok()) return std::nullopt;
-    std::int64_t ns = duration_cast<nanoseconds>(sys_days{date}.time_since_epoch()).count();
-    if (at == text.size()) return ns;
+    std::int64_t seconds = std::int64_t{sys_days{date}.time_since_epoch().count()} * 86400;
+    if (at == text.size()) return utc_time{seconds, 0};
     if (!skip(text, at, 'T') && !skip(text, at, ' ')) return std::nullopt;
     const auto h = digits(text, at, 2);
     if (!h || *h > 23 || !skip(text, at, ':')) return std::nullopt;
     const auto mi = digits(text, at, 2);
     if (!mi || *mi > 59) return std::nullopt;
     int sec = 0;
-    std::int64_t fraction_ns = 0;
+    std::int32_t fraction_ns = 0;
     if (skip(text, at, ':')) {
         const auto s = digits(text, at, 2);
         if (!s || *s > 60) return std::nullopt;
         sec = *s;
         if (skip(text, at, '.') || skip(text, at, ',')) {
-            std::int64_t scale = 100000000;
+            std::int32_t scale = 100000000;
             const std::size_t start = at;
             for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, scale /= 10)
                 fraction_ns += (text[at] - '0') * scale;
             if (at == start) return std::nullopt;
         }
     }
-    ns += ((*h * 60LL + *mi) * 60 + sec) * 1000000000LL + fraction_ns;
-    if (at == text.size() || skip(text, at, 'Z') || skip(text, at, 'z')) return at == text.size() ? std::optional(ns) : std::nullopt;
+    seconds += (*h * 60LL + *mi) * 60 + sec;
+    if (at == text.size() || skip(text, at, 'Z') || skip(text, at, 'z'))
+        return at == text.size() ? std::optional(utc_time{seconds, fraction_ns}) : std::nullopt;
     const bool ahead = text[at] == '+';
     if (!ahead && text[at] != '-') return std::nullopt;
     ++at;
@@ -101,8 +118,28 @@ inline std::optional<std::int64_t> parse_iso_utc(std::string_view text) {
     skip(text, at, ':');
     const auto zm = digits(text, at, 2);
     if (!zh || !zm || at != text.size() || *zh > 23 || *zm > 59) return std::nullopt;
-    const std::int64_t offset = (*zh * 60LL + *zm) * 60 * 1000000000LL;
-    return ahead ? ns - offset : ns + offset;
+    const std::int64_t offset = (*zh * 60LL + *zm) * 60;
+    return utc_time{ahead ? seconds - offset : seconds + offset, fraction_ns};
+}
+
+// Unix nanoseconds of the same texts; empty also for dates outside 1678–2261, which int64
+// nanoseconds cannot hold (use parse_utc_time for those).
+inline std::optional<std::int64_t> parse_iso_utc(std::string_view text) {
+    const auto t = parse_utc_time(text);
+    constexpr std::int64_t limit = std::numeric_limits<std::int64_t>::max() / 1000000000 - 1;
+    if (!t || t->seconds > limit || t->seconds < -limit) return std::nullopt;
+    return t->seconds * 1000000000 + t->nanoseconds;
+}
+
+// "2300-01-01T00:00:00Z" for any year 0000–9999.
+inline std::string iso_utc(const utc_time& t) {
+    using namespace std::chrono;
+    const sys_days day{days{t.seconds >= 0 ? t.seconds / 86400 : -((-t.seconds + 86399) / 86400)}};
+    const std::int64_t in_day = t.seconds - std::int64_t{day.time_since_epoch().count()} * 86400;
+    const year_month_day date{day};
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(date.year()),
+                       static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), in_day / 3600,
+                       in_day / 60 % 60, in_day % 60);
 }
 
 } // namespace servestat::detail

@@ -1,10 +1,15 @@
 // One request as a plain struct: what readers fill in and what request_table::row() gives back.
 #pragma once
 
+#include <cmath>    // std::fabs
 #include <cstdint>  // std::int32_t
 #include <optional> // std::optional
 #include <string>   // std::string
+#include <string_view> // std::string_view
+#include <utility>  // std::pair
 #include <vector>   // std::vector
+
+#include <fmt/format.h> // fmt::format
 
 #include "servestat/core/request_status.hpp" // request_status
 
@@ -40,5 +45,37 @@ struct request_record {
         itl = std::move(keep_itl);
     }
 };
+
+// Every time and duration a reader stores lies within this many seconds of zero (about 31,700
+// years). Two finite times can still be an infinite duration apart (t_sent -1.7e308, t_end 1.7e308),
+// and sums of squares over 2^53 requests must stay finite, so the bound is on the times themselves:
+// with it every difference, mean and variance the statistics take is a finite number.
+inline constexpr double max_seconds = 1e12;
+
+struct record_fault {
+    std::string_view field;
+    std::string message;
+};
+
+// The first time or duration of `r` that is not a finite number of seconds within ±max_seconds,
+// if any. Readers call it where they know the line; request_table::push_back is the backstop.
+inline std::optional<record_fault> time_fault(const request_record& r) {
+    const auto out_of_range = [](double t) { return !(std::fabs(t) <= max_seconds); }; // NaN too
+    const auto fault = [](std::string_view field, double t) {
+        return record_fault{field, fmt::format("{} s is not a time servestat can use (times must be finite and within "
+                                               "±1e12 s of the run's start: is the unit right?)", t)};
+    };
+    for (const auto& [field, t] : {std::pair<std::string_view, const std::optional<double>&>{"t_sched", r.t_sched},
+                                   {"t_sent", r.t_sent},
+                                   {"t_first", r.t_first},
+                                   {"t_end", r.t_end},
+                                   {"server_queue", r.server_queue},
+                                   {"server_prefill", r.server_prefill},
+                                   {"server_decode", r.server_decode}})
+        if (t && out_of_range(*t)) return fault(field, *t);
+    for (double gap : r.itl)
+        if (out_of_range(gap)) return fault("itl", gap);
+    return std::nullopt;
+}
 
 } // namespace servestat

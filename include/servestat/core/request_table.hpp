@@ -7,13 +7,16 @@
 #include <cstdint> // std::int32_t, std::int16_t, std::uint8_t
 #include <limits>  // std::numeric_limits
 #include <optional> // std::optional
+#include <string>  // std::string, std::to_string
 #include <span>    // std::span
 #include <string_view> // std::string_view
 #include <type_traits> // std::is_same_v
 #include <vector>  // std::vector
 
-#include "servestat/core/request_record.hpp" // request_record
+#include "servestat/core/errors.hpp"         // input_error
+#include "servestat/core/request_record.hpp" // request_record, time_fault
 #include "servestat/core/string_pool.hpp"    // string_pool
+#include "servestat/core/utf8.hpp"           // is_valid_utf8, to_valid_utf8
 
 namespace servestat {
 
@@ -36,8 +39,12 @@ public:
         status_.reserve(n); http_status_.reserve(n); error_.reserve(n);
     }
 
+    // Throws input_error (no file: the reader's entry adds it) for a time no statistic can use;
+    // readers that know the line check time_fault() first and name it.
     void push_back(const request_record& r) {
         const std::size_t row = size();
+        if (auto fault = time_fault(r))
+            throw input_error("", 0, std::string(fault->field), "request " + std::to_string(row + 1) + ": " + fault->message);
         t_sched_.push_back(r.t_sched.value_or(absent_time));
         t_sent_.push_back(r.t_sent.value_or(absent_time));
         t_first_.push_back(r.t_first.value_or(absent_time));
@@ -98,6 +105,19 @@ public:
     std::string_view error(std::size_t i) const { return errors_.at(error_[i]); }
     string_pool::id error_id(std::size_t i) const { return error_[i]; }
     const string_pool& error_strings() const noexcept { return errors_; }
+
+    // Error texts that are not valid UTF-8 rewritten (each bad byte becomes U+FFFD); true if any was.
+    bool make_error_texts_valid() {
+        std::vector<string_pool::id> renamed(errors_.size());
+        bool any = false;
+        for (string_pool::id i = 1; i < errors_.size(); ++i) any = any || !is_valid_utf8(errors_.at(i));
+        if (!any) return false;
+        string_pool valid;
+        for (string_pool::id i = 1; i < errors_.size(); ++i) renamed[i] = valid.intern(to_valid_utf8(errors_.at(i)));
+        for (auto& id : error_) id = renamed[id];
+        errors_ = std::move(valid);
+        return true;
+    }
 
     std::span<const double> itl(std::size_t i) const {
         if (itl_offsets_.empty()) return {};

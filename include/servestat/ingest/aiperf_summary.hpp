@@ -321,7 +321,7 @@ inline aiperf_summary_info read_aiperf_summary_document(const json_document& doc
 }
 
 inline aiperf_summary_info read_aiperf_summary_file(const std::filesystem::path& file) {
-    const std::string text = read_whole_file(file);
+    const std::string text = read_json_file(file);
     const auto documents = parse_json_documents(file, text);
     if (documents.size() != 1)
         throw input_error(file.string(), documents[1].place.line, "", "expected one JSON object, found several");

@@ -29,6 +29,7 @@
 #include "servestat/core/run.hpp"             // run, skipped_lines
 #include "servestat/core/text.hpp"            // trim_spaces
 #include "servestat/ingest/csv.hpp"           // csv_reader, csv_row, for_each_csv_row, find_column
+#include "servestat/ingest/input_file.hpp"    // read_input_head
 #include "servestat/ingest/json_document.hpp" // json_place, json_require, json_number, json_count
 #include "servestat/ingest/line_source.hpp"   // line_source
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
@@ -310,11 +311,7 @@ inline int sniff_mooncake_trace(std::string_view head) {
 }
 
 inline std::string read_trace_head(const std::filesystem::path& file) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
-    if (!f) throw input_error(file.string(), 0, "", "cannot open file");
-    std::string head(std::size_t{64} << 10, '\0');
-    head.resize(std::fread(head.data(), 1, head.size(), f.get()));
-    return head;
+    return read_input_head(file, std::size_t{64} << 10);
 }
 
 } // namespace detail

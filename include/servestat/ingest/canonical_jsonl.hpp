@@ -258,6 +258,7 @@ public:
     [[gnu::always_inline]] static std::optional<field_error> check_request(const request_record& r) {
         if (!r.t_sent) return field_error{"t_sent", "missing required field"};
         if (!r.t_end) return field_error{"t_end", "missing required field"};
+        if (auto fault = time_fault(r)) return field_error{std::string(fault->field), std::move(fault->message)};
         if (*r.t_end < *r.t_sent) return field_error{"t_end", "t_end is before t_sent (negative duration)"};
         if (r.t_first && *r.t_first < *r.t_sent)
             return field_error{"t_first", "t_first is before t_sent (negative time to first token)"};

@@ -24,6 +24,7 @@
 #include "servestat/core/request_status.hpp" // request_status
 #include "servestat/core/run.hpp"            // skipped_lines
 #include "servestat/core/text.hpp"           // equals_ignoring_case, trim_spaces
+#include "servestat/ingest/input_file.hpp"   // open_input
 #include "servestat/ingest/reader.hpp"       // read_options
 
 namespace servestat::detail {
@@ -56,8 +57,7 @@ public:
     csv_reader(const std::filesystem::path& file, std::size_t max_record_bytes,
                std::size_t chunk_bytes = default_chunk_bytes)
         : name_(file.string()), max_record_(max_record_bytes),
-          file_(std::fopen(name_.c_str(), "rb"), &std::fclose) {
-        if (!file_) throw input_error(name_, 0, "", "cannot open file");
+          file_(open_input(file)) {
         // At least 3 bytes, so the first chunk holds a whole BOM if there is one.
         buffer_.resize(std::max<std::size_t>(chunk_bytes, 3));
         refill();

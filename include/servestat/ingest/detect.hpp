@@ -4,14 +4,14 @@
 
 #include <algorithm>   // std::sort
 #include <array>       // std::array
-#include <cstdio>      // std::FILE, std::fread
 #include <filesystem>  // std::filesystem
-#include <memory>      // std::unique_ptr
+#include <functional>  // std::function
 #include <optional>    // std::optional
 #include <set>         // std::set
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <system_error> // std::error_code, std::errc
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
@@ -24,6 +24,7 @@
 #include "servestat/ingest/file_name_params.hpp"  // params_from_file_name
 #include "servestat/ingest/genai_perf.hpp"        // genai_perf_format
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
+#include "servestat/ingest/input_file.hpp"        // read_input_head, utf8_bom
 #include "servestat/ingest/inference_perf.hpp"    // inference_perf_format
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
@@ -35,6 +36,7 @@
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
 #include "servestat/ingest/sweep_csv.hpp"         // sweep_csv_format
+#include "servestat/ingest/valid_text.hpp"        // make_run_text_valid
 #include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format
 #include "servestat/ingest/vllm_bench_json.hpp"   // vllm_bench_json_format
 #include "servestat/ingest/vllm_server_stats.hpp" // vllm_server_stats_format
@@ -65,17 +67,14 @@ namespace detail {
 inline constexpr std::size_t sniff_bytes = 64 * 1024;
 
 inline std::string read_head(const std::filesystem::path& file) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
-    if (!f) throw input_error(file.string(), 0, "", "cannot open file");
-    std::string head(sniff_bytes, '\0');
-    head.resize(std::fread(head.data(), 1, head.size(), f.get()));
-    return head;
+    return read_input_head(file, sniff_bytes);
 }
 
 } // namespace detail
 
 // The format with the highest confidence; nullptr when none recognises the content.
 inline const log_format* detect_format(std::string_view head) {
+    if (head.starts_with(detail::utf8_bom)) head.remove_prefix(detail::utf8_bom.size());
     const log_format* best = nullptr;
     int best_score = 0;
     for (const auto* f : builtin_formats)
@@ -105,6 +104,8 @@ struct load_options {
     read_options read;
     std::string input_format; // empty = detect per file
     std::optional<mapping_spec> mapping; // --map: every file is read through it, nothing detected
+    // Told what was passed over while the rest was read (a looping symbolic link in a directory).
+    std::function<void(const std::string&)> warn = [](const std::string&) {};
 };
 
 // Parameters a reader found in the file win over those its name suggests.
@@ -114,15 +115,24 @@ inline void add_file_name_params(run& r, const std::filesystem::path& file) {
         if (!r.meta.params.contains(key)) r.meta.params[key] = value;
 }
 
+// The reader entry: every file read goes through here, so what all readers owe is done once —
+// an error names the file, and text is valid UTF-8 (ingest/valid_text.hpp).
 inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o = {}) {
     auto runs = [&] {
-        if (o.mapping) return read_mapped(file, *o.mapping, o.read);
-        const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
-        return format.read(file, o.read);
+        try {
+            if (o.mapping) return read_mapped(file, *o.mapping, o.read);
+            const log_format& format = o.input_format.empty() ? detect_file_format(file) : find_format(o.input_format);
+            return format.read(file, o.read);
+        } catch (const input_error& e) {
+            if (!e.file().empty()) throw;
+            // Raised where the file is not known (request_table::push_back refusing a time).
+            throw input_error(file.string(), e.line(), e.field(), e.reason());
+        }
     }();
     for (auto& r : runs) {
         require_requests_left(r); // --skip-bad rejected every request: an error, not a run of nothing
         add_file_name_params(r, file);
+        make_run_text_valid(r);
     }
     return runs;
 }
@@ -137,14 +147,28 @@ inline std::string same_file_key(const std::filesystem::path& path) {
 }
 
 // A directory's regular files in natural name order (run-c2 before run-c16), not recursively,
-// hidden files left out.
-inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
+// hidden files left out. An entry whose type cannot be told (a symbolic link in a loop or to
+// nothing) is passed to `warn` and left out; a directory that cannot be listed is an error naming
+// the reason ("permission denied"), never mistaken for one holding no logs.
+template <class Warn>
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Warn&& warn) {
     namespace fs = std::filesystem;
     std::vector<fs::path> files;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.is_regular_file() && entry.path().filename().string().front() != '.')
-            files.push_back(entry.path());
+    fs::directory_iterator it(dir, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const fs::path& path = it->path();
+        if (path.filename().string().front() == '.') continue;
+        std::error_code type_ec;
+        const bool regular = it->is_regular_file(type_ec);
+        if (type_ec) {
+            warn(path.string() + ": passed over: " + reason_text(type_ec) +
+                 (it->is_symlink() ? " (a symbolic link that leads nowhere readable)" : ""));
+            continue;
+        }
+        if (regular) files.push_back(path);
+    }
+    if (ec) throw input_error(dir.string(), 0, "", "cannot read directory: " + reason_text(ec));
     std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
         return natural_less(a.filename().string(), b.filename().string());
     });
@@ -161,14 +185,17 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
     namespace fs = std::filesystem;
     for (const auto& input : inputs) {
         std::error_code ec;
-        if (fs::is_directory(input, ec)) {
+        const auto status = fs::status(input, ec);
+        if (ec && ec != std::errc::no_such_file_or_directory)
+            throw input_error(input, 0, "", "cannot read: " + detail::reason_text(ec)); // a looping link, no permission
+        if (fs::is_directory(status)) {
             bool any = false;
             // A tool's summary file beside its request file (LLMPerf, AIPerf) was already merged
             // into the request run as its reported values, and a whole-run report beside its stage
             // reports (inference-perf) is covered by them; listing it again would double the run.
             std::set<std::string> merged;
             std::vector<run> summaries;
-            for (const auto& file : detail::files_in(input)) {
+            for (const auto& file : detail::files_in(input, o.warn)) {
                 const bool forced = !o.input_format.empty() || o.mapping;
                 if (!forced && !detect_format(detail::read_head(file))) continue;
                 for (auto& r : read_runs(file, o)) {
@@ -184,7 +211,7 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
             for (auto& r : summaries)
                 if (!merged.contains(detail::same_file_key(r.meta.source.path))) consume(std::move(r));
             if (!any) throw input_error(input, 0, "", "directory contains no recognised request logs");
-        } else if (fs::exists(input, ec)) {
+        } else if (fs::exists(status)) {
             for (auto& r : read_runs(input, o)) consume(std::move(r));
         } else {
             throw input_error(input, 0, "", "no such file or directory");

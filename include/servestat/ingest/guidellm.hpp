@@ -837,7 +837,7 @@ inline bool looks_like_guidellm_yaml(std::string_view head) {
 }
 
 inline std::vector<run> read_guidellm(const std::filesystem::path& file, const read_options& options) {
-    const std::string text = read_whole_file(file);
+    const std::string text = read_whole_file(file); // YAML is recognised below, so no JSON-only first byte
     if (looks_like_guidellm_yaml(std::string_view(text).substr(0, 64 * 1024)))
         throw input_error(file.string(), 1, "",
                           "a GuideLLM report in YAML: servestat reads GuideLLM's JSON report; save it as JSON "

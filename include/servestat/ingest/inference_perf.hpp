@@ -350,7 +350,7 @@ inline std::string inference_perf_label(const std::filesystem::path& file) {
 }
 
 inline std::vector<run> read_inference_perf(const std::filesystem::path& file, const read_options&) {
-    const std::string text = python_words_to_json(read_whole_file(file), "null");
+    const std::string text = python_words_to_json(read_json_file(file), "null");
     const auto documents = parse_json_documents(file, text);
     if (documents.size() != 1)
         throw input_error(file.string(), documents[1].place.line, "", "expected one JSON object, found several");

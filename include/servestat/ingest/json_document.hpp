@@ -2,6 +2,7 @@
 // the line where a document starts and the JSON path of the offending field.
 #pragma once
 
+#include <algorithm>   // std::count
 #include <cmath>       // std::isfinite, std::floor
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t
@@ -18,24 +19,13 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"   // input_error
+#include "servestat/ingest/input_file.hpp" // read_whole_file
 #include "servestat/ingest/reader.hpp" // read_options
 
 namespace servestat::detail {
 
-// Whole-document formats hold one run's results; a file this large is not one of them.
-inline constexpr std::size_t max_document_bytes = std::size_t{1} << 30;
-
-inline std::string read_whole_file(const std::filesystem::path& file) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
-    if (!f) throw input_error(file.string(), 0, "", "cannot open file");
-    std::string text;
-    char buffer[1 << 16];
-    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0;) {
-        text.append(buffer, n);
-        if (text.size() > max_document_bytes) throw input_error(file.string(), 0, "", "file larger than 1 GiB");
-    }
-    return text;
-}
+// A file holding JSON document(s): refused at its first byte unless that can start one.
+inline std::string read_json_file(const std::filesystem::path& file) { return read_whole_file(file, "{["); }
 
 inline std::size_t line_at(std::string_view text, std::size_t offset) {
     std::size_t line = 1;
@@ -147,26 +137,37 @@ inline nlohmann::json parse_embedded_json(std::string_view text) {
 
 // One or more JSON objects or arrays separated by whitespace (vLLM's --append-result writes one
 // object per line; a plain result file holds one). A syntax error names its line and column.
-inline std::vector<json_document> parse_json_documents(const std::filesystem::path& file, std::string_view text) {
+// Linear in the text: lines are counted on from the previous document, never from the start.
+// `check` sees each document as soon as it is parsed, so a bad first document ends the read there.
+template <class Check>
+std::vector<json_document> parse_json_documents(const std::filesystem::path& file, std::string_view text, Check&& check) {
     if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     std::vector<json_document> documents;
+    std::size_t line = 1, counted_to = 0; // line number of offset counted_to
     for (std::size_t at = text.find_first_not_of(" \t\r\n"); at != std::string_view::npos;
          at = text.find_first_not_of(" \t\r\n", at)) {
-        const json_place place{file.string(), line_at(text, at)};
+        line += static_cast<std::size_t>(std::count(text.begin() + counted_to, text.begin() + at, '\n'));
+        counted_to = at;
+        const json_place place{file.string(), line};
         if (text[at] != '{' && text[at] != '[')
             throw_parse_error(place.file, text, at, 1, "expected a JSON object or array");
         const std::size_t closed_at = end_of_container(text.substr(at));
         const bool truncated = closed_at == std::string_view::npos;
         const std::size_t length = truncated ? text.size() - at : closed_at;
         documents.push_back({parse_json_text(text.substr(at, length), place, truncated), place});
+        check(documents.back());
         at += length;
     }
     if (documents.empty()) throw input_error(file.string(), 0, "", "empty file");
     return documents;
 }
 
+inline std::vector<json_document> parse_json_documents(const std::filesystem::path& file, std::string_view text) {
+    return parse_json_documents(file, text, [](const json_document&) {});
+}
+
 inline std::vector<json_document> read_json_documents(const std::filesystem::path& file) {
-    const std::string text = read_whole_file(file);
+    const std::string text = read_json_file(file);
     return parse_json_documents(file, text);
 }
 

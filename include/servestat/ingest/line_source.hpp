@@ -15,6 +15,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp" // input_error
+#include "servestat/ingest/input_file.hpp" // open_input
 
 namespace servestat::detail {
 
@@ -25,8 +26,7 @@ public:
     line_source(const std::filesystem::path& file, std::size_t max_line_bytes,
                 std::size_t chunk_bytes = std::size_t{1} << 20)
         : name_(file.string()), max_line_(max_line_bytes), chunk_(chunk_bytes),
-          file_(std::fopen(name_.c_str(), "rb"), &std::fclose) {
-        if (!file_) throw input_error(name_, 0, "", "cannot open file");
+          file_(open_input(file)) {
         std::error_code ec;
         size_ = std::filesystem::file_size(file, ec);
         if (ec) size_ = 0;

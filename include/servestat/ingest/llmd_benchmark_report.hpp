@@ -404,7 +404,7 @@ inline bool looks_like_yaml_report(std::string_view head) {
 }
 
 inline std::vector<run> read_llmd_report(const std::filesystem::path& file, const read_options&) {
-    const std::string raw = read_whole_file(file);
+    const std::string raw = read_whole_file(file); // YAML is recognised below, so no JSON-only first byte
     if (looks_like_yaml_report(std::string_view(raw).substr(0, llmd_sniff_bytes))) throw_yaml_report(file, raw);
     // Python's json.dump writes the schema's infinite concurrency as Infinity.
     const std::string text = python_words_to_json(raw, "\"inf\"");

@@ -284,7 +284,7 @@ struct llmperf_document {
 
 inline llmperf_document read_llmperf_document(const std::filesystem::path& file, bool python_words) {
     llmperf_document out;
-    out.text = read_whole_file(file);
+    out.text = read_json_file(file);
     if (python_words) out.text = python_words_to_json(std::move(out.text), "null");
     auto documents = parse_json_documents(file, out.text);
     if (documents.size() > 1)

@@ -269,7 +269,7 @@ inline std::optional<sampled_table> sample_table(const std::filesystem::path& fi
         std::error_code ec;
         const auto size = std::filesystem::file_size(file, ec);
         if (ec || size > inspected_document_bytes) return std::nullopt;
-        const auto documents = parse_json_documents(file, read_whole_file(file));
+        const auto documents = parse_json_documents(file, read_json_file(file));
         if (documents.size() == 1) return sample_json_document(documents.front().value);
         std::vector<const nlohmann::json*> requests;
         for (const auto& d : documents)

@@ -12,20 +12,20 @@
 #include <cstddef>          // std::size_t
 #include <cstdint>          // std::int32_t, std::int64_t, std::uint64_t
 #include <filesystem>       // std::filesystem::path
-#include <fstream>          // std::ifstream
 #include <initializer_list> // std::initializer_list
 #include <limits>           // std::numeric_limits
 #include <optional>         // std::optional
 #include <string>           // std::string
 #include <string_view>      // std::string_view
 #include <system_error>     // std::errc
+#include <tuple>            // std::tuple
 #include <utility>          // std::move, std::exchange
 #include <vector>           // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"            // input_error
-#include "servestat/core/request_record.hpp"    // request_record
+#include "servestat/core/request_record.hpp"    // request_record, max_seconds
 #include "servestat/core/request_status.hpp"    // request_status, parse_request_status
 #include "servestat/core/run.hpp"               // run
 #include "servestat/core/iso_time.hpp"          // iso_utc
@@ -33,7 +33,8 @@
 #include "servestat/core/units.hpp"             // time_unit, to_seconds
 #include "servestat/ingest/csv.hpp"             // csv_reader, csv_row, for_each_csv_row, quote_cell
 #include "servestat/ingest/failure_text.hpp"    // classify_failure_text, leading_http_status
-#include "servestat/ingest/json_document.hpp"   // parse_json_documents, read_whole_file, first_json_char
+#include "servestat/ingest/input_file.hpp"      // read_input_head
+#include "servestat/ingest/json_document.hpp"   // parse_json_documents, read_json_file, first_json_char
 #include "servestat/ingest/line_source.hpp"     // line_source
 #include "servestat/ingest/mapped_sources.hpp"  // json_at, source_presence, header_columns
 #include "servestat/ingest/mapping_spec.hpp"    // mapping_spec, field_mapping, ok_rule, mapped_targets
@@ -465,6 +466,12 @@ private:
                      std::optional<double> e2e_span) const {
         using enum mapped_target;
         const auto label = [&](mapped_target t) { return field_label(spec_.fields[*index(t)]); };
+        // Two finite times can be an infinite span apart (-1.7e308 and 1.7e308).
+        for (const auto& [a, b, at] : {std::tuple{sched, sent, t_sched}, {sent, first, t_first}, {sent, end, t_end},
+                                       {first, end, t_end}})
+            if (a && b && !(std::fabs(*b - *a) <= max_seconds))
+                place.fail(index(at) ? label(at) : std::string(target_name(at)), "lies " + seconds_text(*b - *a) + " from the time before it: not a span "
+                                      "servestat can use (at most ±1e12 s; is the unit right?)");
         if (sched && sent && *sched > *sent)
             place.fail(label(t_sched), "after t_sent: client_queue would be " + seconds_text(*sent - *sched));
         if (first && sent && *first < *sent)
@@ -626,7 +633,8 @@ inline const nlohmann::json& find_records(const json_document& doc, const mappin
         const std::string parent = walked.empty() ? std::string("the document") : walked;
         if (!next) {
             if (at->is_object())
-                doc.place.fail(here, "no such key for records= (" + parent + " has: " + list_keys(*at) + ")");
+                doc.place.fail(here, "no such key for records= (" + parent +
+                                         (at->empty() ? " is an empty object)" : " has: " + list_keys(*at) + ")"));
             doc.place.fail(here, "records=" + spec.records_source + " goes through " + parent + ", which is " +
                                      at->type_name() + ", not an object");
         }
@@ -646,7 +654,9 @@ inline const nlohmann::json& find_records(const json_document& doc, const mappin
 
 inline std::vector<run> read_mapped_json(const std::filesystem::path& file, std::string_view text,
                                          const mapping_spec& spec, const read_options& options) {
-    std::vector<json_document> documents = parse_json_documents(file, text);
+    // find_records throws on a document without the records= path: the first such ends the read.
+    std::vector<json_document> documents =
+        parse_json_documents(file, text, [&](const json_document& doc) { find_records(doc, spec); });
     source_presence presence(spec);
     for (const json_document& doc : documents)
         for (const nlohmann::json& request : find_records(doc, spec))
@@ -685,7 +695,7 @@ inline std::vector<run> read_mapped_json(const std::filesystem::path& file, std:
 inline void explain_document(const std::filesystem::path& file, const mapping_spec& spec) {
     std::vector<json_document> documents;
     try {
-        documents = parse_json_documents(file, read_whole_file(file));
+        documents = parse_json_documents(file, read_json_file(file));
     } catch (const input_error&) {
         return;
     }
@@ -772,18 +782,12 @@ inline std::vector<run> read_mapped_jsonl(const std::filesystem::path& file, con
 // documents in one file).
 inline std::vector<run> read_mapped(const std::filesystem::path& file, const mapping_spec& spec,
                                     const read_options& options) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw input_error(file.string(), 0, "", "cannot open file");
-    std::string head(std::size_t{64} << 10, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    in.close();
-    if (head.substr(0, 3) == "\xEF\xBB\xBF") head.erase(0, 3);
+    const std::string head = detail::read_input_head(file, std::size_t{64} << 10);
     if (head.find_first_not_of(" \t\r\n") == std::string::npos)
         throw input_error(file.string(), 0, "", "empty file");
     const char first = detail::first_json_char(head);
     if (first == '[' || (first == '{' && !spec.records_source.empty()))
-        return detail::read_mapped_json(file, detail::read_whole_file(file), spec, options);
+        return detail::read_mapped_json(file, detail::read_json_file(file), spec, options);
     if (first == '{') return detail::read_mapped_jsonl(file, spec, options);
     return detail::read_mapped_csv(file, spec, options);
 }

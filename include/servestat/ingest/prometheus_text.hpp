@@ -18,9 +18,7 @@
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int64_t
 #include <filesystem>  // std::filesystem::path
-#include <fstream>     // std::ifstream
 #include <functional>  // std::less
-#include <iterator>    // std::istreambuf_iterator
 #include <limits>      // std::numeric_limits
 #include <map>         // std::map
 #include <optional>    // std::optional
@@ -31,6 +29,7 @@
 
 #include "servestat/core/errors.hpp" // input_error
 #include "servestat/core/run.hpp"    // run_metadata, reported_value
+#include "servestat/ingest/input_file.hpp" // read_whole_file
 
 namespace servestat {
 
@@ -316,10 +315,7 @@ inline prometheus_scrape parse_prometheus_text(std::string_view text, std::strin
 }
 
 inline prometheus_scrape read_prometheus_file(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw input_error(file.string(), 0, "", "cannot open file");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return parse_prometheus_text(text, file.string());
+    return parse_prometheus_text(detail::read_whole_file(file), file.string());
 }
 
 // The φ-quantile of a classic histogram as PromQL's histogram_quantile computes it (promql/quantile.go,

@@ -16,6 +16,7 @@
 #include <algorithm>   // std::sort, std::min, std::all_of, std::any_of
 #include <array>       // std::array
 #include <cctype>      // std::isdigit
+#include <charconv>    // std::from_chars
 #include <cmath>       // std::abs, std::floor, std::isfinite
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
@@ -37,7 +38,7 @@
 #include "servestat/core/run_names.hpp"       // name_runs_by_params
 #include "servestat/core/text.hpp"            // trim_spaces, shortest_number
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
-#include "servestat/ingest/json_document.hpp" // parse_json_documents, read_whole_file, json_* helpers
+#include "servestat/ingest/json_document.hpp" // parse_json_documents, read_json_file, json_* helpers
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
 
 namespace servestat {
@@ -210,7 +211,10 @@ inline std::optional<double> vllm_percentile_of(std::string_view key, std::strin
         !std::isdigit(static_cast<unsigned char>(number.front())) ||
         number.find('.') != number.rfind('.'))
         return std::nullopt;
-    return std::stod(std::string(number));
+    double q = 0; // from_chars, not stod: a key of 400 digits is out of range, not an exception
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), q);
+    if (ec != std::errc() || end != number.data() + number.size() || q > 100) return std::nullopt;
+    return q;
 }
 
 // Keys holding vLLM's aggregates (never run parameters).
@@ -520,7 +524,7 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
 }
 
 inline std::vector<run> read_vllm_bench_json(const std::filesystem::path& file, const read_options& options) {
-    const std::string text = python_words_to_json(read_whole_file(file), "\"inf\"");
+    const std::string text = python_words_to_json(read_json_file(file), "\"inf\"");
     const auto documents = parse_json_documents(file, text);
     std::vector<run> runs;
     runs.reserve(documents.size());

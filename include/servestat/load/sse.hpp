@@ -165,8 +165,14 @@ private:
 
     void append_partial(const char* from, const char* to) {
         const auto n = static_cast<std::size_t>(to - from);
-        if (line_.size() + n > max_bytes_) throw sse_error(over_limit("a line"));
+        require_line_within_limit(line_.size() + n); // bounds the buffer before the line's end arrives
         line_.append(from, n);
+    }
+
+    // The one line limit: a line's bytes without its terminator, whether it came whole or in pieces,
+    // so the same stream is accepted or refused wherever the network splits it.
+    void require_line_within_limit(std::size_t line_bytes) const {
+        if (line_bytes > max_bytes_) throw sse_error(over_limit("a line"));
     }
 
     std::string over_limit(const char* what) const {
@@ -178,6 +184,7 @@ private:
 
     template <class OnEvent>
     void process_line(std::string_view line, OnEvent& on_event) {
+        require_line_within_limit(line.size());
         if (line.empty()) return dispatch(on_event);
         if (line.front() == ':') return; // a comment: keep-alives and the like
         std::string_view field = line, value;

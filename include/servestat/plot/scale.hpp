@@ -1,8 +1,8 @@
 // Value-to-pixel scales, linear or log10, with "nice" 1-2-5 ticks and their labels in seconds or plain.
 #pragma once
 
-#include <algorithm>   // std::max, std::min
-#include <cmath>       // std::log10, std::pow, std::floor, std::ceil, std::fabs, std::isfinite
+#include <algorithm>   // std::max, std::min, std::clamp
+#include <cmath>       // std::log10, std::pow, std::floor, std::ceil, std::fabs, std::isnan, std::isfinite
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
@@ -85,10 +85,30 @@ inline nice_step choose_step(double lo, double hi) {
 
 inline int decimals_for(const nice_step& s) { return std::max(0, -s.exponent); }
 
+// The range an axis is drawn over, finite and narrow enough that hi - lo is finite (with log,
+// lo > 0). Statistics never hand out a non-finite value (readers refuse such times), but a scale
+// is the last place that would turn one into a loop over 10^300 ticks, so it defends itself.
+// An empty range stays empty: each caller widens it in its own way.
+struct drawable_range {
+    double lo, hi;
+};
+
+inline drawable_range make_drawable(double lo, double hi, bool log) {
+    const auto tame = [](double v) {
+        return std::isnan(v) ? 0.0 : std::clamp(v, -1e300, 1e300); // ±inf clamp to ±1e300
+    };
+    lo = tame(lo);
+    hi = tame(hi);
+    if (log && !(lo > 0)) lo = hi > 0 ? hi / 10 : 1;
+    if (log && !(hi > 0)) hi = lo;
+    return {lo, hi};
+}
+
 } // namespace detail
 
 // Ticks at multiples of a 1-2-5 step covering [lo, hi]: [0, 9.3] gives 0, 2, 4, 6, 8, 10.
-inline std::vector<double> linear_ticks(double lo, double hi) {
+inline std::vector<double> linear_ticks(double lo_asked, double hi_asked) {
+    auto [lo, hi] = detail::make_drawable(lo_asked, hi_asked, false);
     if (!(hi > lo)) hi = lo + 1;
     const auto step = detail::choose_step(lo, hi);
     std::vector<double> out;
@@ -101,7 +121,8 @@ inline std::vector<double> linear_ticks(double lo, double hi) {
 
 // Powers of ten covering [lo, hi] (lo > 0); under two decades also 2× and 5×, or there would be
 // too few ticks to read a value off.
-inline std::vector<double> log_ticks(double lo, double hi) {
+inline std::vector<double> log_ticks(double lo_asked, double hi_asked) {
+    const auto [lo, hi] = detail::make_drawable(lo_asked, hi_asked, true);
     const int first = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
     const int last = std::max(first + 1, static_cast<int>(std::ceil(std::log10(hi) - 1e-9)));
     const bool sub_ticks = hi / lo < 100;
@@ -120,8 +141,9 @@ inline std::vector<double> log_ticks(double lo, double hi) {
 // unlabelled, onto a pixel range (which may run downwards, as y does).
 class scale {
 public:
-    scale(double lo, double hi, double pixel_lo, double pixel_hi, bool log, axis_unit unit = axis_unit::plain)
-        : log_(log && lo > 0 && hi > 0), unit_(unit), p0_(pixel_lo), p1_(pixel_hi) {
+    scale(double lo_asked, double hi_asked, double pixel_lo, double pixel_hi, bool log, axis_unit unit = axis_unit::plain)
+        : log_(log && lo_asked > 0 && hi_asked > 0), unit_(unit), p0_(pixel_lo), p1_(pixel_hi) {
+        auto [lo, hi] = detail::make_drawable(lo_asked, hi_asked, log_);
         if (!(hi > lo)) hi = lo + (lo == 0 || log_ ? 1 : std::fabs(lo)); // a single value still gets an axis
         values_ = log_ ? log_ticks(lo, hi) : linear_ticks(lo, hi);
         lo_ = transform(values_.front());

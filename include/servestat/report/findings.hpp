@@ -10,6 +10,7 @@
 
 #include <fmt/format.h> // fmt::format
 
+#include "servestat/core/utf8.hpp"          // shortened_text
 #include "servestat/report/few_samples.hpp" // marked_seconds
 #include "servestat/report/format.hpp"   // format_seconds, format_share
 #include "servestat/stats/linear_fit.hpp" // linear_fit, slope_p_value
@@ -95,7 +96,8 @@ inline std::optional<finding> context_overflows(const run_stats& r) {
         if (e.kind != error_kind::context_overflow) continue;
         std::string cause;
         static const std::regex numbers(R"(maximum context length is (\d+) tokens and your request has (\d+) input tokens)");
-        if (std::smatch m; std::regex_search(e.example, m, numbers))
+        const std::string example = shortened_text(e.example, max_example_chars); // vLLM's message leads
+        if (std::smatch m; std::regex_search(example, m, numbers))
             cause = fmt::format(" For example a {}-token prompt left no room for output in the {}-token context; "
                                 "budget max_tokens from the prompt length or trim prompts.",
                                 m[2].str(), m[1].str());

@@ -187,6 +187,14 @@ inline std::string describe_open_section(const template_source& src, const templ
     return fmt::format("section '{}' (opened at line {}, column {})", section.name, p.line, p.column);
 }
 
+// Rendering recurses once per nested section (here and in kainjow): a hostile template nesting
+// 100,000 sections would overflow the stack. No report template comes near this depth.
+inline constexpr std::size_t max_section_depth = 64;
+
+// Sections over lists nested in each other multiply: {{#runs}} 30 deep over two runs would render
+// 2^30 times. Past this many section renders the template is refused before anything is rendered.
+inline constexpr std::size_t max_section_renders = 10'000'000;
+
 // Splits the template into tags nested by section; rejects what kainjow would reject or silently ignore.
 inline std::vector<template_tag> parse_template(const template_source& src) {
     const std::string_view text = src.text;
@@ -231,6 +239,8 @@ inline std::vector<template_tag> parse_template(const template_source& src) {
         const bool opens = tag.kind == tag_kind::section || tag.kind == tag_kind::inverted_section;
         open_lists.back()->push_back(std::move(tag));
         if (opens) {
+            if (open_sections.size() == max_section_depth)
+                template_error(src, start, fmt::format("sections nested more than {} deep", max_section_depth));
             open_sections.push_back(&open_lists.back()->back());
             open_lists.push_back(&open_lists.back()->back().children);
         }
@@ -253,18 +263,32 @@ inline const mustache::data& lookup(const template_source& src, const mustache_c
 
 inline bool renders_section(const mustache::data& value) { return !value.is_false() && !value.is_empty_list(); }
 
-inline void check_names(const template_source& src, const std::vector<template_tag>& tags, mustache_context& ctx);
+// The walk's state: the template and how many section renders are left of max_section_renders.
+struct template_walk {
+    const template_source& src;
+    std::size_t renders_left = max_section_renders;
 
-inline void check_section(const template_source& src, const template_tag& tag, mustache_context& ctx) {
-    const mustache::data& value = lookup(src, ctx, tag);
+    void count_render(const template_tag& tag) {
+        if (renders_left-- == 0)
+            template_error(src, tag.offset, fmt::format("the template would render sections more than {} times "
+                                                        "(sections over lists nested in each other multiply)",
+                                                        max_section_renders));
+    }
+};
+
+inline void check_names(template_walk& walk, const std::vector<template_tag>& tags, mustache_context& ctx);
+
+inline void check_section(template_walk& walk, const template_tag& tag, mustache_context& ctx) {
+    const mustache::data& value = lookup(walk.src, ctx, tag);
     if (tag.kind == tag_kind::inverted_section) {
-        if (!renders_section(value)) check_names(src, tag.children, ctx);
+        if (!renders_section(value)) check_names(walk, tag.children, ctx);
         return;
     }
     if (!renders_section(value)) return;
     const auto with = [&](const mustache::data& item) {
+        walk.count_render(tag);
         ctx.push(&item);
-        check_names(src, tag.children, ctx); // on a throw the context is discarded, so no pop needed
+        check_names(walk, tag.children, ctx); // on a throw the context is discarded, so no pop needed
         ctx.pop();
     };
     if (value.is_list()) {
@@ -274,12 +298,12 @@ inline void check_section(const template_source& src, const template_tag& tag, m
     }
 }
 
-inline void check_names(const template_source& src, const std::vector<template_tag>& tags, mustache_context& ctx) {
+inline void check_names(template_walk& walk, const std::vector<template_tag>& tags, mustache_context& ctx) {
     for (const auto& tag : tags) {
         if (tag.kind == tag_kind::section || tag.kind == tag_kind::inverted_section)
-            check_section(src, tag, ctx);
+            check_section(walk, tag, ctx);
         else
-            lookup(src, ctx, tag);
+            lookup(walk.src, ctx, tag);
     }
 }
 
@@ -297,7 +321,8 @@ inline std::string render(std::string_view text, const json& view, markup m, std
     const bridge::mustache::data data = bridge::to_mustache_data(view);
     {
         bridge::mustache_context ctx(&data);
-        bridge::check_names(src, tags, ctx);
+        bridge::template_walk walk{src};
+        bridge::check_names(walk, tags, ctx);
     }
     bridge::mustache::mustache tmpl{std::string(text)};
     // Our parser accepts only what kainjow accepts, so these are a safety net, not the usual path.

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
+#include "servestat/core/utf8.hpp"            // shortened_text
 #include "servestat/stats/run_stats.hpp"      // run_stats, stats_options
 #include "servestat/stats/sample_size.hpp"    // few_sample_percentiles
 #include "servestat/sweep/grid.hpp"           // grid_analysis, sweep_value
@@ -95,8 +96,13 @@ inline json to_json(const steady_state_detection& d) {
 
 inline json to_json(const run_stats& r) {
     json errors = json::array();
-    for (const auto& e : r.errors)
-        errors.push_back({{"kind", std::string(to_string(e.kind))}, {"count", e.count}, {"example", e.example}});
+    for (const auto& e : r.errors) {
+        json entry{{"kind", std::string(to_string(e.kind))}, {"count", e.count},
+                   {"example", shortened_text(e.example, max_example_chars)}};
+        // The whole text once, here, when the tables show it shortened.
+        if (entry["example"] != e.example) entry["example_full"] = e.example;
+        errors.push_back(std::move(entry));
+    }
     json subsets = json::object();
     for (const auto& s : r.subsets) subsets[s.name] = detail::to_json(s);
     auto text_or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };

@@ -45,9 +45,9 @@ using report::detail::signed_percent;
 inline bool is_share(const change& c) { return kind_of(c) == value_kind::share; }
 
 // "2026-11-09 21:00 UTC"; the date alone with `with_time` false.
-inline std::string date_text(const std::optional<std::int64_t>& ns, bool with_time = true) {
-    if (!ns) return missing_value;
-    const std::string iso = servestat::detail::iso_utc(*ns);
+inline std::string date_text(const std::optional<servestat::detail::utc_time>& t, bool with_time = true) {
+    if (!t) return missing_value;
+    const std::string iso = servestat::detail::iso_utc(*t);
     return with_time ? iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC" : iso.substr(0, 10);
 }
 
@@ -383,7 +383,7 @@ inline std::vector<plot_file> trend_plots(const trend& t, std::span<const run> r
                                       : "run (in the order given)";
     std::vector<double> xs;
     for (std::size_t k = 0; k < t.steps.size(); ++k)
-        xs.push_back(dated ? static_cast<double>(*t.steps[k].started - *t.steps.front().started) / 86400e9
+        xs.push_back(dated ? t.steps[k].started->seconds_since(*t.steps.front().started) / 86400
                            : static_cast<double>(k + 1));
     struct series_spec {
         std::string name;

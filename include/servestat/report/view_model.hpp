@@ -12,6 +12,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/run.hpp"           // run
+#include "servestat/core/utf8.hpp"          // shortened_text
 #include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
 #include "servestat/report/findings.hpp"    // derive_findings
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
@@ -134,7 +135,7 @@ inline json error_rows(const run_stats& r) {
         rows.push_back({{"kind", std::string(to_string(e.kind))},
                         {"count", std::to_string(e.count)},
                         {"share", format_share(static_cast<double>(e.count) / static_cast<double>(r.requests))},
-                        {"example", e.example}});
+                        {"example", shortened_text(e.example, max_example_chars)}});
     return rows;
 }
 

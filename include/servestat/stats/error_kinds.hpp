@@ -48,6 +48,9 @@ inline error_kind classify_failure(request_status status, int http_status, std::
     return error_kind::other;
 }
 
+// Reports show an example error text up to this many characters (the whole text is in the JSON).
+inline constexpr std::size_t max_example_chars = 300;
+
 struct error_count {
     error_kind kind;
     std::size_t count = 0;

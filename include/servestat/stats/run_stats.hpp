@@ -216,7 +216,8 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
                 output += out_tokens;
                 any_output = true;
             }
-            if (is_present(out_tokens) && is_present(in_tokens)) total += out_tokens + in_tokens;
+            // In double: two int32 counts of 2e9 each overflow an int32 sum.
+            if (is_present(out_tokens) && is_present(in_tokens)) total += static_cast<double>(out_tokens) + in_tokens;
             else all_total = false;
         }
         if (any_output) out.output_tps = output / *out.duration;

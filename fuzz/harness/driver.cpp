@@ -1,0 +1,202 @@
+// The load driver's response handling without a network: SSE framing (sse.hpp) and what the client
+// makes of a streamed or whole response (response.hpp, as load/client.hpp's read_stream and
+// read_whole use them). The body is fed whole and in pieces whose sizes come from the input's
+// first bytes; both must give the same result.
+#include <cmath>       // std::isfinite
+#include <cstdint>     // std::uint8_t
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <servestat/load/response.hpp> // response_reader, parse_timings_header
+#include <servestat/load/sse.hpp>      // sse_parser
+
+#include "internal.hpp"
+
+namespace servestat_fuzz {
+namespace {
+
+using servestat::load::sse_event;
+using servestat::load::sse_parser;
+
+// Byte 0: how many piece sizes follow (0-7); then those sizes (1-256 bytes each, cycled); then the body.
+struct split_input {
+    std::vector<std::size_t> pieces;
+    std::string_view body;
+};
+
+split_input split(std::string_view in) {
+    split_input out;
+    if (in.empty()) return out;
+    std::size_t k = static_cast<unsigned char>(in[0]) % 8;
+    in.remove_prefix(1);
+    k = std::min(k, in.size());
+    for (std::size_t i = 0; i < k; ++i) out.pieces.push_back(static_cast<unsigned char>(in[i]) + std::size_t{1});
+    in.remove_prefix(k);
+    out.body = in;
+    return out;
+}
+
+template <class OnPiece>
+void for_each_piece(const split_input& s, OnPiece&& on_piece) {
+    std::string_view rest = s.body;
+    for (std::size_t i = 0; !rest.empty(); ++i) {
+        const std::size_t n = s.pieces.empty() ? rest.size() : std::min(rest.size(), s.pieces[i % s.pieces.size()]);
+        on_piece(rest.substr(0, n));
+        rest.remove_prefix(n);
+    }
+}
+
+struct sse_result {
+    std::vector<sse_event> events;
+    std::optional<std::uint64_t> retry;
+    std::string last_id;
+    bool truncated = false;
+    bool operator==(const sse_result& o) const {
+        if (events.size() != o.events.size() || retry != o.retry || last_id != o.last_id || truncated != o.truncated)
+            return false;
+        for (std::size_t i = 0; i < events.size(); ++i)
+            if (events[i].type != o.events[i].type || events[i].data != o.events[i].data || events[i].id != o.events[i].id)
+                return false;
+        return true;
+    }
+};
+
+template <class Feed>
+sse_result parse_sse(Feed&& feed_all) {
+    sse_parser p; // the default limit: no input here reaches it
+    sse_result out;
+    feed_all([&](std::string_view piece) { p.feed(piece, [&](const sse_event& e) { out.events.push_back(e); }); });
+    out.retry = p.retry_ms();
+    out.last_id = p.last_event_id();
+    out.truncated = p.finish() == servestat::load::sse_end::truncated;
+    return out;
+}
+
+void check_timings(std::string_view target, const std::optional<servestat::load::server_timings>& t, std::string_view where) {
+    if (!t) return;
+    for (double x : {t->queue, t->prefill, t->decode})
+        if (!std::isfinite(x) || x < 0)
+            violation(target, std::string(where) + " gave a server timing that is negative or not finite: " + std::to_string(x));
+}
+
+} // namespace
+
+int sse_stream(const std::uint8_t* data, std::size_t size) {
+    constexpr std::string_view target = "sse";
+    if (size > max_input_bytes) return 0;
+    const split_input in = split(as_text(data, size));
+    try {
+        const sse_result whole = parse_sse([&](auto&& feed) { feed(in.body); });
+        const sse_result pieces = parse_sse([&](auto&& feed) { for_each_piece(in, feed); });
+        const sse_result bytes = parse_sse([&](auto&& feed) {
+            for (std::size_t i = 0; i < in.body.size(); ++i) feed(in.body.substr(i, 1));
+        });
+        if (!(whole == pieces)) violation(target, "fed in pieces, the stream parses differently than whole");
+        if (!(whole == bytes)) violation(target, "fed byte by byte, the stream parses differently than whole");
+        // A small limit: sse_error is the only failure, and whether it comes does not depend on
+        // where the stream is cut (issue 22: a line split across reads used to be measured apart).
+        const auto refused = [](auto&& feed_all) {
+            sse_parser small(64);
+            try {
+                feed_all([&](std::string_view piece) { small.feed(piece, [](const sse_event&) {}); });
+            } catch (const servestat::load::sse_error&) {
+                return true;
+            }
+            return false;
+        };
+        const bool refused_whole = refused([&](auto&& feed) { feed(in.body); });
+        if (refused([&](auto&& feed) { for_each_piece(in, feed); }) != refused_whole)
+            violation(target, "with a small limit, the stream is refused in pieces but not whole, or the reverse");
+        if (refused([&](auto&& feed) {
+                for (std::size_t i = 0; i < in.body.size(); ++i) feed(in.body.substr(i, 1));
+            }) != refused_whole)
+            violation(target, "with a small limit, the stream is refused byte by byte but not whole, or the reverse");
+    } catch (...) {
+        escaped(target);
+    }
+    return 0;
+}
+
+namespace {
+
+// What read_stream and read_whole of load/client.hpp record, reduced to a comparable value.
+struct response_outcome {
+    std::string status; // "ok", "error: ...", "malformed: ..."
+    std::int32_t content_chunks = 0;
+    std::optional<std::int32_t> prompt_tokens, completion_tokens;
+    bool operator==(const response_outcome&) const = default;
+};
+
+template <class Feed>
+response_outcome read_stream(std::string_view target, Feed&& feed_all) {
+    servestat::load::response_reader reader;
+    sse_parser events;
+    response_outcome out;
+    bool done = false;
+    std::optional<std::string> stream_error;
+    try {
+        feed_all([&](std::string_view piece) {
+            events.feed(piece, [&](const sse_event& e) {
+                if (done) return;
+                if (e.data == "[DONE]") {
+                    done = true;
+                    return;
+                }
+                const auto info = reader.read(e.data);
+                if (info.error) {
+                    if (!valid_utf8(*info.error) && valid_utf8(e.data)) violation(target, "an error text made invalid UTF-8");
+                    stream_error = *info.error;
+                    return;
+                }
+                if (info.has_content) ++out.content_chunks;
+                if (info.prompt_tokens) out.prompt_tokens = info.prompt_tokens;
+                if (info.completion_tokens) out.completion_tokens = info.completion_tokens;
+                check_timings(target, info.timings, "a stream chunk");
+            });
+        });
+        if (stream_error) out.status = "error: " + *stream_error;
+        else if (events.has_partial_event()) out.status = "malformed: ended inside an event";
+        else if (!done) out.status = "malformed: no [DONE]";
+        else out.status = "ok";
+    } catch (const servestat::load::response_error& e) {
+        out.status = std::string("malformed: ") + e.what();
+    } catch (const servestat::load::sse_error& e) {
+        out.status = std::string("malformed: ") + e.what();
+    }
+    if (out.prompt_tokens && *out.prompt_tokens < 0) violation(target, "negative prompt tokens");
+    if (out.completion_tokens && *out.completion_tokens < 0) violation(target, "negative completion tokens");
+    return out;
+}
+
+} // namespace
+
+// The body as an event stream (whole, in pieces), as a whole JSON body, and its first line as the
+// x-servestat-timings header.
+int response_stream(const std::uint8_t* data, std::size_t size) {
+    constexpr std::string_view target = "response";
+    if (size > max_input_bytes) return 0;
+    const split_input in = split(as_text(data, size));
+    try {
+        const response_outcome whole = read_stream(target, [&](auto&& feed) { feed(in.body); });
+        const response_outcome pieces = read_stream(target, [&](auto&& feed) { for_each_piece(in, feed); });
+        if (!(whole == pieces))
+            violation(target, "fed in pieces, the stream reads differently than whole: '" + whole.status + "' vs '" +
+                                  pieces.status + "'");
+        servestat::load::response_reader reader;
+        try {
+            const auto info = reader.read(std::string(in.body)); // as read_whole: a std::string body
+            check_timings(target, info.timings, "a whole body");
+            if (info.prompt_tokens && *info.prompt_tokens < 0) violation(target, "negative prompt tokens");
+        } catch (const servestat::load::response_error&) {
+        }
+        const auto line = in.body.substr(0, in.body.find('\n'));
+        check_timings(target, servestat::load::parse_timings_header(line), "the x-servestat-timings header");
+    } catch (...) {
+        escaped(target);
+    }
+    return 0;
+}
+
+} // namespace servestat_fuzz
