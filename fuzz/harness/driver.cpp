@@ -11,6 +11,7 @@
 
 #include <servestat/load/response.hpp> // response_reader, parse_timings_header
 #include <servestat/load/sse.hpp>      // sse_parser
+#include <servestat/load/stream_reader.hpp> // stream_reader
 
 #include "internal.hpp"
 
@@ -129,44 +130,31 @@ struct response_outcome {
     bool operator==(const response_outcome&) const = default;
 };
 
+// The load driver's own stream handling (load/stream_reader.hpp), fed by `feed_all`.
 template <class Feed>
 response_outcome read_stream(std::string_view target, Feed&& feed_all) {
     servestat::load::response_reader reader;
-    sse_parser events;
+    servestat::load::stream_reader stream(reader);
     response_outcome out;
-    bool done = false;
-    std::optional<std::string> stream_error;
     try {
         feed_all([&](std::string_view piece) {
-            events.feed(piece, [&](const sse_event& e) {
-                if (done) return;
-                if (e.data == "[DONE]") {
-                    done = true;
-                    return;
-                }
-                const auto info = reader.read(e.data);
-                if (info.error) {
-                    if (!valid_utf8(*info.error) && valid_utf8(e.data)) violation(target, "an error text made invalid UTF-8");
-                    stream_error = *info.error;
-                    return;
-                }
-                if (info.has_content) ++out.content_chunks;
+            stream.feed(piece, [&](const servestat::load::response_info& info) {
                 if (info.prompt_tokens) out.prompt_tokens = info.prompt_tokens;
-                if (info.completion_tokens) out.completion_tokens = info.completion_tokens;
                 check_timings(target, info.timings, "a stream chunk");
             });
         });
-        if (stream_error) out.status = "error: " + *stream_error;
-        else if (events.has_partial_event()) out.status = "malformed: ended inside an event";
-        else if (!done) out.status = "malformed: no [DONE]";
-        else out.status = "ok";
+        const auto error = stream.finish();
+        if (error && !valid_utf8(*error)) violation(target, "an error text is not valid UTF-8");
+        out.status = error ? "error: " + *error : "ok";
     } catch (const servestat::load::response_error& e) {
         out.status = std::string("malformed: ") + e.what();
     } catch (const servestat::load::sse_error& e) {
         out.status = std::string("malformed: ") + e.what();
     }
+    out.content_chunks = stream.content_chunks();
+    out.completion_tokens = stream.output_tokens();
     if (out.prompt_tokens && *out.prompt_tokens < 0) violation(target, "negative prompt tokens");
-    if (out.completion_tokens && *out.completion_tokens < 0) violation(target, "negative completion tokens");
+    if (*out.completion_tokens < 0) violation(target, "negative completion tokens");
     return out;
 }
 

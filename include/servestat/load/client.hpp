@@ -31,7 +31,7 @@
 #include "servestat/core/errors.hpp"      // usage_error
 #include "servestat/load/log_writer.hpp"  // request_result
 #include "servestat/load/response.hpp"    // response_reader, parse_timings_header
-#include "servestat/load/sse.hpp"         // sse_parser
+#include "servestat/load/stream_reader.hpp" // stream_reader
 
 namespace servestat::load {
 
@@ -301,51 +301,27 @@ private:
 
     net::awaitable<void> read_stream(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
                                      request_result& out) {
-        sse_parser events;
+        stream_reader stream(reader_);
         piece_buffer piece{};
-        std::int32_t content_chunks = 0;
         double last_content = 0;
-        bool done = false;
-        std::optional<std::int32_t> completion_tokens;
-        std::optional<std::string> stream_error;
-        auto on_event = [&](const sse_event& event, double now) {
-            if (done) return;
-            if (event.data == "[DONE]") {
-                done = true;
-                return;
-            }
-            const auto info = reader_.read(event.data);
-            if (info.error) {
-                stream_error = *info.error;
-                return;
-            }
-            if (info.has_content) {
-                if (content_chunks == 0) out.t_first = now;
-                else out.itl.push_back(now - last_content);
-                last_content = now;
-                ++content_chunks;
-            }
-            if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
-            if (info.completion_tokens) completion_tokens = info.completion_tokens;
-            set_timings(out, info.timings);
-        };
         while (!parser.is_done()) {
             const auto got = co_await read_piece(parser, piece);
             // One clock reading per read: events that arrived together arrived at the same time.
             const double now = detail::seconds_since(run_start);
-            events.feed(std::string_view(piece.data(), got), [&](const sse_event& e) { on_event(e, now); });
+            stream.feed(std::string_view(piece.data(), got), [&](const response_info& info) {
+                if (info.has_content) {
+                    if (stream.content_chunks() == 1) out.t_first = now;
+                    else out.itl.push_back(now - last_content);
+                    last_content = now;
+                }
+                if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
+                set_timings(out, info.timings);
+            });
         }
         out.t_end = detail::seconds_since(run_start);
-        out.output_tokens = completion_tokens.value_or(content_chunks);
-        if (stream_error) {
-            fail(out, request_status::error, *stream_error);
-        } else if (events.has_partial_event()) {
-            throw response_error("the event stream ended inside an event");
-        } else if (!done) {
-            throw response_error("the event stream ended without data: [DONE]");
-        } else {
-            out.status = request_status::ok;
-        }
+        out.output_tokens = stream.output_tokens();
+        if (const auto error = stream.finish()) fail(out, request_status::error, *error);
+        else out.status = request_status::ok;
     }
 
     net::any_io_executor executor_;
