@@ -270,4 +270,23 @@ TEST_CASE("a vLLM percentile key of 400 digits is no percentile, not an escaped 
     }
 }
 
+TEST_CASE("a CSV header naming one column twice is described, not read past its fields", "[hostile][fuzz]") {
+    // fuzz_detect: "0" three times in the header made the sampler index its fields by column
+    // position, past the end of the vector (a heap overflow under ASan).
+    const auto csv = write_file("repeated.csv", "tiemstamp,prompt_throughput,0,2,0,1,25.0,0.0\n"
+                                                "1001.0,0.0,250.0,3,0,4,50.0,0.0\n"
+                                                "1001.5,0.0,120.0,1,0\n"
+                                                "1000.0,0.0,0.0,0,0,0,0.0,0.0\n");
+    CHECK_THROWS_WITH(read_runs(csv), Contains("repeated.csv: not a recognised request log"));
+}
+
+TEST_CASE("a canonical header whose servestat tag is a number is refused, not a JSON type error", "[hostile][fuzz]") {
+    const auto log = write_file("tag.jsonl", R"({"servestat":0.2,"version":1})"
+                                             "\n"
+                                             R"({"t_sent":0,"t_end":1,"status":"ok"})"
+                                             "\n");
+    CHECK_THROWS_WITH(read_runs(log, {.input_format = "servestat"}),
+                      Contains("tag.jsonl:1: field 'servestat': first line is not a servestat log header"));
+}
+
 } // namespace test_hostile_input

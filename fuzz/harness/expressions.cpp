@@ -65,9 +65,8 @@ int mapping_spec(const std::uint8_t* data, std::size_t size) {
         if (spec.fields.empty()) violation(target, "a mapping without fields parsed");
         std::string again = spec.records_source.empty() ? "" : "records=" + spec.records_source;
         for (const auto& f : spec.fields) {
+            // A quoted empty key ("") is a legal JSON key, so only a path of no keys at all is wrong.
             if (f.path.empty()) violation(target, "a field mapped to an empty key path");
-            for (const auto& key : f.path)
-                if (key.empty()) violation(target, "an empty key in a field's path: " + f.entry);
             again += (again.empty() ? "" : ",") + f.entry;
         }
         for (const auto& r : spec.ok_if)

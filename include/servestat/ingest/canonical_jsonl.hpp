@@ -39,7 +39,8 @@ struct field_error {
 
 inline run_metadata parse_canonical_header(std::string_view line, const std::string& file) {
     const nlohmann::json header = parse_json_text(line, {file, 1});
-    if (!header.is_object() || header.value("servestat", "") != "log")
+    const auto tag = header.is_object() ? header.find("servestat") : header.end();
+    if (!header.is_object() || tag == header.end() || *tag != "log") // compared, not value(): a number there must not throw
         throw input_error(file, 1, "servestat", "first line is not a servestat log header "
                                                 "(expected {\"servestat\":\"log\",...})");
     const auto version = header.find("version");

@@ -70,7 +70,7 @@ inline sampled_field& field_named(sampled_table& t, const std::vector<std::strin
 inline void add_number(sampled_field& f, double x) {
     if (!std::isfinite(x)) return;
     f.numbers.push_back(x);
-    if (x != static_cast<double>(static_cast<long long>(x))) f.integers_only = false;
+    if (x != std::floor(x)) f.integers_only = false; // not a cast to an integer: 1e300 would overflow it
 }
 
 inline void add_text(sampled_field& f, std::string_view text) {
@@ -202,7 +202,10 @@ inline std::optional<sampled_table> sample_csv(std::string_view head, bool whole
         t.what = "a CSV table";
         t.listed_as = "columns";
         t.top_names = header;
-        for (const auto& name : header) field_named(t, {name});
+        // A name repeated in the header samples into one field: index fields by column, not position.
+        std::vector<std::size_t> field_of_column;
+        for (const auto& name : header)
+            field_of_column.push_back(static_cast<std::size_t>(&field_named(t, {name}) - t.fields.data()));
         std::vector<csv_record> rows;
         csv_record row;
         try {
@@ -215,7 +218,8 @@ inline std::optional<sampled_table> sample_csv(std::string_view head, bool whole
         if (rows.empty()) return std::nullopt;
         t.sampled = rows.size();
         for (const auto& r : rows)
-            for (std::size_t i = 0; i < header.size(); ++i) add_cell(t.fields[i], r.fields[i]);
+            for (std::size_t i = 0; i < header.size() && i < r.fields.size(); ++i)
+                add_cell(t.fields[field_of_column[i]], r.fields[i]);
         return t;
     } catch (const input_error&) {
         return std::nullopt;

@@ -5,6 +5,7 @@
 #include <cstdint>     // std::int32_t
 #include <exception>   // std::exception_ptr, std::rethrow_exception
 #include <functional>  // std::function
+#include <limits>      // std::numeric_limits
 #include <memory>      // std::make_shared
 #include <optional>    // std::optional
 #include <string>      // std::string
@@ -131,11 +132,14 @@ inline server_info read_models(const endpoint& where, const std::string& api_key
     if (!j.is_object() || !j.contains("data") || !j["data"].is_array() || j["data"].empty())
         throw error(fmt::format("{}/v1/models: no model listed", where.url()));
     for (const auto& card : j["data"]) {
-        const auto id = card.value("id", std::string());
+        if (!card.is_object()) continue; // the server's answer: checked, never value() that throws on a wrong type
+        const auto id_it = card.find("id");
+        const std::string id = id_it != card.end() && id_it->is_string() ? id_it->get<std::string>() : std::string();
         if (!wanted_model.empty() && id != wanted_model) continue;
         server_info out{id, std::nullopt, card};
-        if (card.contains("max_model_len") && card["max_model_len"].is_number_integer())
-            out.max_model_len = card["max_model_len"].get<std::int32_t>();
+        if (const auto len = card.find("max_model_len"); len != card.end() && len->is_number_integer() &&
+                                                            *len > 0 && *len <= std::numeric_limits<std::int32_t>::max())
+            out.max_model_len = len->get<std::int32_t>();
         return out;
     }
     throw error(fmt::format("{}/v1/models does not list the model '{}'", where.url(), wanted_model));
