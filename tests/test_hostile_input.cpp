@@ -289,4 +289,22 @@ TEST_CASE("a canonical header whose servestat tag is a number is refused, not a 
                       Contains("tag.jsonl:1: field 'servestat': first line is not a servestat log header"));
 }
 
+TEST_CASE("requests of zero duration at one instant are one in flight, not 2^64 - 1", "[hostile][fuzz]") {
+    // fuzz_vllm_bench_csv: an end equal to its own start was taken off before the start was counted.
+    const auto log = write_file("instant.jsonl", canonical({R"({"t_sent":3,"t_end":3,"status":"ok"})",
+                                                            R"({"t_sent":3,"t_end":3,"status":"ok"})",
+                                                            R"({"t_sent":1,"t_end":5,"status":"ok"})"}));
+    const run_stats s = analyze(read_runs(log).front());
+    REQUIRE(s.peak_concurrency);
+    CHECK(*s.peak_concurrency == 3); // at t = 3: [1, 5) and both instants sent then
+}
+
+TEST_CASE("a sweep parameter too large for an integer stays a number, not undefined behaviour", "[hostile][fuzz]") {
+    // fuzz_sweep_csv: 7.8e21 was cast to long long (UBSan: outside the range of representable values).
+    CHECK(detail::param_number(7.77778e21) == 7.77778e21);
+    CHECK(detail::param_number(7.77778e21).is_number_float());
+    CHECK(detail::param_number(64.0).is_number_integer());
+    CHECK(detail::param_number(-3.0) == -3);
+}
+
 } // namespace test_hostile_input

@@ -24,6 +24,13 @@
 
 namespace servestat::detail {
 
+// A number read as a run parameter: whole numbers as integers (exact below 1e15), others as doubles.
+// Never a cast of a value no integer holds (7.8e21 to long long is undefined behaviour).
+inline nlohmann::json param_number(double x) {
+    if (x == std::floor(x) && std::abs(x) < 1e15) return static_cast<std::int64_t>(x);
+    return x;
+}
+
 // A file holding JSON document(s): refused at its first byte unless that can start one.
 inline std::string read_json_file(const std::filesystem::path& file) { return read_whole_file(file, "{["); }
 

@@ -230,7 +230,7 @@ inline std::optional<nlohmann::json> read_llmd_load_level(const nlohmann::json& 
     const double x = json_number(*v, place, json_path(path, key));
     if (x <= 0) place.fail(json_path(path, key), "expected a positive number");
     if (key == "concurrency" && x != std::floor(x)) place.fail(json_path(path, key), "expected a whole number");
-    return key == "concurrency" ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x);
+    return key == "concurrency" ? param_number(x) : nlohmann::json(x);
 }
 
 inline void read_llmd_scenario(const nlohmann::json& scenario, const json_place& place, llmd_report& out) {

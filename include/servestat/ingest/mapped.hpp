@@ -547,7 +547,8 @@ private:
         });
         const std::string zero =
             origin_target_ == mapped_target::t_sent ? "the earliest t_sent" : "the earliest t_sched";
-        if (first_stamp->epoch && clock_.base_seconds()) {
+        if (first_stamp->epoch && clock_.base_seconds() &&
+            std::fabs(*clock_.base_seconds() + shift) < max_unix_seconds) { // else no date (year 2262 and after)
             meta.started_at = iso_utc_micros(*clock_.base_seconds() + shift);
             return "timestamps are wall-clock (epoch) times; 0 is " + zero + ", " + meta.started_at;
         }

@@ -33,6 +33,7 @@
 #include "servestat/core/run.hpp"      // run, reported_value
 #include "servestat/core/text.hpp"     // trim_spaces, equals_ignoring_case
 #include "servestat/ingest/csv.hpp"    // csv_reader, csv_row, for_each_csv_row, sniff_csv_header
+#include "servestat/ingest/json_document.hpp" // param_number
 #include "servestat/ingest/nothing_left.hpp" // throw_nothing_left
 #include "servestat/ingest/reader.hpp" // log_format, read_options
 
@@ -145,8 +146,7 @@ inline run read_sweep_row(const csv_row& row, const sweep_columns& c, const std:
     for (const auto& [name, column] : c.params) {
         const auto v = row.number(column);
         if (!v || std::isnan(*v)) continue;
-        if (*v == std::floor(*v)) out.meta.params[name] = static_cast<long long>(*v);
-        else out.meta.params[name] = *v;
+        out.meta.params[name] = param_number(*v);
     }
     if (out.meta.params.empty()) row.fail(c.params.front().second, "no parameter value in this row");
     // The label names a configuration (several rows, one per load level, share it): it sets a

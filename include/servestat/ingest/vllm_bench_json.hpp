@@ -292,10 +292,7 @@ inline std::string vllm_date(const nlohmann::json& v, const json_place& place) {
 // A parameter value: numbers stay numbers (whole ones as integers), --metadata strings that are
 // numbers become numbers, "inf" stays a string.
 inline nlohmann::json vllm_param_value(const nlohmann::json& v) {
-    auto number = [](double x) -> nlohmann::json {
-        if (x == std::floor(x) && std::abs(x) < 1e15) return static_cast<std::int64_t>(x);
-        return x;
-    };
+    const auto number = param_number;
     if (v.is_number()) return number(v.get<double>());
     if (v.is_string()) {
         const std::string& s = v.get_ref<const std::string&>();

@@ -118,22 +118,24 @@ inline std::optional<double> run_duration(const request_table& t) {
 }
 
 // Sweep line over [t_sent, t_end): a request ending exactly when another starts does not overlap it.
+// A request of zero duration occupies its instant, so it counts with every request in flight then
+// (its end is taken off only at the next later start; taken off at once, the count wrapped round).
 inline std::optional<std::size_t> peak_in_flight(const request_table& t) {
-    std::vector<double> starts, ends;
-    for (std::size_t i = 0; i < t.size(); ++i)
-        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) starts.push_back(t.t_sent()[i]);
+    std::vector<double> starts, ends, instants;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double sent = t.t_sent()[i], end = t.t_end()[i];
+        if (!is_present(sent) || !is_present(end)) continue;
+        starts.push_back(sent);
+        (end > sent ? ends : instants).push_back(end);
+    }
     if (starts.empty()) return std::nullopt;
     sort_times(starts);
-    ends.reserve(starts.size());
-    for (std::size_t i = 0; i < t.size(); ++i)
-        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) ends.push_back(t.t_end()[i]);
     sort_times(ends);
-    std::size_t in_flight = 0, peak = 0, e = 0;
+    sort_times(instants);
+    std::size_t in_flight = 0, peak = 0, e = 0, z = 0;
     for (double s : starts) {
-        while (e < ends.size() && ends[e] <= s) {
-            ++e;
-            --in_flight;
-        }
+        for (; e < ends.size() && ends[e] <= s; ++e) --in_flight;
+        for (; z < instants.size() && instants[z] < s; ++z) --in_flight;
         peak = std::max(peak, ++in_flight);
     }
     return peak;
