@@ -162,8 +162,9 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
         std::error_code type_ec;
         const bool regular = it->is_regular_file(type_ec);
         if (type_ec) {
+            std::error_code link_ec;
             warn(path.string() + ": passed over: " + reason_text(type_ec) +
-                 (it->is_symlink() ? " (a symbolic link that leads nowhere readable)" : ""));
+                 (it->is_symlink(link_ec) ? " (a symbolic link that leads nowhere readable)" : ""));
             continue;
         }
         if (regular) files.push_back(path);
