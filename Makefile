@@ -9,7 +9,7 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
                   chromium fonts-dejavu-core cmark-gfm libxml2-utils \
                   clang libclang-rt-14-dev lld
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
-# 34 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
+# 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 
 .PHONY: all deps build test test-unit test-asan test-asan-unit demo demo-live bench fuzz-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
