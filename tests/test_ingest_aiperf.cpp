@@ -36,6 +36,8 @@ namespace test_ingest_aiperf { // the unity build compiles several test files as
 
 namespace {
 
+using servestat::test::has_note;
+
 using servestat::test::file_head;
 using servestat::test::read_error;
 using servestat::test::read_one;
@@ -82,11 +84,6 @@ const servestat::reported_value* reported(const servestat::run& r, std::string_v
 
 bool agrees(double a, double b, double rel = 1e-9) {
     return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)) || std::abs(a - b) < 1e-300;
-}
-
-bool has_note(const servestat::run& r, std::string_view part) {
-    return std::any_of(r.meta.notes.begin(), r.meta.notes.end(),
-                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 // AIPerf's own statistics settings: np.percentile (linear) at these points, np.std (ddof 0).

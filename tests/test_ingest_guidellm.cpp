@@ -25,12 +25,16 @@
 
 #include "temp_file.hpp"
 
+#include "format_reading.hpp" // test::reported, test::has_note
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
 namespace test_ingest_guidellm { // the unity build compiles several test files as one: each keeps its names
 
 namespace {
+
+using servestat::test::has_note;
+using servestat::test::reported;
 
 namespace fs = std::filesystem;
 using servestat::guidellm_format;
@@ -81,17 +85,6 @@ run read_one(const source_file& f) { return read_one(path_of(f)); }
 
 nlohmann::json benchmark_of(const source_file& f) {
     return servestat::detail::read_json_documents(path_of(f)).front().value["benchmarks"][0];
-}
-
-std::optional<double> reported(const run& r, std::string_view name) {
-    if (const auto* v = servestat::find_reported(r.meta, name)) return v->value;
-    return std::nullopt;
-}
-
-bool has_note(const run& r, std::string_view part) {
-    for (const auto& note : r.meta.notes)
-        if (note.find(part) != std::string::npos) return true;
-    return false;
 }
 
 std::string read_text(const fs::path& file) { return servestat::detail::read_whole_file(file); }

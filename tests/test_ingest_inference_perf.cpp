@@ -21,22 +21,14 @@ namespace test_ingest_inference_perf { // the unity build compiles several test 
 
 namespace {
 
+using servestat::test::has_note;
+using servestat::test::reported;
+
 using servestat::input_error;
 using servestat::run;
 using servestat::test::temp_file;
 
 std::string data(std::string_view name) { return std::string(SERVESTAT_TEST_DATA_DIR) + "/inference_perf/" + std::string(name); }
-
-std::optional<double> reported(const run& r, std::string_view name) {
-    if (const auto* v = servestat::find_reported(r.meta, name)) return v->value;
-    return std::nullopt;
-}
-
-bool has_note(const run& r, std::string_view text) {
-    for (const auto& note : r.meta.notes)
-        if (note.find(text) != std::string::npos) return true;
-    return false;
-}
 
 // A stage report read through detection, as the CLI reads it.
 run read_detected(const std::string& path) {

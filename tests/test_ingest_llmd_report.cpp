@@ -21,22 +21,14 @@ namespace test_ingest_llmd_report { // the unity build compiles several test fil
 
 namespace {
 
+using servestat::test::has_note;
+using servestat::test::reported;
+
 using servestat::input_error;
 using servestat::run;
 using servestat::test::temp_file;
 
 std::string data(std::string_view name) { return std::string(SERVESTAT_TEST_DATA_DIR) + "/llmd_report/" + std::string(name); }
-
-std::optional<double> reported(const run& r, std::string_view name) {
-    if (const auto* v = servestat::find_reported(r.meta, name)) return v->value;
-    return std::nullopt;
-}
-
-bool has_note(const run& r, std::string_view text) {
-    for (const auto& note : r.meta.notes)
-        if (note.find(text) != std::string::npos) return true;
-    return false;
-}
 
 run read_detected(const std::filesystem::path& path) {
     const auto& format = servestat::detect_file_format(path);

@@ -40,6 +40,8 @@ namespace test_ingest_llmperf { // the unity build compiles several test files a
 
 namespace {
 
+using servestat::test::has_note;
+
 using servestat::test::file_head;
 using servestat::test::read_error;
 using servestat::test::read_one;
@@ -84,12 +86,6 @@ double reported_value(const run& r, std::string_view name) {
     INFO("reported value " << name);
     REQUIRE(v != nullptr);
     return v->value;
-}
-
-bool has_note(const run& r, std::string_view words) {
-    for (const auto& n : r.meta.notes)
-        if (n.find(words) != std::string::npos) return true;
-    return false;
 }
 
 struct pair_paths {

@@ -24,12 +24,16 @@
 #include "format_fixtures.hpp"
 #include "temp_file.hpp"
 
+#include "format_reading.hpp" // test::reported, test::has_note
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
 namespace test_ingest_vllm_bench_json { // the unity build compiles several test files as one: each keeps its names
 
 namespace {
+
+using servestat::test::has_note;
+using servestat::test::reported;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -66,21 +70,10 @@ std::string head_of(const fs::path& file) {
     return head;
 }
 
-std::optional<double> reported(const run& r, std::string_view name) {
-    if (const auto* v = servestat::find_reported(r.meta, name)) return v->value;
-    return std::nullopt;
-}
-
 std::size_t reported_count(const run& r, std::string_view name) {
     std::size_t n = 0;
     for (const auto& v : r.meta.reported) n += v.name == name;
     return n;
-}
-
-bool has_note(const run& r, std::string_view part) {
-    for (const auto& note : r.meta.notes)
-        if (note.find(part) != std::string::npos) return true;
-    return false;
 }
 
 std::vector<run> read_text(const std::string& text, read_options options = {}) {
