@@ -14,6 +14,8 @@
 #include <system_error> // std::error_code, std::errc
 #include <vector>      // std::vector
 
+#include <nlohmann/json.hpp> // nlohmann::json
+
 #include "servestat/core/errors.hpp"            // input_error, usage_error
 #include "servestat/core/natural_order.hpp"     // natural_less
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format

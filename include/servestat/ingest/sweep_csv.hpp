@@ -28,6 +28,7 @@
 #include <vector>      // std::vector
 
 #include <fmt/format.h> // fmt::format
+#include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"   // input_error
 #include "servestat/core/run.hpp"      // run, reported_value

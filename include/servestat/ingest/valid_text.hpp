@@ -44,7 +44,10 @@ inline bool make_run_text_valid(run& r) {
         changed |= make_valid_utf8(*text);
     for (auto* list : {&m.source.merged, &m.notes, &r.skipped.examples})
         for (std::string& text : *list) changed |= make_valid_utf8(text);
-    for (auto& value : m.reported) changed |= make_valid_utf8(value.name) | make_valid_utf8(value.unit);
+    for (auto& value : m.reported) {
+        changed |= make_valid_utf8(value.name);
+        changed |= make_valid_utf8(value.unit);
+    }
     changed |= detail::make_json_text_valid(m.params);
     changed |= r.requests.make_error_texts_valid();
     if (changed)

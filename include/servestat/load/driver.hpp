@@ -19,6 +19,7 @@
 #include <boost/asio/io_context.hpp>   // boost::asio::io_context
 #include <boost/asio/signal_set.hpp>   // boost::asio::signal_set
 #include <boost/asio/steady_timer.hpp> // boost::asio::steady_timer
+#include <fmt/format.h>               // fmt::format
 
 #include "servestat/core/errors.hpp"  // error, usage_error
 #include "servestat/load/client.hpp"  // connection, endpoint, http_options, prepared_request

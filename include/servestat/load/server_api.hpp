@@ -16,6 +16,7 @@
 
 #include <boost/asio/co_spawn.hpp>   // boost::asio::co_spawn
 #include <boost/asio/io_context.hpp> // boost::asio::io_context
+#include <fmt/format.h>             // fmt::format
 #include <nlohmann/json.hpp>         // nlohmann::json
 
 #include "servestat/core/errors.hpp"        // error

@@ -105,7 +105,10 @@ inline std::string scatter_chart(std::span<const named_points> series, const cha
     const auto clean = detail::finite_series(series);
     const auto axes = detail::point_axes(f, clean);
     if (!axes) return std::move(f).finish();
-    const auto& [x, y] = *axes;
+    // Named references, not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot
+    // capture a binding in a lambda.
+    const scale& x = axes->first;
+    const scale& y = axes->second;
     const auto looks = detail::series_looks(clean.size(), options.highlight);
     const auto dots = [&](const named_points& s, const std::string& colour, double r) {
         const std::size_t stride = detail::stride_for(s.x.size(), 2000);

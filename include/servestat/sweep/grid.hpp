@@ -19,6 +19,7 @@
 #include <vector>       // std::vector
 
 #include <fmt/format.h> // fmt::format
+#include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"     // usage_error
 #include "servestat/stats/metrics.hpp"   // all_metrics, to_string(metric)
