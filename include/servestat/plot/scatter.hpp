@@ -105,7 +105,7 @@ inline std::string scatter_chart(std::span<const named_points> series, const cha
     const auto clean = detail::finite_series(series);
     const auto axes = detail::point_axes(f, clean);
     if (!axes) return std::move(f).finish();
-    // Named references, not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot
+    // Named references, not a structured binding: clang 14 (the fuzz build; Debian 12's clang) cannot
     // capture a binding in a lambda.
     const scale& x = axes->first;
     const scale& y = axes->second;
