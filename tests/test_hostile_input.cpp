@@ -15,6 +15,7 @@
 #include "servestat/core/iso_time.hpp"          // detail::parse_utc_time, detail::iso_utc
 #include "servestat/core/request_table.hpp"     // request_table
 #include "servestat/core/utf8.hpp"              // to_valid_utf8, shortened_text
+#include "servestat/ingest/csv.hpp"             // detail::csv_reader
 #include "servestat/ingest/detect.hpp"          // read_runs, detail::files_in
 #include "servestat/ingest/json_document.hpp"   // detail::parse_json_documents
 #include "servestat/load/sse.hpp"               // load::sse_parser
@@ -305,6 +306,30 @@ TEST_CASE("a sweep parameter too large for an integer stays a number, not undefi
     CHECK(detail::param_number(7.77778e21).is_number_float());
     CHECK(detail::param_number(64.0).is_number_integer());
     CHECK(detail::param_number(-3.0) == -3);
+}
+
+TEST_CASE("an infinite sweep parameter is \"inf\", a load level, not a number JSON writes as null", "[hostile][fuzz]") {
+    // fuzz_sweep_csv: max_num_seqs = inf became a double infinity in the run's parameters.
+    CHECK(detail::param_number(std::numeric_limits<double>::infinity()) == "inf");
+    CHECK(detail::param_number(-std::numeric_limits<double>::infinity()) == "-inf");
+    const auto table = write_file("inf_seqs.csv", "label,workload,concurrency,max_num_seqs,ok,fail,rps,p99_s\n"
+                                                  "A,mix,1,16,10,0,1.0,0.5\nA,mix,64,inf,10,0,9.5,2.5\n");
+    const auto runs = read_runs(table);
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[1].meta.params.at("max_num_seqs") == "inf");
+    CHECK(runs[1].meta.params.dump().find("null") == std::string::npos);
+}
+
+TEST_CASE("a CSV file read from disk skips one BOM, as the same text read in memory does", "[hostile][fuzz]") {
+    // fuzz_csv: the file reader skipped a BOM after the opener had skipped one; text in memory, one.
+    const std::string bytes = "\xEF\xBB\xBF\xEF\xBB\xBFk\n1\n";
+    const auto path = write_file("two_boms.csv", bytes);
+    detail::csv_reader from_file(path, 512, 3);
+    detail::csv_reader in_memory(std::string_view(bytes), path.string(), 512);
+    from_file.read_header();
+    in_memory.read_header();
+    CHECK(from_file.header() == std::vector<std::string>{"\xEF\xBB\xBFk"});
+    CHECK(in_memory.header() == from_file.header());
 }
 
 } // namespace test_hostile_input

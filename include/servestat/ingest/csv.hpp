@@ -58,10 +58,8 @@ public:
                std::size_t chunk_bytes = default_chunk_bytes)
         : name_(file.string()), max_record_(max_record_bytes),
           file_(open_input(file)) {
-        // At least 3 bytes, so the first chunk holds a whole BOM if there is one.
-        buffer_.resize(std::max<std::size_t>(chunk_bytes, 3));
-        refill();
-        skip_bom();
+        buffer_.resize(std::max<std::size_t>(chunk_bytes, 1));
+        refill(); // open_input has skipped a BOM: a second one is text, as in memory
     }
 
     // Parses text already in memory (content sniffing, tests); `name` stands in for the file name.

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <algorithm>   // std::count
-#include <cmath>       // std::isfinite, std::floor
+#include <cmath>       // std::isfinite, std::isinf, std::floor
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t
 #include <cstdio>      // std::FILE, std::fopen, std::fread
@@ -25,8 +25,11 @@
 namespace servestat::detail {
 
 // A number read as a run parameter: whole numbers as integers (exact below 1e15), others as doubles.
-// Never a cast of a value no integer holds (7.8e21 to long long is undefined behaviour).
+// Never a cast of a value no integer holds (7.8e21 to long long is undefined behaviour). JSON has no
+// infinity (nlohmann would write null): an unbounded value is "inf", vLLM's spelling of an unbounded
+// rate, which sweeps read as a load level.
 inline nlohmann::json param_number(double x) {
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
     if (x == std::floor(x) && std::abs(x) < 1e15) return static_cast<std::int64_t>(x);
     return x;
 }
