@@ -11,7 +11,7 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 
-.PHONY: all deps build test test-unit asan-build test-asan test-asan-unit demo demo-live bench fuzz-build smoke-build fuzz-smoke fuzz clean
+.PHONY: all deps build test test-unit test-programs asan-build test-asan test-asan-unit demo demo-live bench fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
 # file), run with Node; Debian's nodejs and npm when the machine has no Node.
 CONFORMANCE = tests/conformance
@@ -35,8 +35,9 @@ $(CONFORMANCE)/node_modules/openai/package.json: $(CONFORMANCE)/package-lock.jso
 	  || { echo "missing Node.js and npm (run as root or: sudo apt-get install nodejs npm)"; exit 1; }
 	npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error
 
+RELEASE_CONFIG = -DCMAKE_BUILD_TYPE=Release
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) $(RELEASE_CONFIG)
 
 # PAR is how the cmake builds below run in parallel: -j JOBS on their own; empty under `make test`,
 # whose three builds share one make's job slots (cmake --build then takes make's jobserver).
@@ -44,34 +45,42 @@ PAR ?= -j $(JOBS)
 build: deps $(BUILD)/CMakeCache.txt
 	+cmake --build $(BUILD) $(PAR)
 
-# The whole suite, the CLI tests again under AddressSanitizer + UBSan, and a short run of every fuzz
-# target over its corpus (fuzz/README.md). The release, sanitizer and fuzz builds compile side by
-# side: built one after another, each ends on a single long translation unit with a core idle.
+# The whole suite, and a short run of every fuzz target over its corpus (fuzz/README.md). The tests
+# that run the tool (label `tool`: the CLI tests, the demo report, the install) run it built with
+# AddressSanitizer + UBSan; the unit suite, the header checks and the example build as released. The
+# three builds compile side by side, sharing one make's job slots (each ends on a long translation
+# unit that would otherwise leave a core idle), the configure steps inside their recipes so that no
+# build waits for a slot behind another's configure.
 test: deps $(CONFORMANCE)/node_modules/openai/package.json
-	$(MAKE) --no-print-directory -j $(JOBS) PAR= build asan-build $(if $(HAVE_FUZZ),smoke-build)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L cli
+	$(MAKE) --no-print-directory -j $(JOBS) PAR= test-programs asan-build $(if $(HAVE_FUZZ),smoke-build)
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
 	$(if $(HAVE_FUZZ),fuzz/run_smoke.sh $(SMOKE_BUILD),@echo "$(FUZZ_SKIPPED)")
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE tool
+
+test-programs: deps
+	cmake -S . -B $(BUILD) $(RELEASE_CONFIG)
+	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
 
 # Under ASan/UBSan `make test` runs the tool on everything the CLI tests feed it (every reader on
 # ../shared/data, reports, bad input); compiling the whole unit suite instrumented as well would
 # take the suite past ten minutes on two cores, so that is `make test-asan-unit`. -Og: the CLI tests
 # run 2.6 times faster than at -O0 for a quarter more compile time; -g1 keeps the line tables ASan's
-# reports need and skips the rest of the debug information, which costs compile time.
+# reports need and skips the rest of the debug information, which costs compile time. Assertions
+# stay on (no NDEBUG).
 ASAN_CONFIG = -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -Og" -DSERVESTAT_SANITIZE=ON
 asan-build: deps
 	cmake -S . -B $(ASAN_BUILD) $(ASAN_CONFIG)
 	+cmake --build $(ASAN_BUILD) $(PAR) --target servestat_cli
 
 test-asan: asan-build $(CONFORMANCE)/node_modules/openai/package.json
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L cli
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
 
 test-asan-unit: deps
 	cmake -S . -B $(ASAN_BUILD) $(ASAN_CONFIG)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target servestat_tests servestat_cli
 	/usr/bin/python3 tests/tools/numpy_quantile_reference.py $(ASAN_BUILD)/numpy_quantiles.json
 	cd $(ASAN_BUILD)/tests && SERVESTAT_NUMPY_QUANTILES=$(CURDIR)/$(ASAN_BUILD)/numpy_quantiles.json ./servestat_tests
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L cli
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
 
 demo: build
 	examples/render_demo.sh $(CURDIR)/$(BUILD)/servestat reports
