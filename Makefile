@@ -11,7 +11,7 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 
-.PHONY: all deps build test test-unit test-programs asan-build test-asan test-asan-unit demo demo-live bench fuzz-build smoke-build fuzz-smoke fuzz clean
+.PHONY: all deps build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
 # file), run with Node; Debian's nodejs and npm when the machine has no Node.
 CONFORMANCE = tests/conformance
@@ -50,16 +50,20 @@ build: deps $(BUILD)/CMakeCache.txt
 # AddressSanitizer + UBSan; the unit suite, the header checks and the example build as released. The
 # three builds compile side by side, sharing one make's job slots (each ends on a long translation
 # unit that would otherwise leave a core idle), the configure steps inside their recipes so that no
-# build waits for a slot behind another's configure.
+# build waits for a slot behind another's configure. The release tests then run one at a time
+# beside the tool's (whose last minute leaves a core idle), output kept apart per ctest.
 test: deps $(CONFORMANCE)/node_modules/openai/package.json
 	$(MAKE) --no-print-directory -j $(JOBS) PAR= test-programs asan-build $(if $(HAVE_FUZZ),smoke-build)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
+	$(MAKE) --no-print-directory -j 2 --output-sync=target ctest-tool ctest-programs
 	$(if $(HAVE_FUZZ),fuzz/run_smoke.sh $(SMOKE_BUILD),@echo "$(FUZZ_SKIPPED)")
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE tool
 
 test-programs: deps
 	cmake -S . -B $(BUILD) $(RELEASE_CONFIG)
 	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
+ctest-tool:
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
+ctest-programs:
+	ctest --test-dir $(BUILD) --output-on-failure -LE tool
 
 # Under ASan/UBSan `make test` runs the tool on everything the CLI tests feed it (every reader on
 # ../shared/data, reports, bad input); compiling the whole unit suite instrumented as well would
@@ -114,9 +118,9 @@ define fuzz_targets # build directory, optimisation flag
 	+cmake --build $(1) $(PAR) --target servestat_fuzz
 	fuzz/make_corpus.sh $(1)
 endef
-fuzz-build:
+fuzz-build: deps
 	$(call fuzz_targets,$(FUZZ_BUILD),-O1)
-smoke-build:
+smoke-build: deps
 	$(call fuzz_targets,$(SMOKE_BUILD),-O0)
 
 # Every target over its corpus for a bounded number of runs, two at a time (about a minute);

@@ -6,7 +6,7 @@
 set -euo pipefail
 build=$(cd "${1:?usage: fuzz/run_smoke.sh BUILD_DIR [RUNS] [SECONDS] [JOBS]}" && pwd)
 runs=${2:-3000}
-seconds=${3:-2}
+seconds=${3:-1}
 jobs=${4:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/fuzz-smoke
