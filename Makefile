@@ -68,7 +68,7 @@ ctest-programs:
 # Under ASan/UBSan `make test` runs the tool on everything the CLI tests feed it (every reader on
 # ../shared/data, reports, bad input); compiling the whole unit suite instrumented as well would
 # take the suite past ten minutes on two cores, so that is `make test-asan-unit`. -Og: the CLI tests
-# run 2.6 times faster than at -O0 for a quarter more compile time; -g1 keeps the line tables ASan's
+# run 2.6 times faster than at -O0 for 29% more compile time; -g1 keeps the line tables ASan's
 # reports need and skips the rest of the debug information, which costs compile time. Assertions
 # stay on (no NDEBUG).
 ASAN_CONFIG = -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -Og" -DSERVESTAT_SANITIZE=ON
