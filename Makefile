@@ -123,7 +123,7 @@ fuzz-build: deps
 smoke-build: deps
 	$(call fuzz_targets,$(SMOKE_BUILD),-O0)
 
-# Every target over its corpus for a bounded number of runs, two at a time (about a minute);
+# Every target over its corpus for a bounded number of runs, two at a time (about 40 s);
 # skipped, with a message, where clang or libFuzzer is missing.
 fuzz-smoke:
 	$(if $(HAVE_FUZZ),$(MAKE) --no-print-directory smoke-build && fuzz/run_smoke.sh $(SMOKE_BUILD),@echo "$(FUZZ_SKIPPED)")

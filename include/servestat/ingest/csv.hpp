@@ -24,7 +24,7 @@
 #include "servestat/core/request_status.hpp" // request_status
 #include "servestat/core/run.hpp"            // skipped_lines
 #include "servestat/core/text.hpp"           // equals_ignoring_case, trim_spaces
-#include "servestat/ingest/input_file.hpp"   // open_input
+#include "servestat/ingest/input_file.hpp"   // open_input, utf8_bom
 #include "servestat/ingest/reader.hpp"       // read_options
 
 namespace servestat::detail {
@@ -120,7 +120,7 @@ private:
     }
 
     void skip_bom() {
-        if (window_.substr(pos_).starts_with("\xEF\xBB\xBF")) pos_ += 3;
+        if (window_.substr(pos_).starts_with(utf8_bom)) pos_ += utf8_bom.size();
     }
 
     static bool is_line_end(int c) noexcept { return c == '\n' || c == '\r'; }
