@@ -4,7 +4,9 @@
 // definition and requests in flight by brute force) or by hand, as each case says.
 #include <catch2/catch.hpp> // Catch2 v2
 
+#include <algorithm> // std::min
 #include <cstddef> // std::size_t
+#include <random>  // std::mt19937_64, std::uniform_int_distribution
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -46,6 +48,41 @@ run closed_loop(std::size_t concurrency, std::size_t n) {
 }
 
 } // namespace
+
+TEST_CASE("in_flight_series counts as its definition does, with ties and zero-length requests") {
+    // Times on a coarse grid (many equal sends and ends), some requests of zero duration, rows out
+    // of order; the reference counts by brute force, request by request, from the definition.
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<int> tick(0, 40), length(0, 6);
+    run r;
+    for (int i = 0; i < 500; ++i) {
+        request_record q;
+        q.t_sent = 0.25 * tick(rng);
+        q.t_end = *q.t_sent + 0.25 * (length(rng) == 0 ? 0 : length(rng));
+        q.status = request_status::ok;
+        r.requests.push_back(q);
+    }
+    const request_table& t = r.requests;
+    const auto rows = detail::timed_rows_in_send_order(t);
+    REQUIRE(rows.size() == t.size());
+    for (std::size_t k = 1; k < rows.size(); ++k) { // send order, log order among equal sends
+        CHECK(t.t_sent()[rows[k - 1]] <= t.t_sent()[rows[k]]);
+        if (t.t_sent()[rows[k - 1]] == t.t_sent()[rows[k]]) CHECK(rows[k - 1] < rows[k]);
+    }
+    const auto in_flight_at = [&](double time) { // t_sent <= time < t_end
+        double count = 0;
+        for (std::size_t i = 0; i < t.size(); ++i) count += t.t_sent()[i] <= time && time < t.t_end()[i];
+        return count;
+    };
+    const auto series = detail::in_flight_series(t, rows);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const double sent = t.t_sent()[rows[k]], end = t.t_end()[rows[k]];
+        const double at_send = in_flight_at(sent) + (end == sent ? 1 : 0); // itself, though it ends at once
+        const double at_end = in_flight_at(end) + 1;                       // itself, ending then
+        INFO("row " << rows[k] << " sent " << sent << " ended " << end);
+        CHECK(series[k] == std::min(at_send, at_end));
+    }
+}
 
 TEST_CASE("mser_truncation drops the batches whose removal minimises the marginal standard error") {
     // Batch means of 5 by hand: 7.6, 5.0, 2.8, 2.8, 2.7, 2.8 (the trailing 99s fill no batch and are

@@ -3,7 +3,7 @@
 // the ramp-up and the drain out (`--steady-state`) and a report can say where they were.
 #pragma once
 
-#include <algorithm> // std::sort, std::stable_sort, std::upper_bound, std::min
+#include <algorithm> // std::min
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -15,6 +15,7 @@
 
 #include "servestat/core/errors.hpp" // input_error
 #include "servestat/core/run.hpp" // run, request_table
+#include "servestat/stats/time_sort.hpp" // detail::sort_timed_indices, detail::timed_index
 
 namespace servestat {
 
@@ -61,10 +62,13 @@ struct running_spread {
 
 // Request rows with both times, in send order (log order among equal send times).
 inline std::vector<std::size_t> timed_rows_in_send_order(const request_table& t) {
-    std::vector<std::size_t> rows;
+    std::vector<timed_index> sends;
     for (std::size_t i = 0; i < t.size(); ++i)
-        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) rows.push_back(i);
-    std::stable_sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) { return t.t_sent()[a] < t.t_sent()[b]; });
+        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i]))
+            sends.emplace_back(t.t_sent()[i], i);
+    sort_timed_indices(sends);
+    std::vector<std::size_t> rows(sends.size());
+    for (std::size_t k = 0; k < sends.size(); ++k) rows[k] = sends[k].second;
     return rows;
 }
 
@@ -75,30 +79,33 @@ inline std::vector<std::size_t> timed_rows_in_send_order(const request_table& t)
 // Latencies would show the same ends but also whatever the workload puts in a stretch of requests
 // (a run of long prompts looks like a warm-up), and time windows of throughput cannot say which
 // requests to drop: the drain happens after the last send, when no request is sent any more.
+// `rows` is in send order, so the sends need no sort, and both counts are walks along the sorted
+// sends and ends (a binary search per request took 19 % of `stats` on 4·10^6 requests).
 inline std::vector<double> in_flight_series(const request_table& t, std::span<const std::size_t> rows) {
-    std::vector<double> starts, ends;
-    starts.reserve(rows.size());
-    ends.reserve(rows.size());
-    for (std::size_t i : rows) {
-        starts.push_back(t.t_sent()[i]);
-        ends.push_back(t.t_end()[i]);
+    const std::size_t n = rows.size();
+    std::vector<double> starts(n);
+    std::vector<timed_index> ends(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        starts[k] = t.t_sent()[rows[k]];
+        ends[k] = {t.t_end()[rows[k]], k};
     }
-    std::sort(starts.begin(), starts.end());
-    std::sort(ends.begin(), ends.end());
-    auto in_flight_at = [&](double time) { // started at or before time and not yet ended
-        const auto started = std::upper_bound(starts.begin(), starts.end(), time) - starts.begin();
-        const auto ended = std::upper_bound(ends.begin(), ends.end(), time) - ends.begin();
-        return static_cast<double>(started - ended);
+    sort_timed_indices(ends);
+    // Sends and ends at or before x, asked at non-decreasing x: each count only moves forwards.
+    std::size_t started = 0, ended = 0;
+    const auto in_flight_at = [&](double x) {
+        while (started < n && starts[started] <= x) ++started;
+        while (ended < n && ends[ended].first <= x) ++ended;
+        return static_cast<double>(started) - static_cast<double>(ended);
     };
-    std::vector<double> series;
-    series.reserve(rows.size());
-    for (std::size_t i : rows) {
-        const double sent = t.t_sent()[i], end = t.t_end()[i];
-        // At its own end a request no longer counts, and neither does one of zero duration at its send.
-        const double at_send = in_flight_at(sent) + (end == sent ? 1 : 0);
-        const double at_end = in_flight_at(end) + 1;
-        series.push_back(std::min(at_send, at_end));
+    std::vector<double> series(n);
+    for (std::size_t k = 0; k < n; ++k) { // at each send, in send order
+        const double sent = starts[k];
+        // At its own send a request of zero duration has already ended, yet it was in flight.
+        series[k] = in_flight_at(sent) + (t.t_end()[rows[k]] == sent ? 1 : 0);
     }
+    started = ended = 0;
+    for (const auto& [end, k] : ends) // at each end, in end order; at its own end a request no longer counts
+        series[k] = std::min(series[k], in_flight_at(end) + 1);
     return series;
 }
 

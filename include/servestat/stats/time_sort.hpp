@@ -6,33 +6,55 @@
 #include <cmath>     // std::isfinite
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint32_t
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 namespace servestat::detail {
 
-// Any finite doubles sort correctly (clustered ones just make bigger buckets for std::sort); logs
-// written in completion order arrive with their end times already sorted.
-inline void sort_times(std::vector<double>& times) {
-    if (times.size() < 2 || std::is_sorted(times.begin(), times.end())) return;
-    const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-    const double low = *lo, range = *hi - *lo;
-    const std::size_t buckets = times.size() / 4 + 1;
+// Sorts `items` by time(item), then by operator< among equal times, so the order is fully
+// determined (a (time, row) pair keeps equal times in row order, as a stable sort would). Any
+// finite times sort correctly (clustered ones just make bigger buckets for std::sort); logs written
+// in completion order arrive with their end times already sorted.
+template <class T, class Time>
+void sort_by_time(std::vector<T>& items, Time time) {
+    const auto before = [&](const T& a, const T& b) {
+        const double ta = time(a), tb = time(b);
+        return ta < tb || (ta == tb && a < b);
+    };
+    if (items.size() < 2 || std::is_sorted(items.begin(), items.end(), before)) return;
+    double low = time(items.front()), high = low;
+    for (const T& x : items) {
+        low = std::min(low, time(x));
+        high = std::max(high, time(x));
+    }
+    const std::size_t buckets = items.size() / 4 + 1;
     // x -> bucket is non-decreasing in x, so buckets hold consecutive ranges of the sorted order.
-    const double scale = static_cast<double>(buckets) / range;
-    if (!std::isfinite(scale)) { // a range too small (or too large) to scale by
-        std::sort(times.begin(), times.end());
+    const double scale = static_cast<double>(buckets) / (high - low);
+    if (!std::isfinite(scale) || items.size() >= (std::size_t{1} << 32)) { // a range too small (or too large) to scale by
+        std::sort(items.begin(), items.end(), before);
         return;
     }
-    auto bucket_of = [&](double x) { return std::min(buckets - 1, static_cast<std::size_t>((x - low) * scale)); };
+    auto bucket_of = [&](const T& x) { return std::min(buckets - 1, static_cast<std::size_t>((time(x) - low) * scale)); };
     std::vector<std::uint32_t> starts(buckets + 1, 0);
-    for (double x : times) ++starts[bucket_of(x) + 1];
+    for (const T& x : items) ++starts[bucket_of(x) + 1];
     for (std::size_t b = 1; b <= buckets; ++b) starts[b] += starts[b - 1];
-    std::vector<double> sorted(times.size());
+    std::vector<T> sorted(items.size());
     std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
-    for (double x : times) sorted[next[bucket_of(x)]++] = x;
+    for (const T& x : items) sorted[next[bucket_of(x)]++] = x;
     for (std::size_t b = 0; b < buckets; ++b)
-        if (starts[b + 1] - starts[b] > 1) std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1]);
-    times.swap(sorted);
+        if (starts[b + 1] - starts[b] > 1) std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], before);
+    items.swap(sorted);
+}
+
+inline void sort_times(std::vector<double>& times) {
+    sort_by_time(times, [](double t) { return t; });
+}
+
+// (time, index) pairs sorted by time, equal times in index order.
+using timed_index = std::pair<double, std::size_t>; // 16 bytes, as with a 32-bit index after padding
+
+inline void sort_timed_indices(std::vector<timed_index>& items) {
+    sort_by_time(items, [](const timed_index& x) { return x.first; });
 }
 
 } // namespace servestat::detail
