@@ -5,6 +5,8 @@
 
 #include <algorithm> // std::min
 #include <cstddef>   // std::size_t
+#include <cstdint>   // std::uint32_t
+#include <limits>    // std::numeric_limits
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
@@ -15,7 +17,7 @@
 
 #include "servestat/core/errors.hpp" // input_error
 #include "servestat/core/run.hpp" // run, request_table
-#include "servestat/stats/time_sort.hpp" // detail::sort_timed_indices, detail::timed_index
+#include "servestat/stats/time_sort.hpp" // detail::sort_indices_by_time
 
 namespace servestat {
 
@@ -60,15 +62,13 @@ struct running_spread {
     }
 };
 
-// Request rows with both times, in send order (log order among equal send times).
-inline std::vector<std::size_t> timed_rows_in_send_order(const request_table& t) {
-    std::vector<timed_index> sends;
+// Request rows with both times, in send order (log order among equal send times). Rows are 32-bit:
+// detect_steady_state declines a run of 2^32 requests or more.
+inline std::vector<std::uint32_t> timed_rows_in_send_order(const request_table& t) {
+    std::vector<std::uint32_t> rows;
     for (std::size_t i = 0; i < t.size(); ++i)
-        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i]))
-            sends.emplace_back(t.t_sent()[i], i);
-    sort_timed_indices(sends);
-    std::vector<std::size_t> rows(sends.size());
-    for (std::size_t k = 0; k < sends.size(); ++k) rows[k] = sends[k].second;
+        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) rows.push_back(static_cast<std::uint32_t>(i));
+    sort_indices_by_time(rows, t.t_sent());
     return rows;
 }
 
@@ -81,31 +81,32 @@ inline std::vector<std::size_t> timed_rows_in_send_order(const request_table& t)
 // requests to drop: the drain happens after the last send, when no request is sent any more.
 // `rows` is in send order, so the sends need no sort, and both counts are walks along the sorted
 // sends and ends (a binary search per request took 19 % of `stats` on 4·10^6 requests).
-inline std::vector<double> in_flight_series(const request_table& t, std::span<const std::size_t> rows) {
+inline std::vector<double> in_flight_series(const request_table& t, std::span<const std::uint32_t> rows) {
     const std::size_t n = rows.size();
-    std::vector<double> starts(n);
-    std::vector<timed_index> ends(n);
+    std::vector<double> starts(n), end_of(n);
+    std::vector<std::uint32_t> ends(n); // positions in send order, sorted by end
     for (std::size_t k = 0; k < n; ++k) {
         starts[k] = t.t_sent()[rows[k]];
-        ends[k] = {t.t_end()[rows[k]], k};
+        end_of[k] = t.t_end()[rows[k]];
+        ends[k] = static_cast<std::uint32_t>(k);
     }
-    sort_timed_indices(ends);
+    sort_indices_by_time(ends, end_of);
     // Sends and ends at or before x, asked at non-decreasing x: each count only moves forwards.
     std::size_t started = 0, ended = 0;
     const auto in_flight_at = [&](double x) {
         while (started < n && starts[started] <= x) ++started;
-        while (ended < n && ends[ended].first <= x) ++ended;
+        while (ended < n && end_of[ends[ended]] <= x) ++ended;
         return static_cast<double>(started) - static_cast<double>(ended);
     };
     std::vector<double> series(n);
     for (std::size_t k = 0; k < n; ++k) { // at each send, in send order
         const double sent = starts[k];
         // At its own send a request of zero duration has already ended, yet it was in flight.
-        series[k] = in_flight_at(sent) + (t.t_end()[rows[k]] == sent ? 1 : 0);
+        series[k] = in_flight_at(sent) + (end_of[k] == sent ? 1 : 0);
     }
     started = ended = 0;
-    for (const auto& [end, k] : ends) // at each end, in end order; at its own end a request no longer counts
-        series[k] = std::min(series[k], in_flight_at(end) + 1);
+    for (std::uint32_t k : ends) // at each end, in end order; at its own end a request no longer counts
+        series[k] = std::min(series[k], in_flight_at(end_of[k]) + 1);
     return series;
 }
 
@@ -178,6 +179,8 @@ inline steady_state_detection detect_steady_state(const run& r, const steady_sta
     if (r.meta.kind != run_kind::requests) return {std::nullopt, "no per-request measurements"};
     if (!r.meta.shared_clock) return {std::nullopt, "the log has no shared clock"};
     const request_table& t = r.requests;
+    if (t.size() > std::numeric_limits<std::uint32_t>::max())
+        return {std::nullopt, "more than 2^32 requests: the window search counts rows in 32 bits"};
     const auto rows = detail::timed_rows_in_send_order(t);
     if (rows.size() < o.min_requests)
         return {std::nullopt, fmt::format("{} requests with send and end times; MSER-5 needs at least {}", rows.size(),

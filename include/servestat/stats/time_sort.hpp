@@ -6,7 +6,7 @@
 #include <cmath>     // std::isfinite
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint32_t
-#include <utility>   // std::pair
+#include <span>      // std::span
 #include <vector>    // std::vector
 
 namespace servestat::detail {
@@ -50,11 +50,10 @@ inline void sort_times(std::vector<double>& times) {
     sort_by_time(times, [](double t) { return t; });
 }
 
-// (time, index) pairs sorted by time, equal times in index order.
-using timed_index = std::pair<double, std::size_t>; // 16 bytes, as with a 32-bit index after padding
-
-inline void sort_timed_indices(std::vector<timed_index>& items) {
-    sort_by_time(items, [](const timed_index& x) { return x.first; });
+// Indices into `times` sorted by their time, equal times in index order: 4 bytes an item where
+// (time, index) pairs take 16.
+inline void sort_indices_by_time(std::vector<std::uint32_t>& indices, std::span<const double> times) {
+    sort_by_time(indices, [times](std::uint32_t i) { return times[i]; });
 }
 
 } // namespace servestat::detail
