@@ -16,6 +16,7 @@
 #include <vector>     // std::vector
 
 #include <servestat/core/iso_time.hpp>          // detail::parse_iso_utc, iso_utc
+#include <servestat/ingest/canonical_jsonl.hpp> // detail::canonical_line_parser
 #include <servestat/ingest/csv.hpp>             // detail::csv_reader, csv_row
 #include <servestat/ingest/file_name_params.hpp> // params_from_file_name
 #include <servestat/ingest/prometheus_text.hpp> // parse_prometheus_text, scrape_difference
@@ -372,6 +373,30 @@ int prometheus_text(const std::uint8_t* data, std::size_t size) {
         if (same.restarted) violation(target, "a scrape compared with itself counts as a restart");
     } catch (const servestat::input_error& e) {
         if (e.file() != file) violation(target, std::string("input_error without the file name: ") + e.what());
+    } catch (...) {
+        escaped(target);
+    }
+    return 0;
+}
+
+// ---- the canonical log's fast line path -------------------------------------------------------
+
+// The fast path and the simdjson path read every line alike: the same error, or the same record.
+int canonical_line(const std::uint8_t* data, std::size_t size) {
+    constexpr std::string_view target = "canonical_line";
+    if (size > max_input_bytes) return 0;
+    std::string padded(as_text(data, size));
+    padded.resize(size + 64, ' ');
+    const std::string_view line(padded.data(), size);
+    try {
+        servestat::detail::canonical_line_parser parser;
+        servestat::request_record both, slow;
+        const auto a = parser.parse(line, 64, both);
+        const auto b = parser.parse_slowly(line, 64, slow);
+        if (a.has_value() != b.has_value()) violation(target, a ? "only the simdjson path read the line" : "only the fast path read the line");
+        if (a && (a->field != b->field || a->message != b->message))
+            violation(target, "different errors: '" + a->field + ": " + a->message + "' and '" + b->field + ": " + b->message + "'");
+        if (!a && !servestat::identical(both, slow)) violation(target, "the two paths read different records");
     } catch (...) {
         escaped(target);
     }

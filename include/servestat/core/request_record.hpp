@@ -1,8 +1,10 @@
 // One request as a plain struct: what readers fill in and what request_table::row() gives back.
 #pragma once
 
+#include <algorithm> // std::equal
+#include <bit>      // std::bit_cast
 #include <cmath>    // std::fabs
-#include <cstdint>  // std::int32_t
+#include <cstdint>  // std::int32_t, std::uint64_t
 #include <optional> // std::optional
 #include <string>   // std::string
 #include <string_view> // std::string_view
@@ -45,6 +47,23 @@ struct request_record {
         itl = std::move(keep_itl);
     }
 };
+
+// Bit-for-bit equality (-0.0 differs from 0.0): how tests and the fuzzer check that two ways of
+// reading a line, or of reading a file, give the same record.
+inline bool identical(const request_record& a, const request_record& b) {
+    const auto same = [](double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); };
+    const auto same_optional = [&](const std::optional<double>& x, const std::optional<double>& y) {
+        return x.has_value() == y.has_value() && (!x || same(*x, *y));
+    };
+    return same_optional(a.t_sched, b.t_sched) && same_optional(a.t_sent, b.t_sent) &&
+           same_optional(a.t_first, b.t_first) && same_optional(a.t_end, b.t_end) &&
+           same_optional(a.server_queue, b.server_queue) && same_optional(a.server_prefill, b.server_prefill) &&
+           same_optional(a.server_decode, b.server_decode) && a.prompt_tokens == b.prompt_tokens &&
+           a.output_tokens == b.output_tokens && a.max_tokens == b.max_tokens &&
+           a.prompt_tokens_original == b.prompt_tokens_original && a.trimmed == b.trimmed && a.status == b.status &&
+           a.http_status == b.http_status && a.error == b.error &&
+           std::equal(a.itl.begin(), a.itl.end(), b.itl.begin(), b.itl.end(), same);
+}
 
 // Every time and duration a reader stores lies within this many seconds of zero (about 31,700
 // years). Two finite times can still be an infinite duration apart (t_sent -1.7e308, t_end 1.7e308),

@@ -17,6 +17,7 @@
 #include "servestat/core/errors.hpp"         // input_error
 #include "servestat/core/request_record.hpp" // request_record
 #include "servestat/core/run.hpp"            // run
+#include "servestat/ingest/canonical_fast_line.hpp" // canonical_fast_line, identify_canonical_field
 #include "servestat/ingest/json_document.hpp" // parse_json_text
 #include "servestat/ingest/line_source.hpp"  // detail::line_source
 #include "servestat/ingest/prometheus_text.hpp" // detail::add_scraped_metrics
@@ -73,39 +74,23 @@ inline run_metadata parse_canonical_header(std::string_view line, const std::str
 
 // The readers of single fields are forced inline: on-demand values are iterators into the parser,
 // and inlined readers keep that state in registers (12 % of ingest time measured; see bench/).
+// Lines as the load driver writes them take canonical_fast_line instead; this path reads the rest
+// and words every error.
 class canonical_line_parser {
-    enum class field { unknown, t_sched, t_sent, t_first, t_end, prompt_tokens, output_tokens, max_tokens,
-                       status, http_status, error, itl, server_queue, server_prefill, server_decode, trimmed,
-                       prompt_tokens_original };
-
-    // Dispatch on length first: one or two comparisons per key instead of walking every name.
-    static field identify(std::string_view key) noexcept {
-        auto is = [key](std::string_view name, field f) { return key == name ? f : field::unknown; };
-        switch (key.size()) {
-        case 3: return is("itl", field::itl);
-        case 5: return key[0] == 't' ? is("t_end", field::t_end) : is("error", field::error);
-        case 6: return key[0] == 't' ? is("t_sent", field::t_sent) : is("status", field::status);
-        case 7:
-            if (key[0] != 't') return field::unknown;
-            if (key[2] == 'f') return is("t_first", field::t_first);
-            return key[2] == 's' ? is("t_sched", field::t_sched) : is("trimmed", field::trimmed);
-        case 10: return is("max_tokens", field::max_tokens);
-        case 11: return is("http_status", field::http_status);
-        case 12: return is("server_queue", field::server_queue);
-        case 13:
-            if (key[0] == 'p') return is("prompt_tokens", field::prompt_tokens);
-            return key[0] == 'o' ? is("output_tokens", field::output_tokens) : is("server_decode", field::server_decode);
-        case 14: return is("server_prefill", field::server_prefill);
-        case 22: return is("prompt_tokens_original", field::prompt_tokens_original);
-        default: return field::unknown;
-        }
-    }
+    using field = canonical_field;
 
 public:
     // Fills `out` from one request line; returns the problem instead of throwing so that the
     // --skip-bad path costs no exception per bad line.
     std::optional<field_error> parse(std::string_view line, std::size_t readable_after,
                                      request_record& out) {
+        if (fast_.parse(line, out)) return check_request(out);
+        return parse_slowly(line, readable_after, out);
+    }
+
+    // The simdjson path alone (the fast path's tests compare the two).
+    std::optional<field_error> parse_slowly(std::string_view line, std::size_t readable_after,
+                                            request_record& out) {
         out.clear();
         const simdjson::padded_string_view input(line.data(), line.size(),
                                                  line.size() + readable_after);
@@ -120,7 +105,7 @@ public:
             simdjson::ondemand::raw_json_string raw_key;
             if (auto e = member.key().get(raw_key)) return malformed(e);
             const std::string_view key = key_text(raw_key);
-            const auto which = identify(key);
+            const auto which = identify_canonical_field(key);
             if (which == field::unknown) continue; // ignored; the iterator skips its value
             simdjson::ondemand::value value;
             if (auto e = member.value().get(value)) return malformed(e);
@@ -274,6 +259,7 @@ public:
         return std::nullopt;
     }
 
+    canonical_fast_line fast_;
     simdjson::ondemand::parser parser_;
 };
 
