@@ -37,6 +37,7 @@ struct analysis_args {
     std::string sweet_spot; // grid constraints, e.g. "short.e2e.p99<=2,success_rate>=0.99"
     bool skip_bad = false;
     bool steady_state = false; // cut each run to its steady-state window before anything is computed
+    std::size_t threads = 0;   // 0 = every hardware thread
 };
 
 // `with_logs` false: the command names its inputs itself (compare's BEFORE and AFTER).
@@ -73,6 +74,10 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a, bool with_logs
     cmd.add_flag("--skip-bad", a.skip_bad,
                  "Skip bad request lines or records (counted on stderr and in the JSON); a file with none left "
                  "is an error");
+    cmd.add_option("-j,--threads", a.threads,
+                   "Threads for reading and statistics (0 = every hardware thread); the output is the same "
+                   "byte for byte whatever the number")
+        ->capture_default_str();
     cmd.add_flag("--steady-state", a.steady_state,
                  "Compute every statistic on each run's steady-state window only: the requests sent after the "
                  "ramp-up and before the drain (MSER-5 on requests in flight, docs/metrics.md)");
@@ -87,6 +92,7 @@ inline stats_options to_stats_options(const analysis_args& a) {
     o.subsets.long_min = a.long_min;
     for (const auto& b : a.buckets) o.subsets.buckets.push_back(parse_bucket(b));
     o.slos = parse_slos(a.slo);
+    o.threads = a.threads;
     validate(o.summary);
     validate(o.subsets);
     validate_degradation(a.degradation); // a usage error even when no sweep is found
@@ -162,6 +168,7 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     load_options load;
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
+    load.read.threads = a.threads;
     load.warn = [](const std::string& message) {
         std::fputs(fmt::format("servestat: warning: {}\n", message).c_str(), stderr);
     };

@@ -63,6 +63,37 @@ public:
         push_itl(row, r.itl);
     }
 
+    // The rows of `other` after these, as if pushed one by one (optional columns backfilled, error
+    // texts re-interned): how the pieces of a file read in parallel become one table.
+    void append(const request_table& other) {
+        const std::size_t rows = size();
+        append_column(t_sched_, other.t_sched_);
+        append_column(t_sent_, other.t_sent_);
+        append_column(t_first_, other.t_first_);
+        append_column(t_end_, other.t_end_);
+        append_column(prompt_tokens_, other.prompt_tokens_);
+        append_column(output_tokens_, other.output_tokens_);
+        append_column(max_tokens_, other.max_tokens_);
+        append_column(status_, other.status_);
+        append_column(http_status_, other.http_status_);
+        std::vector<string_pool::id> renamed(other.errors_.size(), string_pool::none);
+        for (string_pool::id i = 1; i < other.errors_.size(); ++i) renamed[i] = errors_.intern(other.errors_.at(i));
+        error_.reserve(error_.size() + other.error_.size());
+        for (auto id : other.error_) error_.push_back(renamed[id]);
+        append_optional(server_queue_, rows, other.server_queue_, other.size(), absent_time);
+        append_optional(server_prefill_, rows, other.server_prefill_, other.size(), absent_time);
+        append_optional(server_decode_, rows, other.server_decode_, other.size(), absent_time);
+        append_optional(prompt_tokens_original_, rows, other.prompt_tokens_original_, other.size(), absent_count);
+        append_optional(trimmed_, rows, other.trimmed_, other.size(), std::int8_t{-1});
+        if (other.itl_offsets_.empty() && itl_offsets_.empty()) return;
+        if (itl_offsets_.empty()) itl_offsets_.assign(rows + 1, 0);
+        const std::size_t base = itl_values_.size();
+        itl_values_.insert(itl_values_.end(), other.itl_values_.begin(), other.itl_values_.end());
+        if (other.itl_offsets_.empty()) itl_offsets_.insert(itl_offsets_.end(), other.size(), base);
+        else
+            for (std::size_t i = 1; i < other.itl_offsets_.size(); ++i) itl_offsets_.push_back(base + other.itl_offsets_[i]);
+    }
+
     request_record row(std::size_t i) const {
         request_record r;
         r.t_sched = as_optional(t_sched_[i]);
@@ -149,6 +180,21 @@ private:
         if (column.empty()) column.assign(row, absent);
         if constexpr (std::is_same_v<V, std::int8_t>) column.push_back(value);
         else column.push_back(has ? static_cast<T>(*value) : absent);
+    }
+
+    template <class T>
+    static void append_column(std::vector<T>& column, const std::vector<T>& more) {
+        column.insert(column.end(), more.begin(), more.end());
+    }
+
+    // `rows` rows here, `more_rows` there; either side may not have the column yet.
+    template <class T>
+    static void append_optional(std::vector<T>& column, std::size_t rows, const std::vector<T>& more,
+                                std::size_t more_rows, T absent) {
+        if (column.empty() && more.empty()) return;
+        if (column.empty()) column.assign(rows, absent);
+        if (more.empty()) column.insert(column.end(), more_rows, absent);
+        else column.insert(column.end(), more.begin(), more.end());
     }
 
     void push_itl(std::size_t row, const std::vector<double>& gaps) {

@@ -2,22 +2,21 @@
 // load driver (or Python's json.dumps) writes it ({"key": value, ...}: no escapes, numbers, strings,
 // literals and an `itl` array of numbers). It accepts a strict subset of JSON and of what the simdjson path
 // accepts, and gives the same record bit for bit; any line it is not sure of (whitespace, an escape,
-// a nested value, a byte over 0x7F, a value of the wrong type, a number it cannot parse exactly) it
+// a nested value, a byte over 0x7F, a value of the wrong type, a number out of range) it
 // declines, and the simdjson path reads that line and words any error. Tests and the fuzz target
 // canonical_line check the two paths agree on every line.
 #pragma once
 
-#include <charconv>     // std::from_chars
 #include <cstdint>      // std::uint64_t, std::int32_t
 #include <limits>       // std::numeric_limits
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
-#include <system_error> // std::errc
 #include <vector>       // std::vector
 
 #include "servestat/core/request_record.hpp" // request_record
 #include "servestat/core/request_status.hpp" // parse_request_status
+#include "servestat/ingest/json_number.hpp"    // json_number
 
 namespace servestat::detail {
 
@@ -113,49 +112,10 @@ private:
         return true;
     }
 
-    // A JSON number (strict grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), correctly
-    // rounded. Up to 19 significant digits with a power of ten up to 22 is exact in one operation
-    // (Clinger's fast path: both operands are exact doubles, so IEEE rounds the result once, as
-    // simdjson does); other numbers go through std::from_chars, also correctly rounded.
     bool number(double& out) noexcept {
-        static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-        const char* start = p_;
-        const bool negative = take_here('-');
-        if (p_ == end_ || !is_digit(*p_)) return false;
-        std::uint64_t mantissa = 0;
-        int digits = 0, exponent = 0;
-        if (*p_ == '0') ++p_;
-        else
-            for (; p_ != end_ && is_digit(*p_); ++p_, ++digits) mantissa = mantissa * 10 + digit(*p_);
-        if (take_here('.')) {
-            if (p_ == end_ || !is_digit(*p_)) return false;
-            for (; p_ != end_ && is_digit(*p_); ++p_) {
-                if (mantissa == 0 && *p_ == '0') { // leading zeros of 0.000x are not significant digits
-                    --exponent;
-                    continue;
-                }
-                mantissa = mantissa * 10 + digit(*p_);
-                ++digits;
-                --exponent;
-            }
-        }
-        bool plain = true;
-        if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
-            ++p_;
-            if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-            if (p_ == end_ || !is_digit(*p_)) return false;
-            while (p_ != end_ && is_digit(*p_)) ++p_;
-            plain = false; // rare in logs: from_chars reads the whole token
-        }
-        if (plain && digits <= 19 && mantissa <= (std::uint64_t{1} << 53) && exponent >= -22) {
-            const double m = static_cast<double>(mantissa);
-            out = exponent == 0 ? m : m / powers[-exponent];
-            if (negative) out = -out;
-            return true;
-        }
-        const auto [ptr, ec] = std::from_chars(start, p_, out);
-        return ec == std::errc() && ptr == p_;
+        const std::size_t length = json_number(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), out);
+        p_ += length;
+        return length > 0;
     }
 
     // A plain non-negative integer up to INT32_MAX (what the simdjson path's get_uint64 takes without

@@ -2,7 +2,9 @@
 // Request lines go through simdjson's on-demand parser: this is the hot path of every analysis.
 #pragma once
 
+#include <algorithm>   // std::max, std::min
 #include <cmath>       // std::isfinite, std::floor
+#include <cstring>     // std::memchr
 #include <cstdint>     // std::int32_t, std::int64_t
 #include <filesystem>  // std::filesystem::path
 #include <limits>      // std::numeric_limits
@@ -16,9 +18,11 @@
 
 #include "servestat/core/errors.hpp"         // input_error
 #include "servestat/core/request_record.hpp" // request_record
+#include "servestat/core/parallel.hpp"       // parallel_for, resolve_threads
 #include "servestat/core/run.hpp"            // run
 #include "servestat/ingest/canonical_fast_line.hpp" // canonical_fast_line, identify_canonical_field
 #include "servestat/ingest/json_document.hpp" // parse_json_text
+#include "servestat/ingest/json_number.hpp"  // json_number
 #include "servestat/ingest/line_source.hpp"  // detail::line_source
 #include "servestat/ingest/prometheus_text.hpp" // detail::add_scraped_metrics
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
@@ -163,11 +167,14 @@ public:
 
     [[gnu::always_inline]] static std::optional<field_error> read_number(std::string_view key, simdjson::ondemand::value& v,
                                                   double& out) {
+        const std::string_view text = v.raw_json_token(); // read again below: simdjson#2093
         if (auto e = v.get_double().get(out))
             return field_error{std::string(key), e == simdjson::INCORRECT_TYPE
                                                      ? "expected a number"
                                                      : malformed_text(e)};
         if (!std::isfinite(out)) return field_error{std::string(key), "must be finite"};
+        double exact = 0;
+        if (json_number(text, exact) > 0) out = exact; // else out of range (1e-400): simdjson's 0 stands
         return std::nullopt;
     }
 
@@ -263,12 +270,92 @@ public:
     simdjson::ondemand::parser parser_;
 };
 
-// Reserves columns from the file size and the length of the first lines, so a million-request log
-// is not grown by doubling (which would double peak memory).
-inline std::size_t estimate_requests(std::uintmax_t file_size, std::size_t bytes_seen, std::size_t lines_seen) {
+// Reserves columns from the size of what is left to read and the length of the first lines, so a
+// million-request log is not grown by doubling (which would double peak memory).
+inline std::size_t estimate_requests(std::uintmax_t bytes, std::size_t bytes_seen, std::size_t lines_seen) {
     if (lines_seen == 0 || bytes_seen == 0) return 0;
     const double per_line = static_cast<double>(bytes_seen) / static_cast<double>(lines_seen);
-    return static_cast<std::size_t>(static_cast<double>(file_size) / per_line * 1.05) + 16;
+    return static_cast<std::size_t>(static_cast<double>(bytes) / per_line * 1.05) + 16;
+}
+
+// A problem on a line of a piece, numbered within the piece until the pieces before it are counted.
+struct line_problem {
+    std::size_t line = 0; // 0: not on a line (a read error)
+    std::string field, message;
+};
+
+// The requests of one piece of the file: all of it after the header on one thread, or one of
+// several byte ranges read side by side.
+struct canonical_piece {
+    request_table requests;
+    std::size_t lines = 0;                 // lines read, blank ones included
+    std::size_t skipped = 0;               // lines skipped under --skip-bad ...
+    std::vector<line_problem> skipped_examples; // ... the first few of them
+    std::optional<line_problem> error;      // the first bad line, without --skip-bad (reading stopped)
+};
+
+// Lines are numbered as `lines` numbers them: from 1 in a piece, or on from the header.
+inline void read_canonical_piece(line_source& lines, const read_options& options, std::uintmax_t bytes,
+                                 canonical_piece& piece) {
+    try {
+        canonical_line_parser parser;
+        request_record record;
+        std::size_t sample_bytes = 0, sample_lines = 0;
+        constexpr std::size_t sample_size = 256;
+        while (auto line = lines.next()) {
+            piece.lines = lines.line_number();
+            if (is_blank(*line)) continue;
+            if (sample_lines < sample_size) {
+                sample_bytes += line->size() + 1;
+                if (++sample_lines == sample_size)
+                    piece.requests.reserve(estimate_requests(bytes, sample_bytes, sample_lines));
+            }
+            if (auto problem = parser.parse(*line, lines.readable_after_line(), record)) {
+                line_problem bad{lines.line_number(), std::move(problem->field), std::move(problem->message)};
+                if (!options.skip_bad) {
+                    piece.error = std::move(bad);
+                    return;
+                }
+                if (piece.skipped_examples.size() < skipped_lines::max_examples) piece.skipped_examples.push_back(std::move(bad));
+                ++piece.skipped;
+                continue;
+            }
+            piece.requests.push_back(record);
+        }
+    } catch (const input_error& e) { // a line over the length limit, a read error
+        piece.error = line_problem{e.line(), e.field(), e.reason()};
+    }
+}
+
+// [begin, end) cut into about `pieces` ranges, each starting where a line starts.
+inline std::vector<byte_range> split_at_lines(const std::filesystem::path& file, byte_range whole, std::size_t pieces) {
+    std::vector<byte_range> out;
+    const input_file f = open_input(file);
+    const std::uintmax_t size = whole.end - whole.begin;
+    std::uintmax_t begin = whole.begin;
+    std::vector<char> block(1 << 16);
+    for (std::size_t k = 1; k <= pieces && begin < whole.end; ++k) {
+        std::uintmax_t end = k == pieces ? whole.end : std::max(begin, whole.begin + size * k / pieces);
+        if (end < whole.end) { // move the cut past the next line end
+            if (std::fseek(f.get(), static_cast<long>(end), SEEK_SET) != 0) return {whole};
+            for (;;) {
+                const std::size_t n = std::fread(block.data(), 1, block.size(), f.get());
+                if (n == 0) {
+                    end = whole.end;
+                    break;
+                }
+                if (const void* nl = std::memchr(block.data(), '\n', n)) {
+                    end += static_cast<std::uintmax_t>(static_cast<const char*>(nl) - block.data()) + 1;
+                    break;
+                }
+                end += n;
+            }
+            end = std::min(end, whole.end);
+        }
+        out.push_back({begin, end});
+        begin = end;
+    }
+    return out;
 }
 
 inline std::vector<run> read_canonical_log(const std::filesystem::path& file, const read_options& options) {
@@ -283,27 +370,44 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     result.meta.source = {name, "servestat"};
     if (result.meta.label.empty()) result.meta.label = file.stem().string();
 
-    canonical_line_parser parser;
-    request_record record;
-    std::size_t sample_bytes = 0, sample_lines = 0;
-    constexpr std::size_t sample_size = 256;
-    while (auto line = lines.next()) {
-        if (is_blank(*line)) continue;
-        if (sample_lines < sample_size) {
-            sample_bytes += line->size() + 1;
-            if (++sample_lines == sample_size)
-                result.requests.reserve(estimate_requests(lines.file_size(), sample_bytes, sample_lines));
-        }
-        if (auto problem = parser.parse(*line, lines.readable_after_line(), record)) {
-            input_error bad(name, lines.line_number(), problem->field, problem->message);
-            if (!options.skip_bad) throw bad;
-            result.skipped.add(bad.what());
-            continue;
-        }
-        result.requests.push_back(record);
+    // The rest of the file in pieces read side by side, each through its own source; a small file,
+    // or a pipe (whose size is unknown and which cannot be read twice), through this one.
+    const std::size_t header_lines = lines.line_number();
+    const std::uintmax_t rest_begin = lines.next_line_offset(), size = lines.file_size();
+    const std::size_t threads = resolve_threads(options.threads);
+    const auto wanted = size > rest_begin
+                            ? std::min<std::uintmax_t>(threads, (size - rest_begin) / std::max<std::uintmax_t>(options.min_piece_bytes, 1))
+                            : 0;
+    const auto ranges = wanted > 1 ? split_at_lines(file, {rest_begin, size}, static_cast<std::size_t>(wanted))
+                                   : std::vector<byte_range>{};
+    std::vector<canonical_piece> pieces(std::max<std::size_t>(ranges.size(), 1));
+    std::size_t line_offset = 0;
+    if (ranges.size() <= 1) {
+        read_canonical_piece(lines, options, size > rest_begin ? size - rest_begin : 0, pieces[0]);
+    } else {
+        line_offset = header_lines;
+        parallel_for(ranges.size(), threads, [&](std::size_t k) {
+            line_source piece_lines(file, options.max_line_bytes, ranges[k]);
+            read_canonical_piece(piece_lines, options, ranges[k].end - ranges[k].begin, pieces[k]);
+        });
+    }
+
+    // Joined in file order; line numbers count the pieces before. The first error in the file wins.
+    std::size_t total = 0;
+    for (const auto& piece : pieces) total += piece.requests.size();
+    result.requests.reserve(total);
+    for (auto& piece : pieces) {
+        const auto global = [&](const line_problem& p) { return p.line == 0 ? 0 : line_offset + p.line; };
+        if (piece.error) throw input_error(name, global(*piece.error), piece.error->field, piece.error->message);
+        for (const auto& p : piece.skipped_examples)
+            result.skipped.add(input_error(name, global(p), p.field, p.message).what());
+        result.skipped.count += piece.skipped - piece.skipped_examples.size();
+        result.requests.append(piece.requests);
+        piece.requests = {}; // its memory goes back before the next piece is copied
+        line_offset += piece.lines;
     }
     if (result.requests.empty() && result.skipped.count == 0)
-        throw input_error(name, lines.line_number(), "", "no requests after the header");
+        throw input_error(name, std::max(line_offset, header_lines), "", "no requests after the header");
     add_scraped_metrics(result.meta, file); // the server's /metrics saved beside the log, if any
     return {std::move(result)};
 }

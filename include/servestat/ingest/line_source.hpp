@@ -2,11 +2,12 @@
 // while every line stays followed by readable padding that SIMD parsers may over-read.
 #pragma once
 
-#include <algorithm>   // std::max
+#include <algorithm>   // std::max, std::min
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::uintmax_t
 #include <cstdio>      // std::FILE, std::fopen, std::fread
 #include <cstring>     // std::memchr, std::memmove
+#include <limits>      // std::numeric_limits
 #include <filesystem>  // std::filesystem::path
 #include <memory>      // std::unique_ptr
 #include <optional>    // std::optional
@@ -19,17 +20,32 @@
 
 namespace servestat::detail {
 
+// Bytes [begin, end) of a file, counted from its first byte (a BOM included).
+struct byte_range {
+    std::uintmax_t begin = 0;
+    std::uintmax_t end = std::numeric_limits<std::uintmax_t>::max();
+};
+
 class line_source {
 public:
     static constexpr std::size_t padding = 64; // simdjson's SIMDJSON_PADDING
 
-    line_source(const std::filesystem::path& file, std::size_t max_line_bytes,
+    // The lines of `range` (which starts at a line's start), numbered from 1 within it.
+    line_source(const std::filesystem::path& file, std::size_t max_line_bytes, byte_range range = {},
                 std::size_t chunk_bytes = std::size_t{1} << 20)
         : name_(file.string()), max_line_(max_line_bytes), chunk_(chunk_bytes),
-          file_(open_input(file)) {
+          file_(open_input(file)), left_(range.end - range.begin) {
         std::error_code ec;
         size_ = std::filesystem::file_size(file, ec);
         if (ec) size_ = 0;
+        if (range.begin > 0 && std::fseek(file_.get(), static_cast<long>(range.begin), SEEK_SET) != 0)
+            throw input_error(name_, 0, "", "cannot seek to byte " + std::to_string(range.begin));
+        if (range.begin == 0) { // after a BOM, if open_input stepped over one (a pipe cannot tell: 0)
+            const long at = std::ftell(file_.get());
+            start_ = at > 0 ? static_cast<std::uintmax_t>(at) : 0;
+        } else {
+            start_ = range.begin;
+        }
         buffer_.resize(chunk_ + padding);
     }
 
@@ -49,6 +65,9 @@ public:
         }
     }
 
+    // Where the line after the last returned one starts, in bytes from the file's first byte.
+    std::uintmax_t next_line_offset() const noexcept { return start_ + consumed_; }
+
     // Bytes that may be read past the end of the last returned line (at least `padding`).
     std::size_t readable_after_line() const noexcept { return buffer_.size() - line_end_; }
 
@@ -62,6 +81,7 @@ private:
         check_length(length);
         const char* start = buffer_.data() + begin_;
         begin_ += length + terminator;
+        consumed_ += length + terminator;
         if (length > 0 && start[length - 1] == '\r') --length;
         line_end_ = static_cast<std::size_t>(start - buffer_.data()) + length;
         return {start, length};
@@ -85,12 +105,14 @@ private:
         end_ = partial;
         const std::size_t capacity = buffer_.size() - padding;
         if (end_ == capacity) buffer_.resize(std::max(capacity * 2, chunk_) + padding);
-        const std::size_t want = buffer_.size() - padding - end_;
+        const std::size_t want = static_cast<std::size_t>(
+            std::min<std::uintmax_t>(buffer_.size() - padding - end_, left_));
         const std::size_t got = std::fread(buffer_.data() + end_, 1, want, file_.get());
-        if (got < want) {
+        if (got < want || got == left_) {
             if (std::ferror(file_.get())) throw input_error(name_, 0, "", "read error");
             eof_ = true;
         }
+        left_ -= got;
         end_ += got;
     }
 
@@ -98,6 +120,8 @@ private:
     std::size_t max_line_;
     std::size_t chunk_;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+    std::uintmax_t left_; // bytes of the range not read yet
+    std::uintmax_t start_ = 0, consumed_ = 0;
     std::uintmax_t size_ = 0;
     std::vector<char> buffer_;
     std::size_t begin_ = 0, end_ = 0, line_end_ = 0, line_ = 0;

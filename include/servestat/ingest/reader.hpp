@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>     // std::size_t
+#include <cstdint>     // std::uintmax_t
 #include <filesystem>  // std::filesystem::path
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
@@ -14,6 +15,8 @@ namespace servestat {
 struct read_options {
     bool skip_bad = false; // skip (and count) bad request lines instead of failing
     std::size_t max_line_bytes = std::size_t{64} << 20;
+    std::size_t threads = 0; // readers that split a file read its pieces on this many threads; 0 = all cores
+    std::uintmax_t min_piece_bytes = std::uintmax_t{4} << 20; // ... into pieces no smaller than this
 };
 
 struct log_format {

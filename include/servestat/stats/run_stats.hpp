@@ -19,6 +19,7 @@
 #include "servestat/stats/metrics.hpp"     // metric, collect_metric
 #include "servestat/stats/subsets.hpp"     // subset_options, split_into_subsets
 #include "servestat/stats/summary.hpp"     // summary, summarize_in_place
+#include "servestat/core/parallel.hpp"      // parallel_for, worker_count
 #include "servestat/stats/time_sort.hpp"   // detail::sort_times
 
 namespace servestat {
@@ -27,6 +28,7 @@ struct stats_options {
     summary_options summary;
     subset_options subsets;
     std::vector<slo> slos; // goodput is computed only when some are given
+    std::size_t threads = 0; // summaries computed side by side on this many threads; 0 = all cores
 };
 
 struct metric_summary {
@@ -141,16 +143,11 @@ inline std::optional<std::size_t> peak_in_flight(const request_table& t) {
     return peak;
 }
 
-inline subset_stats summarize_subset(const request_table& t, const subset& s, const summary_options& o,
-                                     std::vector<double>& scratch) {
-    subset_stats out{s.name, 0, {}};
-    for (auto i : s.rows) out.n += t.status()[i] == request_status::ok;
-    for (metric m : all_metrics) {
-        scratch.clear();
-        collect_metric(t, m, s.rows, scratch);
-        out.metrics.push_back({m, summarize_in_place(scratch, o)});
-    }
-    return out;
+inline summary summarize_metric(const request_table& t, const subset& s, metric m, const summary_options& o,
+                                std::vector<double>& scratch) {
+    scratch.clear();
+    collect_metric(t, m, s.rows, scratch);
+    return summarize_in_place(scratch, o);
 }
 
 inline std::optional<double> reported_duration(const run_metadata& meta) {
@@ -237,11 +234,25 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary);
     if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
 
+    // The window search, the waiting breakdown and every (subset, metric) summary are independent:
+    // they run side by side, the longest first, each writing its own slot.
     const auto subsets = split_into_subsets(t, o.subsets);
-    std::vector<double> scratch;
-    for (const auto& s : subsets) out.subsets.push_back(detail::summarize_subset(t, s, o.summary, scratch));
-    out.time_breakdown = break_down(t, subsets, o.summary);
-    out.steady_state = detect_steady_state(r);
+    for (const auto& s : subsets) {
+        subset_stats stats{s.name, 0, {}};
+        for (auto i : s.rows) stats.n += t.status()[i] == request_status::ok;
+        for (metric m : all_metrics) stats.metrics.push_back({m, {}});
+        out.subsets.push_back(std::move(stats));
+    }
+    const std::size_t per_subset = all_metrics.size(), tasks = 2 + subsets.size() * per_subset;
+    std::vector<std::vector<double>> scratch(worker_count(tasks, o.threads));
+    parallel_for(tasks, o.threads, [&](std::size_t task, std::size_t worker) {
+        if (task == 0) out.steady_state = detect_steady_state(r);
+        else if (task == 1) out.time_breakdown = break_down(t, subsets, o.summary);
+        else {
+            const std::size_t s = (task - 2) / per_subset, m = (task - 2) % per_subset;
+            out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, scratch[worker]);
+        }
+    });
     return out;
 }
 

@@ -1,0 +1,149 @@
+// Reading a canonical log in pieces on several threads gives what reading it on one gives: the
+// same rows bit for bit, the same skipped lines with the same line numbers, the same first error.
+#include "servestat/ingest/canonical_jsonl.hpp"
+
+#include <algorithm>  // std::count
+#include <cstddef>    // std::size_t
+#include <filesystem> // std::filesystem::path
+#include <random>     // std::mt19937_64, std::uniform_int_distribution
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, INFO
+
+#include "temp_file.hpp" // servestat::test::temp_file
+
+namespace test_parallel_read { // the unity build compiles several test files as one: each keeps its names
+
+using servestat::read_options;
+using servestat::run;
+
+namespace {
+
+struct log_shape {
+    std::size_t requests = 3000;
+    std::size_t bad_every = 0; // a malformed line every this many (0: none)
+    bool trailing_newline = true;
+};
+
+// Lines of every kind a piece boundary may fall on: blank lines, CRLF ends, errors, ITL arrays,
+// columns that appear only late in the file (server timings), Python-style spacing.
+std::string make_log(const log_shape& shape) {
+    std::mt19937_64 rng(99);
+    std::uniform_int_distribution<int> die(0, 19);
+    std::string text = R"({"servestat":"log","version":1,"run":{"label":"pieces"}})" "\n";
+    double clock = 0;
+    for (std::size_t i = 0; i < shape.requests; ++i) {
+        clock += 0.001 * (1 + die(rng));
+        const int kind = die(rng);
+        std::string line = "{\"id\":\"" + std::to_string(i) + "\",\"t_sent\":" + std::to_string(clock);
+        if (shape.bad_every > 0 && i % shape.bad_every == shape.bad_every / 2) line += ",\"t_end\":oops";
+        else if (kind == 0) line += ",\"t_end\":" + std::to_string(clock + 0.002) + ",\"status\":\"error\",\"error\":\"overflow " + std::to_string(i % 3) + "\"";
+        else {
+            line += ",\"t_first\":" + std::to_string(clock + 0.05) + ",\"t_end\":" + std::to_string(clock + 0.5) +
+                    ",\"prompt_tokens\":" + std::to_string(10 + die(rng)) + ",\"output_tokens\":20,\"status\":\"ok\"";
+            if (kind == 1) line += ",\"itl\":[0.01,0.02]";
+            if (i > shape.requests * 9 / 10) line += ",\"server_queue\":0.001";
+        }
+        line += kind == 2 ? ", \"trimmed\": true}" : "}";
+        text += line + (kind == 3 ? "\r\n" : "\n");
+        if (kind == 4) text += "\n";
+    }
+    if (!shape.trailing_newline) text.pop_back();
+    return text;
+}
+
+using servestat::test::temp_file;
+
+run read_with(const std::filesystem::path& path, std::size_t threads, bool skip_bad) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024; // small pieces: many boundaries in a small file
+    o.skip_bad = skip_bad;
+    auto runs = servestat::detail::read_canonical_log(path, o);
+    REQUIRE(runs.size() == 1);
+    return std::move(runs.front());
+}
+
+void require_same(const run& a, const run& b) {
+    REQUIRE(a.requests.size() == b.requests.size());
+    for (std::size_t i = 0; i < a.requests.size(); ++i) {
+        INFO("row " << i);
+        REQUIRE(servestat::identical(a.requests.row(i), b.requests.row(i)));
+    }
+    CHECK(a.requests.server_queue().size() == b.requests.server_queue().size());
+    CHECK(a.requests.error_strings().size() == b.requests.error_strings().size());
+    CHECK(a.skipped.count == b.skipped.count);
+    CHECK(a.skipped.examples == b.skipped.examples);
+}
+
+std::string error_of(const std::filesystem::path& path, std::size_t threads) {
+    try {
+        read_with(path, threads, false);
+    } catch (const servestat::input_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST_CASE("A log read in pieces on many threads equals the log read on one", "[parallel][canonical]") {
+    for (bool trailing : {true, false}) {
+        const temp_file file(make_log({.trailing_newline = trailing}));
+        const auto& path = file.path();
+        const run serial = read_with(path, 1, false);
+        REQUIRE(serial.requests.size() == 3000);
+        for (std::size_t threads : {2, 3, 7, 64}) {
+            INFO(threads << " threads, trailing newline " << trailing);
+            require_same(serial, read_with(path, threads, false));
+        }
+    }
+}
+
+TEST_CASE("Skipped lines keep their numbers and order when read in pieces", "[parallel][canonical]") {
+    const temp_file file(make_log({.bad_every = 97}));
+    const auto& path = file.path();
+    const run serial = read_with(path, 1, true);
+    REQUIRE(serial.skipped.count == 31);
+    REQUIRE(serial.skipped.examples.size() == 5);
+    for (std::size_t threads : {2, 5, 16}) {
+        INFO(threads << " threads");
+        require_same(serial, read_with(path, threads, true));
+    }
+}
+
+TEST_CASE("The first bad line of the file is the error, whichever piece finishes first", "[parallel][canonical]") {
+    const std::string text = make_log({.bad_every = 997});
+    const temp_file file(text);
+    const auto& path = file.path();
+    const std::string serial = error_of(path, 1);
+    // The first "oops" (request 498) is on the line after as many line ends as precede it.
+    const auto first_bad_line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(text.find("oops")), '\n');
+    CHECK(serial.find(":" + std::to_string(first_bad_line) + ":") != std::string::npos);
+    for (std::size_t threads : {2, 4, 9}) CHECK(error_of(path, threads) == serial);
+}
+
+TEST_CASE("A line over the length limit is reported at its line in any piece", "[parallel][canonical]") {
+    std::string text = make_log({});
+    const auto cut = text.find('\n', text.size() * 3 / 4);
+    text.insert(cut + 1, "{\"error\":\"" + std::string(3000, 'x') + "\"}\n");
+    const temp_file file(text);
+    const auto& path = file.path();
+    read_options o;
+    o.max_line_bytes = 2048;
+    o.min_piece_bytes = 1024;
+    std::string errors[2];
+    for (std::size_t threads : {1, 4}) {
+        o.threads = threads;
+        try {
+            servestat::detail::read_canonical_log(path, o);
+        } catch (const servestat::input_error& e) {
+            errors[threads == 4] = e.what();
+        }
+    }
+    CHECK_FALSE(errors[0].empty());
+    CHECK(errors[0] == errors[1]);
+}
+
+} // namespace test_parallel_read
