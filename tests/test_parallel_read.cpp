@@ -1,11 +1,13 @@
 // Reading a canonical log in pieces on several threads gives what reading it on one gives: the
 // same rows bit for bit, the same skipped lines with the same line numbers, the same first error.
 #include "servestat/ingest/canonical_jsonl.hpp"
+#include "servestat/ingest/detect.hpp" // for_each_run, load_options
 
 #include <algorithm>  // std::count
 #include <cstddef>    // std::size_t
 #include <filesystem> // std::filesystem::path
 #include <random>     // std::mt19937_64, std::uniform_int_distribution
+#include <span>       // std::span
 #include <string>     // std::string
 #include <vector>     // std::vector
 
@@ -144,6 +146,44 @@ TEST_CASE("A line over the length limit is reported at its line in any piece", "
     }
     CHECK_FALSE(errors[0].empty());
     CHECK(errors[0] == errors[1]);
+}
+
+TEST_CASE("Files read side by side come out in the order given, an error in its turn", "[parallel][files]") {
+    // examples/logs: four logs in a directory, read as a directory and as named files.
+    const std::string dir = SERVESTAT_TEST_DATA_DIR "/../../examples/logs";
+    const std::vector<std::string> inputs{dir};
+    const auto labels = [&](std::size_t threads, std::span<const std::string> what) {
+        servestat::load_options o;
+        o.read.threads = threads;
+        std::vector<std::string> out;
+        servestat::for_each_run(what, o, [&](run&& r) {
+            out.push_back(r.meta.label + ":" + std::to_string(r.requests.size()) + ":" +
+                          std::to_string(r.requests.t_end().empty() ? 0.0 : r.requests.t_end().back()));
+        });
+        return out;
+    };
+    const auto serial = labels(1, inputs);
+    REQUIRE(serial.size() == 4);
+    CHECK(labels(3, inputs) == serial);
+    CHECK(labels(8, inputs) == serial);
+
+    // Named files, the third missing: the two before it are consumed, then its error is raised.
+    const std::vector<std::string> named{dir + "/mix_50_50-c16.jsonl", dir + "/mix_70_30-c16.jsonl", dir + "/nowhere.jsonl",
+                                         dir + "/short_only-c16.jsonl"};
+    for (std::size_t threads : {1, 4}) {
+        servestat::load_options o;
+        o.read.threads = threads;
+        std::vector<std::string> consumed;
+        std::string error;
+        try {
+            servestat::for_each_run(named, o, [&](run&& r) { consumed.push_back(r.meta.label); });
+        } catch (const servestat::input_error& e) {
+            error = e.what();
+        }
+        INFO(threads << " threads");
+        CHECK(consumed == std::vector<std::string>{"mix_50_50-c16", "mix_70_30-c16"});
+        CHECK(error.find("nowhere.jsonl") != std::string::npos);
+    }
 }
 
 } // namespace test_parallel_read

@@ -2,8 +2,9 @@
 // files and directories into runs.
 #pragma once
 
-#include <algorithm>   // std::sort
+#include <algorithm>   // std::sort, std::min
 #include <array>       // std::array
+#include <exception>   // std::exception_ptr, std::current_exception, std::rethrow_exception
 #include <filesystem>  // std::filesystem
 #include <functional>  // std::function
 #include <optional>    // std::optional
@@ -18,6 +19,7 @@
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
 #include "servestat/core/natural_order.hpp"     // natural_less
+#include "servestat/core/parallel.hpp"          // parallel_for, resolve_threads
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
 #include "servestat/ingest/arrival_trace.hpp"     // azure_trace_format, mooncake_trace_format
@@ -180,46 +182,91 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
 
 } // namespace detail
 
-// Calls `consume(run&&)` for each run of each input (a file or a directory) in order, one file
-// at a time, so a long list of large logs never sits in memory together. Files in a directory that
-// no format recognises (a README beside the logs) are passed over unless a format is forced.
+namespace detail {
+
+// What reading one file gave: its runs, or the error to raise when its turn comes.
+struct file_result {
+    std::vector<run> runs;
+    std::exception_ptr error;
+};
+
+// Reads `files` as many at a time as there are threads, handing each file's runs to
+// use(runs) in file order; a file that fails raises its error in its turn, after the
+// files before it were used. A window of files read side by side reads each on one thread.
+template <class Use>
+void read_files_in_order(std::span<const std::filesystem::path> files, const load_options& o, Use&& use) {
+    const std::size_t threads = resolve_threads(o.read.threads);
+    load_options each = o;
+    if (threads > 1 && files.size() > 1) each.read.threads = 1;
+    for (std::size_t first = 0; first < files.size(); first += threads) {
+        const std::size_t count = std::min(threads, files.size() - first);
+        std::vector<file_result> window(count);
+        parallel_for(count, threads, [&](std::size_t k) {
+            try {
+                window[k].runs = read_runs(files[first + k], count > 1 ? each : o);
+            } catch (...) {
+                window[k].error = std::current_exception();
+            }
+        });
+        for (std::size_t k = 0; k < count; ++k) {
+            if (window[k].error) std::rethrow_exception(window[k].error);
+            use(std::move(window[k].runs));
+        }
+    }
+}
+
+} // namespace detail
+
+// Calls `consume(run&&)` for each run of each input (a file or a directory) in order. Files are
+// read as many at a time as `o.read.threads` allows (one large file in pieces), so a long list of
+// large logs never sits in memory together beyond that window. Files in a directory that no format
+// recognises (a README beside the logs) are passed over unless a format is forced.
 template <class Consumer>
 void for_each_run(std::span<const std::string> inputs, const load_options& o, Consumer&& consume) {
     namespace fs = std::filesystem;
+    std::vector<fs::path> files; // plain files named one after another, read together
+    const auto read_named_files = [&] {
+        detail::read_files_in_order(files, o, [&](std::vector<run>&& runs) {
+            for (auto& r : runs) consume(std::move(r));
+        });
+        files.clear();
+    };
     for (const auto& input : inputs) {
         std::error_code ec;
         const auto status = fs::status(input, ec);
-        if (ec && ec != std::errc::no_such_file_or_directory)
+        if (ec && ec != std::errc::no_such_file_or_directory) {
+            read_named_files();
             throw input_error(input, 0, "", "cannot read: " + detail::reason_text(ec)); // a looping link, no permission
+        }
         if (fs::is_directory(status)) {
-            bool any = false;
+            read_named_files();
             // A tool's summary file beside its request file (LLMPerf, AIPerf) was already merged
             // into the request run as its reported values, and a whole-run report beside its stage
             // reports (inference-perf) is covered by them; listing it again would double the run.
             std::set<std::string> merged;
             std::vector<run> summaries;
-            for (const auto& file : detail::files_in(input, o.warn)) {
-                const bool forced = !o.input_format.empty() || o.mapping;
-                if (!forced && !detect_format(detail::read_head(file))) continue;
-                for (auto& r : read_runs(file, o)) {
+            const bool forced = !o.input_format.empty() || o.mapping;
+            std::vector<fs::path> logs;
+            for (const auto& file : detail::files_in(input, o.warn))
+                if (forced || detect_format(detail::read_head(file))) logs.push_back(file);
+            detail::read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
+                for (auto& r : runs) {
                     for (const auto& path : r.meta.source.merged) merged.insert(detail::same_file_key(path));
-                    if (r.meta.kind == run_kind::summary) {
-                        summaries.push_back(std::move(r));
-                        continue;
-                    }
-                    consume(std::move(r));
+                    if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
+                    else consume(std::move(r));
                 }
-                any = true;
-            }
+            });
             for (auto& r : summaries)
                 if (!merged.contains(detail::same_file_key(r.meta.source.path))) consume(std::move(r));
-            if (!any) throw input_error(input, 0, "", "directory contains no recognised request logs");
+            if (logs.empty()) throw input_error(input, 0, "", "directory contains no recognised request logs");
         } else if (fs::exists(status)) {
-            for (auto& r : read_runs(input, o)) consume(std::move(r));
+            files.push_back(input);
         } else {
+            read_named_files();
             throw input_error(input, 0, "", "no such file or directory");
         }
     }
+    read_named_files();
 }
 
 inline std::vector<run> read_logs(std::span<const std::string> inputs, const load_options& o = {}) {
