@@ -190,6 +190,30 @@ def test_output_is_deterministic():
     check(t1 == t2 and "subset all" in t1 and "e2e" in t1, "table output unstable or incomplete")
 
 
+def test_threads_give_identical_output():
+    # 50,000 requests (about 10 MB): large enough to be read in pieces (4 MiB at least each).
+    path = os.path.join(WORK, "threads.jsonl")
+    rows = write_random_log(path, 50_000, seed=7)
+    check(os.path.getsize(path) > 8 << 20, f"{path} is too small to be split: {os.path.getsize(path)} bytes")
+    outputs = {j: servestat("stats", "--json", "-j", str(j), path) for j in (1, 2, 5)}
+    for j, res in outputs.items():
+        check(res.returncode == 0, f"stats -j {j}: {res.stderr}")
+    check(outputs[1].stdout == outputs[2].stdout == outputs[5].stdout, "stats --json differs between -j 1, 2 and 5")
+    default = {"all": lambda p: True, "short": lambda p: p <= 64, "medium": lambda p: 64 < p < 2048,
+               "long": lambda p: p >= 2048}
+    check_against_numpy(rows, json.loads(outputs[5].stdout), [50, 90, 95, 99], "linear", 1, default)
+    reports = {}
+    for j in (1, 3):
+        out = os.path.join(WORK, f"threads-report-j{j}")
+        res = servestat("report", "-j", str(j), "-o", out, path, os.path.join(WORK, "random.jsonl"))
+        check(res.returncode == 0, f"report -j {j}: {res.stderr}")
+        reports[j] = {name: open(os.path.join(out, name), "rb").read() for name in ("report.md", "report.json")}
+    check(reports[1] == reports[3], "report.md or report.json differs between -j 1 and -j 3")
+    res = servestat("compare", "--json", "-j", "1", os.path.join(WORK, "random.jsonl"), path)
+    res3 = servestat("compare", "--json", "-j", "3", os.path.join(WORK, "random.jsonl"), path)
+    check(res.returncode == 0 and res.stdout == res3.stdout, f"compare --json differs between -j 1 and 3: {res3.stderr}")
+
+
 def expect_error(args, code, *words):
     res = servestat(*args)
     check(res.returncode == code, f"{args}: exit {res.returncode}, wanted {code}; stderr {res.stderr!r}")
@@ -374,7 +398,7 @@ def test_report_and_compare_state_the_steady_state():
 
 
 if __name__ == "__main__":
-    sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic,
+    sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic, test_threads_give_identical_output,
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
                               test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout,
                               test_folder_lists_each_run_once, test_steady_state_cuts_to_the_reported_window,

@@ -7,7 +7,7 @@
 #include <algorithm>   // std::sort, std::min, std::any_of
 #include <cmath>       // std::isnan
 #include <cstdint>     // std::uint32_t
-#include <iterator>    // std::make_move_iterator
+#include <iterator>    // std::make_move_iterator, std::back_inserter
 #include <limits>      // std::numeric_limits
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
@@ -19,6 +19,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/compare/verdict.hpp"    // verdict, decide, fewest_requests_for
+#include "servestat/core/parallel.hpp"      // parallel_for
 #include "servestat/core/run.hpp"           // run
 #include "servestat/stats/bootstrap.hpp"    // request_resampler, percentile_interval
 #include "servestat/stats/mann_whitney.hpp" // mann_whitney_u
@@ -304,9 +305,20 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
     detail::compare_single(rc.before.output_tps, rc.after.output_tps, "output_tps", run_level);
     const auto subsets_before = split_into_subsets(before.requests, o.stats.subsets);
     const auto subsets_after = split_into_subsets(after.requests, o.stats.subsets);
-    for (std::size_t s = 0; s < subsets_before.size(); ++s) {
+    // Subsets are bootstrapped side by side (each from its own seeded stream, so the intervals are
+    // the same on any number of threads) and their changes joined in subset order.
+    struct subset_changes {
+        std::vector<change> run_level, changes;
+    };
+    std::vector<subset_changes> per_subset(subsets_before.size());
+    parallel_for(subsets_before.size(), o.stats.threads, [&](std::size_t s) {
         const auto columns = detail::columns_of(before, subsets_before[s], after, subsets_after[s], o);
-        if (!columns.empty()) detail::compare_subset(columns, subsets_before[s].name, o, run_level, by_subset);
+        if (!columns.empty())
+            detail::compare_subset(columns, subsets_before[s].name, o, per_subset[s].run_level, per_subset[s].changes);
+    });
+    for (auto& s : per_subset) {
+        std::move(s.run_level.begin(), s.run_level.end(), std::back_inserter(run_level));
+        std::move(s.changes.begin(), s.changes.end(), std::back_inserter(by_subset));
     }
     if (!o.stats.slos.empty())
         detail::compare_single(rc.before.goodput ? rc.before.goodput->rps : std::nullopt,
