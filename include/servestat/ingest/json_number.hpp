@@ -14,7 +14,7 @@ namespace servestat::detail {
 
 // Reads the JSON number at the start of `text` (strict grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) into `out`; returns its length, or 0 when no
-// number starts there or it is out of a double's range. Up to 19 significant digits with a power of
+// number starts there, it is out of a double's range or its exponent has over 5 digits. Up to 19 significant digits with a power of
 // ten up to 22 is exact in one operation (Clinger's fast path: both operands are exact doubles, so
 // IEEE rounds the result once); other numbers go through std::from_chars, also correctly rounded.
 inline std::size_t json_number(std::string_view text, double& out) noexcept {
@@ -45,8 +45,11 @@ inline std::size_t json_number(std::string_view text, double& out) noexcept {
     if (p != end && (*p == 'e' || *p == 'E')) {
         ++p;
         if (p != end && (*p == '+' || *p == '-')) ++p;
-        if (!is_digit()) return 0;
+        const char* exponent_start = p;
         while (is_digit()) ++p;
+        // An exponent of more than 5 digits (1e-00000000000000000003) is left to the caller's own
+        // parser: simdjson refuses one of 20, and the two paths must agree on what is a number.
+        if (p == exponent_start || p - exponent_start > 5) return 0;
         plain = false; // rare in logs: from_chars reads the whole text
     }
     if (plain && digits <= 19 && mantissa <= (std::uint64_t{1} << 53) && exponent >= -22) {

@@ -5,6 +5,7 @@
 #include <algorithm> // std::max, std::min
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::int32_t
+#include <functional> // std::function
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
@@ -193,12 +194,41 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     out.requests = t.size();
     for (auto s : t.status()) out.ok += s == request_status::ok;
     out.failed = out.requests - out.ok;
-    out.errors = count_errors(t);
 
-    if (r.meta.shared_clock) {
-        out.duration = detail::run_duration(t);
-        out.peak_concurrency = detail::peak_in_flight(t);
+    // The window search, the waiting breakdown, the peak concurrency, the token counts and every
+    // (subset, metric) summary are independent: they run side by side, the longest first, each
+    // writing its own slot; what needs their results follows.
+    const auto subsets = split_into_subsets(t, o.subsets);
+    for (const auto& s : subsets) {
+        subset_stats stats{s.name, 0, {}};
+        for (auto i : s.rows) stats.n += t.status()[i] == request_status::ok;
+        for (metric m : all_metrics) stats.metrics.push_back({m, {}});
+        out.subsets.push_back(std::move(stats));
     }
+    const std::vector<std::function<void()>> whole_run_tasks{
+        [&] { out.steady_state = detect_steady_state(r); },
+        [&] { out.time_breakdown = break_down(t, subsets, o.summary); },
+        [&] {
+            if (!r.meta.shared_clock) return;
+            out.duration = detail::run_duration(t);
+            out.peak_concurrency = detail::peak_in_flight(t);
+        },
+        [&] { out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary); },
+        [&] { out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary); },
+        [&] { out.errors = count_errors(t); },
+        [&] {
+            if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
+        },
+    };
+    const std::size_t per_subset = all_metrics.size(), first_summary = whole_run_tasks.size();
+    const std::size_t tasks = first_summary + subsets.size() * per_subset;
+    std::vector<std::vector<double>> scratch(worker_count(tasks, o.threads));
+    parallel_for(tasks, o.threads, [&](std::size_t task, std::size_t worker) {
+        if (task < first_summary) return whole_run_tasks[task]();
+        const std::size_t s = (task - first_summary) / per_subset, m = (task - first_summary) % per_subset;
+        out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, scratch[worker]);
+    });
+
     if (out.duration) out.duration_from = duration_source::requests;
     else if (const auto reported = detail::reported_duration(r.meta); reported && !t.empty()) {
         out.duration = reported;
@@ -230,29 +260,6 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
         out.goodput = gs;
     }
 
-    out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary);
-    out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary);
-    if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
-
-    // The window search, the waiting breakdown and every (subset, metric) summary are independent:
-    // they run side by side, the longest first, each writing its own slot.
-    const auto subsets = split_into_subsets(t, o.subsets);
-    for (const auto& s : subsets) {
-        subset_stats stats{s.name, 0, {}};
-        for (auto i : s.rows) stats.n += t.status()[i] == request_status::ok;
-        for (metric m : all_metrics) stats.metrics.push_back({m, {}});
-        out.subsets.push_back(std::move(stats));
-    }
-    const std::size_t per_subset = all_metrics.size(), tasks = 2 + subsets.size() * per_subset;
-    std::vector<std::vector<double>> scratch(worker_count(tasks, o.threads));
-    parallel_for(tasks, o.threads, [&](std::size_t task, std::size_t worker) {
-        if (task == 0) out.steady_state = detect_steady_state(r);
-        else if (task == 1) out.time_breakdown = break_down(t, subsets, o.summary);
-        else {
-            const std::size_t s = (task - 2) / per_subset, m = (task - 2) % per_subset;
-            out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, scratch[worker]);
-        }
-    });
     return out;
 }
 
