@@ -2,10 +2,12 @@
 #include <catch2/catch.hpp> // Catch2 v2
 
 #include <algorithm> // std::sort, std::transform
+#include <cmath>     // std::signbit
 #include <random>    // std::mt19937_64, distributions
 #include <vector>    // std::vector
 
 #include "servestat/stats/order_keys.hpp"
+#include "servestat/stats/radix_sort.hpp"
 #include "servestat/stats/time_sort.hpp"
 
 namespace test_order_keys { // the unity build compiles several test files as one: each keeps its names
@@ -37,6 +39,32 @@ TEST_CASE("sort_times orders times exactly as std::sort does, whatever their spr
             CHECK(times == expected);
         }
     }
+}
+
+TEST_CASE("radix_sort orders values as std::sort does, bit for bit where std::sort decides") {
+    std::mt19937_64 rng(6);
+    std::lognormal_distribution<double> lognormal(-2.0, 1.5);
+    std::uniform_int_distribution<int> few(0, 3);
+    for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{5000}, std::size_t{200000}}) {
+        for (int shape = 0; shape < 4; ++shape) {
+            std::vector<double> values(n);
+            for (std::size_t i = 0; i < n; ++i)
+                values[i] = shape == 0 ? lognormal(rng)                              // latencies
+                          : shape == 1 ? few(rng) * 1.5                              // ties only
+                          : shape == 2 ? (i % 7 ? -lognormal(rng) : 1e300 * few(rng)) // signs, huge, zeros
+                                       : 1.7e9 + lognormal(rng);                     // epoch clock
+            auto expected = values;
+            std::sort(expected.begin(), expected.end());
+            servestat::detail::radix_sort(values);
+            INFO("n=" << n << " shape " << shape);
+            CHECK(values == expected);
+        }
+    }
+    std::vector<double> zeros(5000);
+    for (std::size_t i = 0; i < zeros.size(); ++i) zeros[i] = i % 2 ? 0.0 : -0.0;
+    servestat::detail::radix_sort(zeros);
+    CHECK(std::signbit(zeros.front())); // -0.0 first, a valid order for std::less, and always the same
+    CHECK_FALSE(std::signbit(zeros.back()));
 }
 
 } // namespace test_order_keys

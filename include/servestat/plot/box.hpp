@@ -10,10 +10,10 @@
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/plot/chart.hpp"     // frame, detail::finite_sorted
+#include "servestat/plot/chart.hpp"     // frame, detail::finite_values
 #include "servestat/plot/data.hpp"      // named_values, chart_labels
 #include "servestat/plot/highlight.hpp" // series_looks, other_colour
-#include "servestat/stats/quantile.hpp" // percentile_sorted
+#include "servestat/stats/quantile.hpp" // percentiles_select
 
 namespace servestat::plot {
 
@@ -23,20 +23,22 @@ struct box_stats {
     double p5, p25, p50, p75, p95;
 };
 
-// Linear-method percentiles, the same numbers the summary tables print.
-inline box_stats box_of(const std::vector<double>& sorted) {
-    return {percentile_sorted(sorted, 5), percentile_sorted(sorted, 25), percentile_sorted(sorted, 50),
-            percentile_sorted(sorted, 75), percentile_sorted(sorted, 95)};
+// Linear-method percentiles, the same numbers the summary tables print; `values` (finite, not
+// empty) are reordered.
+inline box_stats box_of(std::vector<double>& values) {
+    static constexpr double ps[] = {5, 25, 50, 75, 95};
+    const auto at = percentiles_select(values, ps);
+    return {at[0], at[1], at[2], at[3], at[4]};
 }
 
 } // namespace detail
 
 inline std::string box_chart(std::span<const named_values> series, const chart_labels& labels) {
     frame f(labels);
-    std::vector<std::vector<double>> sorted;
+    std::vector<std::vector<double>> sorted; // each series' finite values, in no particular order
     std::vector<std::string> names;
     for (const auto& s : series) {
-        auto v = detail::finite_sorted(s.values);
+        auto v = detail::finite_values(s.values);
         if (v.empty()) continue;
         sorted.push_back(std::move(v));
         names.push_back(s.name);
@@ -47,7 +49,7 @@ inline std::string box_chart(std::span<const named_values> series, const chart_l
     }
     std::vector<detail::box_stats> boxes;
     detail::range r;
-    for (const auto& v : sorted) {
+    for (auto& v : sorted) {
         boxes.push_back(detail::box_of(v));
         r.add(boxes.back().p5);
         r.add(boxes.back().p95);

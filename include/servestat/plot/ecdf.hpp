@@ -12,7 +12,7 @@
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/plot/chart.hpp" // frame, detail::finite_sorted
+#include "servestat/plot/chart.hpp" // frame, detail::ranked_values
 #include "servestat/plot/data.hpp"  // named_values, chart_labels
 #include "servestat/plot/highlight.hpp" // series_looks, other_colour
 
@@ -47,7 +47,7 @@ inline std::vector<std::size_t> ecdf_ranks(std::size_t n, std::size_t keep = 500
 }
 
 // Staircase through the kept steps: across at the previous fraction, then up at each value.
-inline std::string ecdf_points(const std::vector<double>& sorted, const scale& x, const scale& y) {
+inline std::string ecdf_points(const ranked_values& sorted, const scale& x, const scale& y) {
     const double n = static_cast<double>(sorted.size());
     std::string points = px(x(sorted.front())) + "," + px(y(0));
     double below = 0;
@@ -77,7 +77,7 @@ namespace detail {
 inline constexpr double ecdf_marker_fractions[] = {0.5, 0.9, 0.99};
 
 // Name, size, range and the marked quantiles: hovering a curve (even a grey one) tells what it is.
-inline std::string ecdf_tooltip(const std::string& name, const std::vector<double>& v, const scale& x) {
+inline std::string ecdf_tooltip(const std::string& name, const ranked_values& v, const scale& x) {
     std::string out = fmt::format("{}: {} values from {} to {}", name, v.size(), x.label(v.front()), x.label(v.back()));
     for (double q : ecdf_marker_fractions)
         out += fmt::format("{} p{} {}", q == ecdf_marker_fractions[0] ? ";" : ",", fixed(q * 100),
@@ -90,10 +90,17 @@ inline std::string ecdf_tooltip(const std::string& name, const std::vector<doubl
 inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels,
                               const ecdf_options& options) {
     frame f(labels);
-    std::vector<std::vector<double>> sorted;
+    std::vector<detail::ranked_values> sorted; // the ranks drawn, marked and named in tooltips
     detail::range r;
     for (const auto& s : series) {
-        sorted.push_back(detail::finite_sorted(s.values));
+        auto values = detail::finite_values(s.values);
+        const std::size_t n = values.size();
+        std::vector<std::size_t> ranks = detail::ecdf_ranks(n);
+        if (n > 0) {
+            ranks.push_back(n - 1);
+            for (double q : detail::ecdf_marker_fractions) ranks.push_back(detail::rank_at(n, q));
+        }
+        sorted.emplace_back(std::move(values), std::move(ranks));
         if (!sorted.back().empty()) r.add(sorted.back().front()), r.add(sorted.back().back());
     }
     if (!r.any) {

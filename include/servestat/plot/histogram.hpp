@@ -1,7 +1,7 @@
 // Histogram of one sample: how many requests fall in each value range.
 #pragma once
 
-#include <algorithm> // std::clamp, std::max, std::max_element, std::min
+#include <algorithm> // std::clamp, std::max, std::max_element, std::min, std::minmax_element
 #include <cmath>     // std::ceil, std::cbrt
 #include <cstddef>   // std::size_t
 #include <string>    // std::string
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/plot/chart.hpp"     // frame, detail::finite_sorted
+#include "servestat/plot/chart.hpp"     // frame, detail::finite_values
 #include "servestat/plot/data.hpp"      // named_values, chart_labels
-#include "servestat/stats/quantile.hpp" // percentile_sorted
+#include "servestat/stats/quantile.hpp" // percentiles_select
 
 namespace servestat::plot {
 
@@ -20,17 +20,20 @@ namespace detail {
 
 // Freedman–Diaconis (bin width 2·IQR/∛n) adapts to spread and sample size; clamped to 5..60 bins so
 // a tiny or heavy-tailed sample still draws a readable shape.
-inline int freedman_diaconis_bins(const std::vector<double>& sorted) {
-    if (sorted.size() < 2 || sorted.back() == sorted.front()) return 5;
-    const double iqr = percentile_sorted(sorted, 75) - percentile_sorted(sorted, 25);
+// `values` (finite) are reordered; lo and hi are their extremes.
+inline int freedman_diaconis_bins(std::vector<double>& values, double lo, double hi) {
+    if (values.size() < 2 || hi == lo) return 5;
+    static constexpr double quartiles[] = {75, 25};
+    const auto at = percentiles_select(values, quartiles);
+    const double iqr = at[0] - at[1];
     if (iqr <= 0) return 60; // most values equal, a few apart: as fine as allowed
-    const double width = 2 * iqr / std::cbrt(static_cast<double>(sorted.size()));
-    return std::clamp(static_cast<int>(std::ceil((sorted.back() - sorted.front()) / width)), 5, 60);
+    const double width = 2 * iqr / std::cbrt(static_cast<double>(values.size()));
+    return std::clamp(static_cast<int>(std::ceil((hi - lo) / width)), 5, 60);
 }
 
-inline std::vector<std::size_t> bin_counts(const std::vector<double>& sorted, double lo, double width, int bins) {
+inline std::vector<std::size_t> bin_counts(const std::vector<double>& values, double lo, double width, int bins) {
     std::vector<std::size_t> counts(static_cast<std::size_t>(bins), 0);
-    for (double v : sorted) {
+    for (double v : values) {
         const auto b = static_cast<std::size_t>(std::max(0.0, (v - lo) / width));
         ++counts[std::min(counts.size() - 1, b)]; // the maximum belongs to the last bin
     }
@@ -42,16 +45,17 @@ inline std::vector<std::size_t> bin_counts(const std::vector<double>& sorted, do
 // bins = 0 chooses by Freedman–Diaconis.
 inline std::string histogram_chart(const named_values& sample, const chart_labels& labels, int bins = 0) {
     frame f(labels);
-    const auto sorted = detail::finite_sorted(sample.values);
-    if (sorted.empty()) {
+    auto values = detail::finite_values(sample.values);
+    if (values.empty()) {
         f.no_data();
         return std::move(f).finish();
     }
-    if (bins <= 0) bins = detail::freedman_diaconis_bins(sorted);
-    const double lo = sorted.front();
-    const double hi = sorted.back() > lo ? sorted.back() : lo + 1;
+    const auto [smallest, largest] = std::minmax_element(values.begin(), values.end());
+    const double lo = *smallest, highest = *largest;
+    if (bins <= 0) bins = detail::freedman_diaconis_bins(values, lo, highest);
+    const double hi = highest > lo ? highest : lo + 1;
     const double width = (hi - lo) / bins;
-    const auto counts = detail::bin_counts(sorted, lo, width, bins);
+    const auto counts = detail::bin_counts(values, lo, width, bins);
     const double tallest = static_cast<double>(*std::max_element(counts.begin(), counts.end()));
     const scale x = f.x_scale(lo, hi);
     const scale y = f.y_scale(0, tallest * 1.05); // the tallest bar clear of the frame
@@ -64,7 +68,7 @@ inline std::string histogram_chart(const named_values& sample, const chart_label
                    fmt::format("{} to {}{}: {} requests", x.label(from), x.label(to),
                                b + 1 == counts.size() ? " (inclusive)" : "", counts[b]));
     }
-    f.legend({{fmt::format("{} (n={})", sample.name, sorted.size()), series_colour(0), legend_mark::box, {}, {}}});
+    f.legend({{fmt::format("{} (n={})", sample.name, values.size()), series_colour(0), legend_mark::box, {}, {}}});
     return std::move(f).finish();
 }
 

@@ -12,6 +12,7 @@
 
 #include "servestat/stats/kde.hpp"      // silverman_bandwidth, gaussian_kde
 #include "servestat/stats/quantile.hpp" // percentile_sorted
+#include "servestat/stats/radix_sort.hpp" // detail::radix_sort
 
 namespace servestat {
 
@@ -115,7 +116,7 @@ inline std::optional<two_regimes> find_two_regimes(std::span<const double> value
     for (double v : values)
         if (std::isfinite(v)) sorted.push_back(v);
     if (sorted.size() < 2 * o.min_cluster || sorted.size() < 2) return std::nullopt;
-    std::sort(sorted.begin(), sorted.end());
+    detail::radix_sort(sorted);
     const std::size_t k = best_two_split(sorted);
     const std::span<const double> all(sorted);
     two_regimes r{detail::cluster_of(all.first(k)), detail::cluster_of(all.subspan(k)), 0};
@@ -151,7 +152,7 @@ inline std::optional<heavy_tail> find_heavy_tail(std::span<const double> values,
     for (double v : values)
         if (std::isfinite(v)) sorted.push_back(v);
     if (sorted.size() < o.min_n || sorted.empty()) return std::nullopt;
-    std::sort(sorted.begin(), sorted.end());
+    detail::radix_sort(sorted);
     const double median = percentile_sorted(sorted, 50);
     if (!(median > 0)) return std::nullopt;
     const double up = sorted.back() / median;
