@@ -185,7 +185,7 @@ inline int run_report_command(const report_args& a) {
     std::vector<std::vector<report::plot_file>> plots;
     std::vector<const run*> run_pointers;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        auto files = report::run_plots(runs[i], stats[i], prefixes[i], options.subsets);
+        auto files = report::run_plots(runs[i], stats[i], prefixes[i], options.subsets, options.threads);
         plots.push_back(runs.size() > 1 ? report::appendix_plots(std::move(files)) : std::move(files));
         run_pointers.push_back(&runs[i]);
     }

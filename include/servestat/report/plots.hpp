@@ -5,7 +5,9 @@
 #include <cctype>    // std::isalnum, std::tolower
 #include <cmath>     // std::ceil
 #include <cstdint>   // std::int32_t
+#include <cstddef>   // std::size_t
 #include <functional> // std::function
+#include <iterator>  // std::back_inserter
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <set>       // std::set
@@ -14,6 +16,7 @@
 #include <utility>   // std::pair
 #include <vector>    // std::vector
 
+#include "servestat/core/parallel.hpp"       // parallel_for
 #include "servestat/core/run.hpp"            // run
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
@@ -188,66 +191,87 @@ inline void add_arrival_plots(const run& r, const std::string& run_name,
 
 } // namespace detail
 
+// One run's charts. They are drawn side by side on `threads` threads (0 = every core), each into its
+// own slot, and listed in the same order whatever the number.
 inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const std::string& prefix,
-                                        const subset_options& subset_options) {
-    const auto subsets = split_into_subsets(r.requests, subset_options);
-    std::vector<plot_file> out;
-    auto add = [&](const std::string& kind, const std::string& title, std::string svg) {
-        out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
-    };
+                                        const subset_options& subset_options, std::size_t threads = 0) {
     const std::string run_name = r.meta.label;
+    using files = std::vector<plot_file>;
+    const auto file = [&](const std::string& kind, const std::string& title, std::string svg) {
+        return plot_file{prefix + "-" + kind + ".svg", title, std::move(svg)};
+    };
     if (r.meta.kind == run_kind::arrivals) {
-        detail::add_arrival_plots(r, run_name, add);
+        files out;
+        detail::add_arrival_plots(r, run_name, [&](const std::string& kind, const std::string& title, std::string svg) {
+            out.push_back(file(kind, title, std::move(svg)));
+        });
         return out;
     }
+    const auto subsets = split_into_subsets(r.requests, subset_options);
     const auto e2e = detail::by_subset(r, metric::e2e, subsets);
-    if (!e2e.empty()) {
-        add("e2e-ecdf", "End-to-end latency distribution by prompt length — " + run_name,
-            plot::ecdf_chart(e2e, {"End-to-end latency by prompt length — " + run_name, "end-to-end latency (s)",
-                                   "fraction of requests"}));
-        add("e2e-histogram", "End-to-end latency histogram — " + run_name,
-            plot::histogram_chart(e2e.front(), {"End-to-end latency — " + run_name, "end-to-end latency (s)",
-                                                "requests"}));
-        add("e2e-box", "End-to-end latency by subset — " + run_name,
-            plot::box_chart(e2e, {"End-to-end latency by subset — " + run_name, "subset", "end-to-end latency (s)"}));
-        add("e2e-percentiles", "p50 / p90 / p99 by subset — " + run_name,
-            plot::grouped_bar_chart(detail::percentile_bars(st, metric::e2e),
-                                    {"End-to-end p50 / p90 / p99 by subset — " + run_name, "subset",
-                                     "end-to-end latency (s)"}));
-    }
     const auto ttft = detail::by_subset(r, metric::ttft, subsets);
-    if (!ttft.empty())
-        add("ttft-ecdf", "Time to first token by prompt length — " + run_name,
-            plot::ecdf_chart(ttft, {"Time to first token by prompt length — " + run_name, "time to first token (s)",
-                                    "fraction of requests"}));
-    if (const auto parts = detail::time_components(st); parts.series.size() > 1)
-        add("time-breakdown", "Where the time goes at each percentile — " + run_name,
-            plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode — " + run_name,
-                                            "percentile", "time (s)"}));
-    if (auto pairs = latency_against_count(r.requests, r.requests.output_tokens()); pairs.x.size() > 1) {
+    const auto scatter = [&](std::span<const std::int32_t> counts, const char* kind, const char* what) -> files {
+        auto pairs = latency_against_count(r.requests, counts);
+        if (pairs.x.size() <= 1) return {};
         const std::vector<plot::named_points> series{{"requests", std::move(pairs.x), std::move(pairs.y)}};
-        add("e2e-vs-output-tokens", "Latency against output tokens — " + run_name,
-            plot::scatter_chart(series, {"End-to-end latency against output tokens — " + run_name,
-                                         "output tokens", "end-to-end latency (s)"}, true));
-    }
-    if (auto pairs = latency_against_count(r.requests, r.requests.prompt_tokens()); pairs.x.size() > 1) {
-        const std::vector<plot::named_points> series{{"requests", std::move(pairs.x), std::move(pairs.y)}};
-        add("e2e-vs-prompt-tokens", "Latency against prompt tokens — " + run_name,
-            plot::scatter_chart(series, {"End-to-end latency against prompt tokens — " + run_name,
-                                         "prompt tokens", "end-to-end latency (s)"}, true));
-    }
-    if (r.meta.shared_clock) {
-        auto [rate, tail] = detail::timelines(r);
-        if (rate.x.size() > 1) {
+        return {file(std::string("e2e-vs-") + kind, std::string("Latency against ") + what + " — " + run_name,
+                     plot::scatter_chart(series, {std::string("End-to-end latency against ") + what + " — " + run_name,
+                                                  what, "end-to-end latency (s)"}, true))};
+    };
+    const std::vector<std::function<files()>> charts{
+        [&]() -> files {
+            if (e2e.empty()) return {};
+            return {file("e2e-ecdf", "End-to-end latency distribution by prompt length — " + run_name,
+                         plot::ecdf_chart(e2e, {"End-to-end latency by prompt length — " + run_name, "end-to-end latency (s)",
+                                                "fraction of requests"}))};
+        },
+        [&]() -> files {
+            if (e2e.empty()) return {};
+            return {file("e2e-histogram", "End-to-end latency histogram — " + run_name,
+                         plot::histogram_chart(e2e.front(), {"End-to-end latency — " + run_name, "end-to-end latency (s)",
+                                                             "requests"}))};
+        },
+        [&]() -> files {
+            if (e2e.empty()) return {};
+            return {file("e2e-box", "End-to-end latency by subset — " + run_name,
+                         plot::box_chart(e2e, {"End-to-end latency by subset — " + run_name, "subset", "end-to-end latency (s)"})),
+                    file("e2e-percentiles", "p50 / p90 / p99 by subset — " + run_name,
+                         plot::grouped_bar_chart(detail::percentile_bars(st, metric::e2e),
+                                                 {"End-to-end p50 / p90 / p99 by subset — " + run_name, "subset",
+                                                  "end-to-end latency (s)"}))};
+        },
+        [&]() -> files {
+            if (ttft.empty()) return {};
+            return {file("ttft-ecdf", "Time to first token by prompt length — " + run_name,
+                         plot::ecdf_chart(ttft, {"Time to first token by prompt length — " + run_name,
+                                                 "time to first token (s)", "fraction of requests"}))};
+        },
+        [&]() -> files {
+            const auto parts = detail::time_components(st);
+            if (parts.series.size() <= 1) return {};
+            return {file("time-breakdown", "Where the time goes at each percentile — " + run_name,
+                         plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode — " + run_name,
+                                                         "percentile", "time (s)"}))};
+        },
+        [&] { return scatter(r.requests.output_tokens(), "output-tokens", "output tokens"); },
+        [&] { return scatter(r.requests.prompt_tokens(), "prompt-tokens", "prompt tokens"); },
+        [&]() -> files {
+            if (!r.meta.shared_clock) return {};
+            auto [rate, tail] = detail::timelines(r);
+            if (rate.x.size() <= 1) return {};
             const std::vector<plot::named_points> rates{std::move(rate)}, tails{std::move(tail)};
-            add("throughput-timeline", "Throughput over the run — " + run_name,
-                plot::timeline_chart(rates, {"Completed requests per second over the run — " + run_name,
-                                             "time since start (s)", "requests per second"}));
-            add("p99-timeline", "Tail latency over the run — " + run_name,
-                plot::timeline_chart(tails, {"p99 end-to-end latency of completions over the run — " + run_name,
-                                             "time since start (s)", "p99 end-to-end latency (s)"}));
-        }
-    }
+            return {file("throughput-timeline", "Throughput over the run — " + run_name,
+                         plot::timeline_chart(rates, {"Completed requests per second over the run — " + run_name,
+                                                      "time since start (s)", "requests per second"})),
+                    file("p99-timeline", "Tail latency over the run — " + run_name,
+                         plot::timeline_chart(tails, {"p99 end-to-end latency of completions over the run — " + run_name,
+                                                      "time since start (s)", "p99 end-to-end latency (s)"}))};
+        },
+    };
+    std::vector<files> drawn(charts.size());
+    parallel_for(charts.size(), threads, [&](std::size_t k) { drawn[k] = charts[k](); });
+    files out;
+    for (auto& d : drawn) std::move(d.begin(), d.end(), std::back_inserter(out));
     return out;
 }
 
