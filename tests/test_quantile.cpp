@@ -3,10 +3,8 @@
 
 #include <algorithm>   // std::sort, std::shuffle, std::max
 #include <array>       // std::array
-#include <bit>         // std::bit_cast
 #include <cmath>       // std::fabs
-#include <cstdint>     // std::uint64_t
-#include <cstdlib>     // std::getenv, std::strtod
+#include <cstdlib>     // std::getenv
 #include <fstream>     // std::ifstream
 #include <functional>  // std::function
 #include <iostream>    // std::cout
@@ -20,6 +18,8 @@
 #include <catch2/catch.hpp>    // TEST_CASE, SECTION, REQUIRE, CHECK, FAIL, Approx
 #include <nlohmann/json.hpp>   // nlohmann::json
 
+#include "hex_doubles.hpp" // from_hex, doubles_from_hex, same_bits
+
 namespace test_quantile { // the unity build compiles several test files as one: each keeps its names
 
 namespace {
@@ -28,17 +28,9 @@ using servestat::quantile_method;
 
 constexpr std::size_t method_count = 13;
 
-// The reference file stores every double as float.hex() text; strtod reads hex exactly.
-double from_hex(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
-
-std::vector<double> doubles_from_hex(const nlohmann::json& array) {
-    std::vector<double> out;
-    out.reserve(array.size());
-    for (const auto& item : array) out.push_back(from_hex(item.get<std::string>()));
-    return out;
-}
-
-bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+using servestat::test::doubles_from_hex;
+using servestat::test::from_hex;
+using servestat::test::same_bits;
 
 // 1e-9 relative; the absolute floor keeps an expected 0 (or a subnormal) from demanding bit equality.
 bool within_tolerance(double got, double expected) {

@@ -3,10 +3,8 @@
 #include "servestat/stats/summary.hpp"
 
 #include <algorithm>  // std::max
-#include <bit>        // std::bit_cast
 #include <cmath>      // std::fabs
-#include <cstdint>    // std::uint64_t
-#include <cstdlib>    // std::getenv, std::strtod
+#include <cstdlib>    // std::getenv
 #include <fstream>    // std::ifstream
 #include <iostream>   // std::cout
 #include <string>     // std::string
@@ -15,22 +13,17 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, FAIL, INFO
 #include <nlohmann/json.hpp> // nlohmann::json
 
+#include "hex_doubles.hpp" // from_hex, doubles_from_hex, same_bits
+
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
 
 namespace test_summary { // the unity build compiles several test files as one: each keeps its names
 
 namespace {
 
-double from_hex(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
-
-std::vector<double> doubles_from_hex(const nlohmann::json& array) {
-    std::vector<double> out;
-    out.reserve(array.size());
-    for (const auto& item : array) out.push_back(from_hex(item.get<std::string>()));
-    return out;
-}
-
-bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+using servestat::test::doubles_from_hex;
+using servestat::test::from_hex;
+using servestat::test::same_bits;
 
 double relative_error(double got, double exact) {
     if (got == exact) return 0;

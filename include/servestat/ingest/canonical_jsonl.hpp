@@ -393,16 +393,18 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     }
 
     // Joined in file order; line numbers count the pieces before. The first error in the file wins.
+    // One piece becomes the table as it is; several are copied into one reserved at their total.
     std::size_t total = 0;
     for (const auto& piece : pieces) total += piece.requests.size();
-    result.requests.reserve(total);
+    if (pieces.size() > 1) result.requests.reserve(total);
     for (auto& piece : pieces) {
         const auto global = [&](const line_problem& p) { return p.line == 0 ? 0 : line_offset + p.line; };
         if (piece.error) throw input_error(name, global(*piece.error), piece.error->field, piece.error->message);
         for (const auto& p : piece.skipped_examples)
             result.skipped.add(input_error(name, global(p), p.field, p.message).what());
         result.skipped.count += piece.skipped - piece.skipped_examples.size();
-        result.requests.append(piece.requests);
+        if (pieces.size() == 1) result.requests = std::move(piece.requests);
+        else result.requests.append(piece.requests);
         piece.requests = {}; // its memory goes back before the next piece is copied
         line_offset += piece.lines;
     }
