@@ -7,6 +7,7 @@
 #include <atomic>     // std::atomic
 #include <cstddef>    // std::size_t
 #include <exception>  // std::exception_ptr, std::current_exception, std::rethrow_exception
+#include <system_error> // std::system_error
 #include <thread>     // std::thread
 #include <type_traits> // std::is_invocable_v
 #include <vector>     // std::vector
@@ -53,7 +54,13 @@ void parallel_for(std::size_t count, std::size_t threads, Work work) {
     };
     std::vector<std::thread> pool;
     pool.reserve(workers - 1);
-    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(run, w);
+    for (std::size_t w = 1; w < workers; ++w) {
+        try {
+            pool.emplace_back(run, w);
+        } catch (const std::system_error&) { // no more threads to be had: the ones started do the rest
+            break;
+        }
+    }
     run(0);
     for (auto& t : pool) t.join();
     for (const auto& f : failures)
