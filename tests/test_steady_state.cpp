@@ -74,7 +74,7 @@ TEST_CASE("in_flight_series counts as its definition does, with ties and zero-le
         for (std::size_t i = 0; i < t.size(); ++i) count += t.t_sent()[i] <= time && time < t.t_end()[i];
         return count;
     };
-    const auto series = detail::in_flight_series(t, rows);
+    const auto series = detail::in_flight_series(t, detail::order_in_flight(t));
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const double sent = t.t_sent()[rows[k]], end = t.t_end()[rows[k]];
         const double at_send = in_flight_at(sent) + (end == sent ? 1 : 0); // itself, though it ends at once

@@ -241,22 +241,26 @@ inline void compare_single(std::optional<double> before, std::optional<double> a
     out.push_back(std::move(c));
 }
 
-inline std::vector<double> metric_column(const request_table& t, metric m, std::span<const std::uint32_t> rows) {
+inline std::vector<double> metric_column(const request_table& t, metric m, const row_set& rows) {
     std::vector<double> out;
     out.reserve(rows.size());
-    for (auto i : rows) {
-        std::optional<double> v;
-        if (t.status()[i] == request_status::ok) v = metric_value(t, m, i);
-        out.push_back(v ? *v : std::numeric_limits<double>::quiet_NaN());
-    }
+    rows.visit([&](const auto& listed) {
+        for (auto i : listed) {
+            std::optional<double> v;
+            if (t.status()[i] == request_status::ok) v = metric_value(t, m, i);
+            out.push_back(v ? *v : std::numeric_limits<double>::quiet_NaN());
+        }
+    });
     return out;
 }
 
 template <class Keep>
-std::vector<double> indicator_column(std::span<const std::uint32_t> rows, Keep&& keep) {
+std::vector<double> indicator_column(const row_set& rows, Keep&& keep) {
     std::vector<double> out;
     out.reserve(rows.size());
-    for (auto i : rows) out.push_back(keep(i) ? 1.0 : 0.0);
+    rows.visit([&](const auto& listed) {
+        for (auto i : listed) out.push_back(keep(i) ? 1.0 : 0.0);
+    });
     return out;
 }
 

@@ -1,8 +1,13 @@
-// The requests of one run stored column by column, so statistics scan contiguous doubles and a
-// million-request log costs about 50 bytes a request.
+// The requests of one run stored column by column. Times are whole microseconds while every one of
+// them is (servestat's own logs, and most drivers', write six decimals), doubles otherwise; token
+// counts are 16-bit while they fit; error texts are pooled and kept only for the rows that have
+// one. A request of the canonical log costs 29 bytes, where doubles, 32-bit counts and an error id
+// a row took 51. Every value reads back bit for bit as the reader stored it.
 #pragma once
 
-#include <cmath>   // std::isnan
+#include <algorithm> // std::lower_bound
+#include <bit>     // std::bit_cast
+#include <cmath>   // std::isnan, std::llround, std::fabs
 #include <cstddef> // std::size_t
 #include <cstdint> // std::int32_t, std::int16_t, std::uint8_t
 #include <limits>  // std::numeric_limits
@@ -13,9 +18,11 @@
 #include <type_traits> // std::is_same_v
 #include <vector>  // std::vector
 
+#include "servestat/core/count_column.hpp"   // count_column
 #include "servestat/core/errors.hpp"         // input_error
 #include "servestat/core/request_record.hpp" // request_record, time_fault
 #include "servestat/core/string_pool.hpp"    // string_pool
+#include "servestat/core/time_column.hpp"    // time_column
 #include "servestat/core/utf8.hpp"           // is_valid_utf8, to_valid_utf8
 
 namespace servestat {
@@ -34,9 +41,13 @@ public:
     bool empty() const noexcept { return status_.empty(); }
 
     void reserve(std::size_t n) {
-        t_sched_.reserve(n); t_sent_.reserve(n); t_first_.reserve(n); t_end_.reserve(n);
+        if (in_micros_) {
+            sent_us_.reserve(n); sched_us_.reserve(n); first_us_.reserve(n); end_us_.reserve(n);
+        } else {
+            t_sched_.reserve(n); t_sent_.reserve(n); t_first_.reserve(n); t_end_.reserve(n);
+        }
         prompt_tokens_.reserve(n); output_tokens_.reserve(n); max_tokens_.reserve(n);
-        status_.reserve(n); http_status_.reserve(n); error_.reserve(n);
+        status_.reserve(n); http_status_.reserve(n);
     }
 
     // Throws input_error (no file: the reader's entry adds it) for a time no statistic can use;
@@ -45,16 +56,19 @@ public:
         const std::size_t row = size();
         if (auto fault = time_fault(r))
             throw input_error("", 0, std::string(fault->field), "request " + std::to_string(row + 1) + ": " + fault->message);
-        t_sched_.push_back(r.t_sched.value_or(absent_time));
-        t_sent_.push_back(r.t_sent.value_or(absent_time));
-        t_first_.push_back(r.t_first.value_or(absent_time));
-        t_end_.push_back(r.t_end.value_or(absent_time));
+        // Grown by a quarter, not doubled: past a reader's estimate, doubling would leave up to half of
+        // every column unused.
+        if (row == status_.capacity()) reserve(row + row / 4 + 1024);
+        if (!(in_micros_ && push_micros(r))) push_seconds(r);
         prompt_tokens_.push_back(r.prompt_tokens.value_or(absent_count));
         output_tokens_.push_back(r.output_tokens.value_or(absent_count));
         max_tokens_.push_back(r.max_tokens.value_or(absent_count));
         status_.push_back(r.status);
         http_status_.push_back(static_cast<std::int16_t>(r.http_status.value_or(0)));
-        error_.push_back(errors_.intern(r.error));
+        if (!r.error.empty()) {
+            error_rows_.push_back(row);
+            error_ids_.push_back(errors_.intern(r.error));
+        }
         push_optional(server_queue_, row, r.server_queue, absent_time);
         push_optional(server_prefill_, row, r.server_prefill, absent_time);
         push_optional(server_decode_, row, r.server_decode, absent_time);
@@ -64,45 +78,53 @@ public:
     }
 
     // The rows of `other` after these, as if pushed one by one (optional columns backfilled, error
-    // texts re-interned): how the pieces of a file read in parallel become one table.
-    void append(const request_table& other) {
-        const std::size_t rows = size();
-        append_column(t_sched_, other.t_sched_);
-        append_column(t_sent_, other.t_sent_);
-        append_column(t_first_, other.t_first_);
-        append_column(t_end_, other.t_end_);
-        append_column(prompt_tokens_, other.prompt_tokens_);
-        append_column(output_tokens_, other.output_tokens_);
-        append_column(max_tokens_, other.max_tokens_);
+    // texts re-interned): how the pieces of a file read in parallel become one table. Each column of
+    // `other` is released once copied, so joining takes one column more than the pieces, not a
+    // second table; each call reallocates, so it is for joining a few large pieces.
+    void append(request_table&& other) {
+        const std::size_t rows = size(), more_rows = other.size();
+        if (in_micros_ && other.in_micros_) {
+            append_column(sent_us_, other.sent_us_);
+            append_column(sched_us_, other.sched_us_);
+            append_column(first_us_, other.first_us_);
+            append_column(end_us_, other.end_us_);
+        } else {
+            store_in_seconds();
+            other.store_in_seconds();
+            append_column(t_sched_, other.t_sched_);
+            append_column(t_sent_, other.t_sent_);
+            append_column(t_first_, other.t_first_);
+            append_column(t_end_, other.t_end_);
+        }
+        prompt_tokens_.append(std::move(other.prompt_tokens_));
+        output_tokens_.append(std::move(other.output_tokens_));
+        max_tokens_.append(std::move(other.max_tokens_));
         append_column(status_, other.status_);
         append_column(http_status_, other.http_status_);
         std::vector<string_pool::id> renamed(other.errors_.size(), string_pool::none);
         for (string_pool::id i = 1; i < other.errors_.size(); ++i) renamed[i] = errors_.intern(other.errors_.at(i));
-        error_.reserve(error_.size() + other.error_.size());
-        for (auto id : other.error_) error_.push_back(renamed[id]);
-        append_optional(server_queue_, rows, other.server_queue_, other.size(), absent_time);
-        append_optional(server_prefill_, rows, other.server_prefill_, other.size(), absent_time);
-        append_optional(server_decode_, rows, other.server_decode_, other.size(), absent_time);
-        append_optional(prompt_tokens_original_, rows, other.prompt_tokens_original_, other.size(), absent_count);
-        append_optional(trimmed_, rows, other.trimmed_, other.size(), std::int8_t{-1});
-        if (other.itl_offsets_.empty() && itl_offsets_.empty()) return;
-        if (itl_offsets_.empty()) itl_offsets_.assign(rows + 1, 0);
-        const std::size_t base = itl_values_.size();
-        itl_values_.insert(itl_values_.end(), other.itl_values_.begin(), other.itl_values_.end());
-        if (other.itl_offsets_.empty()) itl_offsets_.insert(itl_offsets_.end(), other.size(), base);
-        else
-            for (std::size_t i = 1; i < other.itl_offsets_.size(); ++i) itl_offsets_.push_back(base + other.itl_offsets_[i]);
+        for (std::size_t k = 0; k < other.error_rows_.size(); ++k) {
+            error_rows_.push_back(rows + other.error_rows_[k]);
+            error_ids_.push_back(renamed[other.error_ids_[k]]);
+        }
+        append_optional(server_queue_, rows, other.server_queue_, more_rows, absent_time);
+        append_optional(server_prefill_, rows, other.server_prefill_, more_rows, absent_time);
+        append_optional(server_decode_, rows, other.server_decode_, more_rows, absent_time);
+        append_optional(prompt_tokens_original_, rows, other.prompt_tokens_original_, more_rows, absent_count);
+        append_optional(trimmed_, rows, other.trimmed_, more_rows, std::int8_t{-1});
+        append_itl(rows, more_rows, other);
+        other = request_table{};
     }
 
     request_record row(std::size_t i) const {
         request_record r;
-        r.t_sched = as_optional(t_sched_[i]);
-        r.t_sent = as_optional(t_sent_[i]);
-        r.t_first = as_optional(t_first_[i]);
-        r.t_end = as_optional(t_end_[i]);
-        r.prompt_tokens = as_optional(prompt_tokens_[i]);
-        r.output_tokens = as_optional(output_tokens_[i]);
-        r.max_tokens = as_optional(max_tokens_[i]);
+        r.t_sched = as_optional(t_sched()[i]);
+        r.t_sent = as_optional(t_sent()[i]);
+        r.t_first = as_optional(t_first()[i]);
+        r.t_end = as_optional(t_end()[i]);
+        r.prompt_tokens = as_optional(prompt_tokens()[i]);
+        r.output_tokens = as_optional(output_tokens()[i]);
+        r.max_tokens = as_optional(max_tokens()[i]);
         r.status = status_[i];
         if (http_status_[i] != 0) r.http_status = http_status_[i];
         r.error = std::string(error(i));
@@ -118,13 +140,17 @@ public:
     }
 
     // Columns. Optional columns are empty when no request in the run carries the field.
-    std::span<const double> t_sched() const noexcept { return t_sched_; }
-    std::span<const double> t_sent() const noexcept { return t_sent_; }
-    std::span<const double> t_first() const noexcept { return t_first_; }
-    std::span<const double> t_end() const noexcept { return t_end_; }
-    std::span<const std::int32_t> prompt_tokens() const noexcept { return prompt_tokens_; }
-    std::span<const std::int32_t> output_tokens() const noexcept { return output_tokens_; }
-    std::span<const std::int32_t> max_tokens() const noexcept { return max_tokens_; }
+    time_column t_sched() const noexcept { return time_view(t_sched_, sched_us_); }
+    time_column t_sent() const noexcept {
+        return in_micros_ ? time_column::of_micros(sent_us_.data(), size()) : time_column::of_seconds(t_sent_.data(), size());
+    }
+    time_column t_first() const noexcept { return time_view(t_first_, first_us_); }
+    time_column t_end() const noexcept { return time_view(t_end_, end_us_); }
+    // Whether the times are held as whole microseconds (each read back bit for bit as parsed).
+    bool times_in_micros() const noexcept { return in_micros_; }
+    count_column prompt_tokens() const noexcept { return prompt_tokens_.view(); }
+    count_column output_tokens() const noexcept { return output_tokens_.view(); }
+    count_column max_tokens() const noexcept { return max_tokens_.view(); }
     std::span<const request_status> status() const noexcept { return status_; }
     std::span<const std::int16_t> http_status() const noexcept { return http_status_; }
     std::span<const double> server_queue() const noexcept { return server_queue_; }
@@ -133,8 +159,12 @@ public:
     std::span<const std::int32_t> prompt_tokens_original() const noexcept { return prompt_tokens_original_; }
     bool has_itl() const noexcept { return !itl_offsets_.empty(); }
 
-    std::string_view error(std::size_t i) const { return errors_.at(error_[i]); }
-    string_pool::id error_id(std::size_t i) const { return error_[i]; }
+    std::string_view error(std::size_t i) const { return errors_.at(error_id(i)); }
+    string_pool::id error_id(std::size_t i) const {
+        const auto at = std::lower_bound(error_rows_.begin(), error_rows_.end(), i);
+        return at != error_rows_.end() && *at == i ? error_ids_[static_cast<std::size_t>(at - error_rows_.begin())]
+                                                    : string_pool::none;
+    }
     const string_pool& error_strings() const noexcept { return errors_; }
 
     // Error texts that are not valid UTF-8 rewritten (each bad byte becomes U+FFFD); true if any was.
@@ -145,7 +175,7 @@ public:
         if (!any) return false;
         string_pool valid;
         for (string_pool::id i = 1; i < errors_.size(); ++i) renamed[i] = valid.intern(to_valid_utf8(errors_.at(i)));
-        for (auto& id : error_) id = renamed[id];
+        for (auto& id : error_ids_) id = renamed[id];
         errors_ = std::move(valid);
         return true;
     }
@@ -158,6 +188,67 @@ public:
     std::span<const double> all_itl() const noexcept { return itl_values_; }
 
 private:
+    time_column time_view(const std::vector<double>& seconds, const std::vector<std::int32_t>& offsets) const noexcept {
+        return in_micros_ ? time_column::of_offsets(offsets.data(), sent_us_.data(), size())
+                          : time_column::of_seconds(seconds.data(), size());
+    }
+
+    // Whole microseconds that read back as exactly `t` (see seconds_of_micros), if there are.
+    static std::optional<std::int64_t> as_micros(double t) noexcept {
+        constexpr double limit = 9007199254740992.0; // 2^53: larger counts are not exact doubles
+        const double scaled = t * detail::micros_per_second;
+        if (!(std::fabs(scaled) < limit)) return std::nullopt;
+        const std::int64_t m = std::llround(scaled);
+        if (std::bit_cast<std::uint64_t>(detail::seconds_of_micros(m)) != std::bit_cast<std::uint64_t>(t)) return std::nullopt;
+        return m;
+    }
+    static std::optional<std::int32_t> as_offset(const std::optional<double>& t, std::int64_t base) noexcept {
+        if (!t) return detail::absent_offset;
+        const auto m = as_micros(*t);
+        if (!m) return std::nullopt;
+        const std::int64_t offset = *m - base;
+        if (offset <= detail::absent_offset || offset > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+        return static_cast<std::int32_t>(offset);
+    }
+
+    // Stores the times of `r` as microseconds; false (nothing stored) if one of them is not whole.
+    bool push_micros(const request_record& r) {
+        std::int64_t sent = detail::absent_micros;
+        if (r.t_sent) {
+            const auto m = as_micros(*r.t_sent);
+            if (!m) return false;
+            sent = *m;
+        }
+        const std::int64_t base = sent == detail::absent_micros ? 0 : sent;
+        const auto sched = as_offset(r.t_sched, base), first = as_offset(r.t_first, base), end = as_offset(r.t_end, base);
+        if (!sched || !first || !end) return false;
+        sent_us_.push_back(sent);
+        sched_us_.push_back(*sched);
+        first_us_.push_back(*first);
+        end_us_.push_back(*end);
+        return true;
+    }
+    void push_seconds(const request_record& r) {
+        store_in_seconds();
+        t_sched_.push_back(r.t_sched.value_or(absent_time));
+        t_sent_.push_back(r.t_sent.value_or(absent_time));
+        t_first_.push_back(r.t_first.value_or(absent_time));
+        t_end_.push_back(r.t_end.value_or(absent_time));
+    }
+    // From the first time that is not whole microseconds on, the table holds doubles.
+    void store_in_seconds() {
+        if (!in_micros_) return;
+        const auto decode = [&](time_column column, std::vector<double>& out) {
+            out.reserve(std::max(sent_us_.capacity(), column.size()));
+            out.assign(column.begin(), column.end());
+        };
+        decode(t_sched(), t_sched_);
+        decode(t_first(), t_first_);
+        decode(t_end(), t_end_);
+        decode(t_sent(), t_sent_);
+        in_micros_ = false;
+        sent_us_ = {}; sched_us_ = {}; first_us_ = {}; end_us_ = {};
+    }
     static std::int8_t to_tristate(std::optional<bool> b) noexcept {
         return b ? static_cast<std::int8_t>(*b) : std::int8_t{-1};
     }
@@ -183,8 +274,10 @@ private:
     }
 
     template <class T>
-    static void append_column(std::vector<T>& column, const std::vector<T>& more) {
+    static void append_column(std::vector<T>& column, std::vector<T>& more) {
+        column.reserve(column.size() + more.size());
         column.insert(column.end(), more.begin(), more.end());
+        more = {};
     }
 
     // `rows` rows here, `more_rows` there; either side may not have the column yet.
@@ -197,6 +290,16 @@ private:
         else column.insert(column.end(), more.begin(), more.end());
     }
 
+    void append_itl(std::size_t rows, std::size_t more_rows, const request_table& other) {
+        if (other.itl_offsets_.empty() && itl_offsets_.empty()) return;
+        if (itl_offsets_.empty()) itl_offsets_.assign(rows + 1, 0);
+        const std::size_t base = itl_values_.size();
+        itl_values_.insert(itl_values_.end(), other.itl_values_.begin(), other.itl_values_.end());
+        if (other.itl_offsets_.empty()) itl_offsets_.insert(itl_offsets_.end(), more_rows, base);
+        else
+            for (std::size_t i = 1; i < other.itl_offsets_.size(); ++i) itl_offsets_.push_back(base + other.itl_offsets_[i]);
+    }
+
     void push_itl(std::size_t row, const std::vector<double>& gaps) {
         if (itl_offsets_.empty() && gaps.empty()) return;
         if (itl_offsets_.empty()) itl_offsets_.assign(row + 1, 0);
@@ -204,11 +307,16 @@ private:
         itl_offsets_.push_back(itl_values_.size());
     }
 
-    std::vector<double> t_sched_, t_sent_, t_first_, t_end_;
-    std::vector<std::int32_t> prompt_tokens_, output_tokens_, max_tokens_;
+    bool in_micros_ = true;
+    std::vector<std::int64_t> sent_us_;                    // while in_micros_
+    std::vector<std::int32_t> sched_us_, first_us_, end_us_; // after t_sent (after 0 without one)
+    std::vector<double> t_sched_, t_sent_, t_first_, t_end_; // once not
+
+    detail::count_store prompt_tokens_, output_tokens_, max_tokens_;
     std::vector<request_status> status_;
     std::vector<std::int16_t> http_status_;
-    std::vector<string_pool::id> error_;
+    std::vector<std::size_t> error_rows_; // the rows with an error text, ascending ...
+    std::vector<string_pool::id> error_ids_; // ... and the text of each
     string_pool errors_;
     std::vector<double> server_queue_, server_prefill_, server_decode_;
     std::vector<std::int32_t> prompt_tokens_original_;

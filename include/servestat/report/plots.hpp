@@ -54,9 +54,7 @@ inline std::vector<double> metric_values(const run& r, metric m, const subset& s
 
 // A metric's values over every request of a run (failed ones have none).
 inline std::vector<double> metric_values(const run& r, metric m) {
-    subset all{"all", {}};
-    for (std::uint32_t i = 0; i < r.requests.size(); ++i) all.rows.push_back(i);
-    return metric_values(r, m, all);
+    return metric_values(r, m, subset{"all", row_set::every(r.requests.size())});
 }
 
 // Subsets worth drawing: all, and short/long when they have requests.
@@ -161,7 +159,7 @@ inline plot::named_points arrival_rate(const run& r) {
     return rate;
 }
 
-inline std::vector<double> present_counts(std::span<const std::int32_t> counts) {
+inline std::vector<double> present_counts(count_column counts) {
     std::vector<double> out;
     for (auto c : counts)
         if (is_present(c)) out.push_back(c);
@@ -210,7 +208,7 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
     const auto subsets = split_into_subsets(r.requests, subset_options);
     const auto e2e = detail::by_subset(r, metric::e2e, subsets);
     const auto ttft = detail::by_subset(r, metric::ttft, subsets);
-    const auto scatter = [&](std::span<const std::int32_t> counts, const char* kind, const char* what) -> files {
+    const auto scatter = [&](count_column counts, const char* kind, const char* what) -> files {
         auto pairs = latency_against_count(r.requests, counts);
         if (pairs.x.size() <= 1) return {};
         const std::vector<plot::named_points> series{{"requests", std::move(pairs.x), std::move(pairs.y)}};

@@ -13,6 +13,7 @@
 
 #include "servestat/core/errors.hpp"        // usage_error
 #include "servestat/core/request_table.hpp" // request_table
+#include "servestat/stats/row_set.hpp"       // row_set
 
 namespace servestat {
 
@@ -85,8 +86,8 @@ namespace detail {
 // Appends value(i) for the successful requests i among `rows` where it is not NaN (a difference
 // with an absent time is NaN). One loop per metric, with the metric's arithmetic inlined: a call
 // per value that switched on the metric took 12 % of `stats`.
-template <class Value>
-void collect_successful(std::span<const std::uint32_t> rows, std::span<const request_status> status, Value value,
+template <class Rows, class Value>
+void collect_successful(const Rows& rows, std::span<const request_status> status, Value value,
                         std::vector<double>& out) {
     const std::size_t start = out.size();
     out.resize(start + rows.size());
@@ -100,15 +101,11 @@ void collect_successful(std::span<const std::uint32_t> rows, std::span<const req
     out.resize(n);
 }
 
-} // namespace detail
-
-// Appends the metric's values over the successful requests among `rows`. Failed requests never
-// enter latency statistics.
-inline void collect_metric(const request_table& t, metric m, std::span<const std::uint32_t> rows,
-                           std::vector<double>& out) {
+template <class Rows> // a span of rows, or the range of every row
+void collect_metric_over(const request_table& t, metric m, const Rows& rows, std::vector<double>& out) {
     const auto status = t.status();
     const auto sched = t.t_sched(), sent = t.t_sent(), first = t.t_first(), end = t.t_end();
-    const auto difference = [&](std::span<const double> later, std::span<const double> earlier) {
+    const auto difference = [&](const time_column& later, const time_column& earlier) {
         detail::collect_successful(rows, status, [&](std::uint32_t i) { return later[i] - earlier[i]; }, out);
     };
     const auto column = [&](std::span<const double> values) {
@@ -140,13 +137,21 @@ inline void collect_metric(const request_table& t, metric m, std::span<const std
     }
 }
 
+} // namespace detail
+
+// Appends the metric's values over the successful requests among `rows`. Failed requests never
+// enter latency statistics.
+inline void collect_metric(const request_table& t, metric m, const row_set& rows, std::vector<double>& out) {
+    rows.visit([&](const auto& r) { detail::collect_metric_over(t, m, r, out); });
+}
+
 struct paired_values {
     std::vector<double> x, y;
 };
 
 // (count, e2e) of every successful request that has both: how latency scales with a size such as
 // output or prompt tokens.
-inline paired_values latency_against_count(const request_table& t, std::span<const std::int32_t> counts) {
+inline paired_values latency_against_count(const request_table& t, count_column counts) {
     paired_values out;
     for (std::size_t i = 0; i < t.size(); ++i) {
         const auto e2e = metric_value(t, metric::e2e, i);

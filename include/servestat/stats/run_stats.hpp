@@ -120,25 +120,23 @@ inline std::optional<double> run_duration(const request_table& t) {
     return last - first;
 }
 
-// Sweep line over [t_sent, t_end): a request ending exactly when another starts does not overlap it.
-// A request of zero duration occupies its instant, so it counts with every request in flight then
-// (its end is taken off only at the next later start; taken off at once, the count wrapped round).
-inline std::optional<std::size_t> peak_in_flight(const request_table& t) {
-    std::vector<double> starts, ends, instants;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const double sent = t.t_sent()[i], end = t.t_end()[i];
-        if (!is_present(sent) || !is_present(end)) continue;
-        starts.push_back(sent);
-        (end > sent ? ends : instants).push_back(end);
-    }
-    if (starts.empty()) return std::nullopt;
-    sort_times(starts);
-    sort_times(ends);
-    sort_times(instants);
+// Sweep over [t_sent, t_end) in send order: a request ending exactly when another starts does not
+// overlap it. A request of zero duration occupies its instant, so it counts with every request in
+// flight then (its end is taken off only at the next later start; taken off at once, the count
+// wrapped round). Ends are taken off by two walks along the end order, one for each kind of request.
+inline std::size_t peak_in_flight(const request_table& t, const in_flight_order& order) {
+    const auto sent = t.t_sent(), ended = t.t_end(); // compared only: order keys will do
+    const auto start_of = [&](std::uint32_t k) { return sent.order_key(order.rows[k]); };
+    const auto end_of = [&](std::uint32_t k) { return ended.order_key(order.rows[k]); };
+    const auto instant = [&](std::uint32_t k) { return !(end_of(k) > start_of(k)); };
+    const std::size_t n = order.rows.size();
     std::size_t in_flight = 0, peak = 0, e = 0, z = 0;
-    for (double s : starts) {
-        for (; e < ends.size() && ends[e] <= s; ++e) --in_flight;
-        for (; z < instants.size() && instants[z] < s; ++z) --in_flight;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const double s = start_of(k);
+        for (; e < n && (instant(order.ends[e]) || end_of(order.ends[e]) <= s); ++e)
+            if (!instant(order.ends[e])) --in_flight;
+        for (; z < n && (!instant(order.ends[z]) || end_of(order.ends[z]) < s); ++z)
+            if (instant(order.ends[z])) --in_flight;
         peak = std::max(peak, ++in_flight);
     }
     return peak;
@@ -157,9 +155,9 @@ inline std::optional<double> reported_duration(const run_metadata& meta) {
 }
 
 // Token counts of the successful requests; a trace's arrivals all count, since nothing failed.
-inline summary summarize_counts(const request_table& t, std::span<const std::int32_t> counts, run_kind kind,
-                                const summary_options& o) {
-    std::vector<double> values;
+inline summary summarize_counts(const request_table& t, count_column counts, run_kind kind,
+                                const summary_options& o, std::vector<double>& values) {
+    values.clear();
     for (std::size_t i = 0; i < t.size(); ++i)
         if (is_present(counts[i]) && (kind == run_kind::arrivals || t.status()[i] == request_status::ok))
             values.push_back(counts[i]);
@@ -201,30 +199,44 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     const auto subsets = split_into_subsets(t, o.subsets);
     for (const auto& s : subsets) {
         subset_stats stats{s.name, 0, {}};
-        for (auto i : s.rows) stats.n += t.status()[i] == request_status::ok;
+        s.rows.visit([&](const auto& rows) {
+            for (auto i : rows) stats.n += t.status()[i] == request_status::ok;
+        });
         for (metric m : all_metrics) stats.metrics.push_back({m, {}});
         out.subsets.push_back(std::move(stats));
     }
-    const std::vector<std::function<void()>> whole_run_tasks{
-        [&] { out.steady_state = detect_steady_state(r); },
-        [&] { out.time_breakdown = break_down(t, subsets, o.summary); },
-        [&] {
-            if (!r.meta.shared_clock) return;
+    // Each task gets its worker's scratch list, so two lists of n values at most exist at a time on
+    // two threads.
+    using scratch_list = std::vector<double>;
+    const std::vector<std::function<void(scratch_list&)>> whole_run_tasks{
+        [&](scratch_list&) {
+            if (!r.meta.shared_clock || !detail::can_order_in_flight(t)) {
+                out.steady_state = detect_steady_state(r);
+                if (r.meta.shared_clock) out.duration = detail::run_duration(t);
+                return;
+            }
+            const auto order = detail::order_in_flight(t);
+            out.steady_state = detect_steady_state(r, order);
             out.duration = detail::run_duration(t);
-            out.peak_concurrency = detail::peak_in_flight(t);
+            if (!order.rows.empty()) out.peak_concurrency = detail::peak_in_flight(t, order);
         },
-        [&] { out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary); },
-        [&] { out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary); },
-        [&] { out.errors = count_errors(t); },
-        [&] {
+        [&](scratch_list& values) { out.time_breakdown = break_down(t, subsets, o.summary, values); },
+        [&](scratch_list& values) {
+            out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary, values);
+        },
+        [&](scratch_list& values) {
+            out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary, values);
+        },
+        [&](scratch_list&) { out.errors = count_errors(t); },
+        [&](scratch_list&) {
             if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
         },
     };
     const std::size_t per_subset = all_metrics.size(), first_summary = whole_run_tasks.size();
     const std::size_t tasks = first_summary + subsets.size() * per_subset;
-    std::vector<std::vector<double>> scratch(worker_count(tasks, o.threads));
+    std::vector<scratch_list> scratch(worker_count(tasks, o.threads));
     parallel_for(tasks, o.threads, [&](std::size_t task, std::size_t worker) {
-        if (task < first_summary) return whole_run_tasks[task]();
+        if (task < first_summary) return whole_run_tasks[task](scratch[worker]);
         const std::size_t s = (task - first_summary) / per_subset, m = (task - first_summary) % per_subset;
         out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, scratch[worker]);
     });

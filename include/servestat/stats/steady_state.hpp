@@ -5,7 +5,7 @@
 
 #include <algorithm> // std::min
 #include <cstddef>   // std::size_t
-#include <cstdint>   // std::uint32_t
+#include <cstdint>   // std::uint32_t, std::int32_t, std::int64_t
 #include <limits>    // std::numeric_limits
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -17,7 +17,7 @@
 
 #include "servestat/core/errors.hpp" // input_error
 #include "servestat/core/run.hpp" // run, request_table
-#include "servestat/stats/time_sort.hpp" // detail::sort_indices_by_time
+#include "servestat/stats/time_sort.hpp" // detail::sort_by_time
 
 namespace servestat {
 
@@ -62,13 +62,13 @@ struct running_spread {
     }
 };
 
-// Request rows with both times, in send order (log order among equal send times). Rows are 32-bit:
-// detect_steady_state declines a run of 2^32 requests or more.
+// Request rows with both times, in send order (log order among equal send times).
 inline std::vector<std::uint32_t> timed_rows_in_send_order(const request_table& t) {
     std::vector<std::uint32_t> rows;
+    const auto sent = t.t_sent(), ended = t.t_end();
     for (std::size_t i = 0; i < t.size(); ++i)
-        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) rows.push_back(static_cast<std::uint32_t>(i));
-    sort_indices_by_time(rows, t.t_sent());
+        if (is_present(sent.order_key(i)) && is_present(ended.order_key(i))) rows.push_back(static_cast<std::uint32_t>(i));
+    sort_by_time(rows, [&](std::uint32_t i) { return sent.order_key(i); });
     return rows;
 }
 
@@ -80,35 +80,63 @@ inline std::vector<std::uint32_t> timed_rows_in_send_order(const request_table& 
 // (a run of long prompts looks like a warm-up), and time windows of throughput cannot say which
 // requests to drop: the drain happens after the last send, when no request is sent any more.
 // `rows` is in send order, so the sends need no sort, and both counts are walks along the sorted
-// sends and ends (a binary search per request took 19 % of `stats` on 4·10^6 requests).
-inline std::vector<double> in_flight_series(const request_table& t, std::span<const std::uint32_t> rows) {
+// sends and ends (a binary search per request took 19 % of `stats` on 4·10^6 requests). Times are
+// read from the table, not copied, and counts are 32-bit: 4 bytes a request beside the order.
+// The requests with both a send and an end time: their rows in send order, and their positions in
+// that order sorted by end. The window search and the peak concurrency both walk these (8 bytes a
+// request), so the run's times are sorted once for the two.
+struct in_flight_order {
+    std::vector<std::uint32_t> rows, ends;
+};
+
+// Rows are 32-bit and the counts in flight signed 32-bit.
+inline bool can_order_in_flight(const request_table& t) {
+    return t.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+}
+
+inline in_flight_order order_in_flight(const request_table& t) {
+    in_flight_order out{timed_rows_in_send_order(t), {}};
+    out.ends.resize(out.rows.size());
+    for (std::size_t k = 0; k < out.ends.size(); ++k) out.ends[k] = static_cast<std::uint32_t>(k);
+    const auto ended = t.t_end();
+    sort_by_time(out.ends, [&](std::uint32_t k) { return ended.order_key(out.rows[k]); });
+    return out;
+}
+
+inline std::vector<std::int32_t> in_flight_series(const request_table& t, const in_flight_order& order) {
+    const auto& rows = order.rows;
     const std::size_t n = rows.size();
-    std::vector<double> starts(n), end_of(n);
-    std::vector<std::uint32_t> ends(n); // positions in send order, sorted by end
-    for (std::size_t k = 0; k < n; ++k) {
-        starts[k] = t.t_sent()[rows[k]];
-        end_of[k] = t.t_end()[rows[k]];
-        ends[k] = static_cast<std::uint32_t>(k);
-    }
-    sort_indices_by_time(ends, end_of);
+    const auto sent = t.t_sent(), ended = t.t_end(); // compared only: order keys will do
+    const auto start_of = [&](std::size_t k) { return sent.order_key(rows[k]); };
+    const auto end_of = [&](std::size_t k) { return ended.order_key(rows[k]); };
     // Sends and ends at or before x, asked at non-decreasing x: each count only moves forwards.
-    std::size_t started = 0, ended = 0;
+    std::size_t started = 0, finished = 0;
     const auto in_flight_at = [&](double x) {
-        while (started < n && starts[started] <= x) ++started;
-        while (ended < n && end_of[ends[ended]] <= x) ++ended;
-        return static_cast<double>(started) - static_cast<double>(ended);
+        while (started < n && start_of(started) <= x) ++started;
+        while (finished < n && end_of(order.ends[finished]) <= x) ++finished;
+        return static_cast<std::int32_t>(static_cast<std::int64_t>(started) - static_cast<std::int64_t>(finished));
     };
-    std::vector<double> series(n);
+    std::vector<std::int32_t> series(n);
     for (std::size_t k = 0; k < n; ++k) { // at each send, in send order
-        const double sent = starts[k];
+        const double at = start_of(k);
         // At its own send a request of zero duration has already ended, yet it was in flight.
-        series[k] = in_flight_at(sent) + (end_of[k] == sent ? 1 : 0);
+        series[k] = in_flight_at(at) + (end_of(k) == at ? 1 : 0);
     }
-    started = ended = 0;
-    for (std::uint32_t k : ends) // at each end, in end order; at its own end a request no longer counts
-        series[k] = std::min(series[k], in_flight_at(end_of[k]) + 1);
+    started = finished = 0;
+    for (std::uint32_t k : order.ends) // at each end, in end order; at its own end a request no longer counts
+        series[k] = std::min(series[k], in_flight_at(end_of(k)) + 1);
     return series;
 }
+
+// Part of a series, read forwards or backwards, without a copy.
+template <class Series>
+struct series_slice {
+    const Series& series;
+    std::size_t offset = 0, length = 0;
+    bool reversed = false;
+    std::size_t size() const noexcept { return length; }
+    double operator[](std::size_t i) const { return static_cast<double>(series[offset + (reversed ? length - 1 - i : i)]); }
+};
 
 } // namespace detail
 
@@ -118,13 +146,14 @@ inline std::vector<double> in_flight_series(const request_table& t, std::span<co
 // mean of the batch means that remain, sum_{j>=d} (Z_j - mean_d)^2 / (k - d)^2; the smallest d wins
 // a tie. Searching only the first half is the rule's own guard: past it, the few batches left make
 // the statistic small by chance. Returns d* * batch_size; 0 when there are fewer than 2 batches.
-inline std::size_t mser_truncation(std::span<const double> series, std::size_t batch_size = 5) {
+template <class Series> // anything with size() and [] giving numbers
+std::size_t mser_truncation(const Series& series, std::size_t batch_size = 5) {
     const std::size_t k = batch_size == 0 ? 0 : series.size() / batch_size;
     if (k < 2) return 0;
     std::vector<double> means(k);
     for (std::size_t j = 0; j < k; ++j) {
         double sum = 0;
-        for (std::size_t i = 0; i < batch_size; ++i) sum += series[j * batch_size + i];
+        for (std::size_t i = 0; i < batch_size; ++i) sum += static_cast<double>(series[j * batch_size + i]);
         means[j] = sum / static_cast<double>(batch_size);
     }
     std::vector<double> statistic(k / 2 + 1);
@@ -150,15 +179,15 @@ struct trimmed_ends {
     std::size_t start = 0, end = 0;
 };
 
-inline trimmed_ends trim_both_ends(std::span<const double> series, std::size_t batch_size) {
+template <class Series>
+trimmed_ends trim_both_ends(const Series& series, std::size_t batch_size) {
     trimmed_ends cut;
     const std::size_t n = series.size();
-    std::vector<double> reversed;
     for (;;) {
-        const std::size_t start = cut.start + mser_truncation(series.subspan(cut.start, n - cut.start - cut.end), batch_size);
-        const auto kept = series.subspan(start, n - start - cut.end);
-        reversed.assign(kept.rbegin(), kept.rend());
-        const std::size_t end = cut.end + mser_truncation(reversed, batch_size);
+        const std::size_t start =
+            cut.start + mser_truncation(series_slice<Series>{series, cut.start, n - cut.start - cut.end}, batch_size);
+        const std::size_t end =
+            cut.end + mser_truncation(series_slice<Series>{series, start, n - start - cut.end, true}, batch_size);
         if (start == cut.start && end == cut.end) return cut;
         cut = {start, end};
     }
@@ -175,17 +204,17 @@ inline std::string format_run_seconds(double t) {
 // The window of the requests sent in steady state, or why there is none. Counts follow the cut that
 // --steady-state makes (t_sent within [start, end]), failed requests included: they held the
 // server too, so they count in flight, and a window keeps them as it keeps the rest.
-inline steady_state_detection detect_steady_state(const run& r, const steady_state_options& o = {}) {
+inline steady_state_detection detect_steady_state(const run& r, const detail::in_flight_order& order,
+                                                 const steady_state_options& o = {}) {
     if (r.meta.kind != run_kind::requests) return {std::nullopt, "no per-request measurements"};
     if (!r.meta.shared_clock) return {std::nullopt, "the log has no shared clock"};
     const request_table& t = r.requests;
-    if (t.size() > std::numeric_limits<std::uint32_t>::max())
-        return {std::nullopt, "more than 2^32 requests: the window search counts rows in 32 bits"};
-    const auto rows = detail::timed_rows_in_send_order(t);
+    if (!detail::can_order_in_flight(t)) return {std::nullopt, "2^31 requests or more: the window search counts them in 32 bits"};
+    const auto& rows = order.rows;
     if (rows.size() < o.min_requests)
         return {std::nullopt, fmt::format("{} requests with send and end times; MSER-5 needs at least {}", rows.size(),
                                           o.min_requests)};
-    const auto series = detail::in_flight_series(t, rows);
+    const auto series = detail::in_flight_series(t, order);
     const auto cut = detail::trim_both_ends(series, o.batch_size);
     steady_state w;
     w.start = t.t_sent()[rows[cut.start]];
@@ -197,6 +226,11 @@ inline steady_state_detection detect_steady_state(const run& r, const steady_sta
         else ++w.requests;
     }
     return {std::move(w), {}};
+}
+
+inline steady_state_detection detect_steady_state(const run& r, const steady_state_options& o = {}) {
+    const bool searched = r.meta.kind == run_kind::requests && r.meta.shared_clock && detail::can_order_in_flight(r.requests);
+    return detect_steady_state(r, searched ? detail::order_in_flight(r.requests) : detail::in_flight_order{}, o);
 }
 
 // "0.611 s – 1.14 s (MSER-5 on requests in flight): 65 ramp-up and 70 drain requests excluded"

@@ -12,6 +12,7 @@
 
 #include "servestat/core/errors.hpp"        // usage_error
 #include "servestat/core/request_table.hpp" // request_table
+#include "servestat/stats/row_set.hpp"       // row_set
 
 namespace servestat {
 
@@ -34,7 +35,7 @@ struct subset_options {
 // A named subset as row indices into the run's request_table (every request, ok or not).
 struct subset {
     std::string name;
-    std::vector<std::uint32_t> rows;
+    row_set rows;
 };
 
 namespace detail {
@@ -82,16 +83,19 @@ inline std::vector<subset> split_into_subsets(const request_table& table, const 
                                {"long", o.long_min, std::numeric_limits<std::int32_t>::max()}};
     ranges.insert(ranges.end(), o.buckets.begin(), o.buckets.end());
     std::vector<subset> out;
-    out.push_back({"all", {}});
+    out.push_back({"all", row_set::every(table.size())});
     for (const auto& r : ranges) out.push_back({r.name, {}});
-    out[0].rows.reserve(table.size());
     const auto prompt = table.prompt_tokens();
-    for (std::uint32_t i = 0; i < table.size(); ++i) {
-        out[0].rows.push_back(i);
-        if (!is_present(prompt[i])) continue;
-        for (std::size_t k = 0; k < ranges.size(); ++k)
-            if (ranges[k].contains(prompt[i])) out[k + 1].rows.push_back(i);
-    }
+    const auto for_each_member = [&](auto&& add) { // (bucket, row) for each bucket a row falls in
+        for (std::uint32_t i = 0; i < table.size(); ++i)
+            if (is_present(prompt[i]))
+                for (std::size_t k = 0; k < ranges.size(); ++k)
+                    if (ranges[k].contains(prompt[i])) add(k, i);
+    };
+    std::vector<std::size_t> sizes(ranges.size()); // counted first: lists grown by doubling hold up to twice that
+    for_each_member([&](std::size_t k, std::uint32_t) { ++sizes[k]; });
+    for (std::size_t k = 0; k < ranges.size(); ++k) out[k + 1].rows.reserve(sizes[k]);
+    for_each_member([&](std::size_t k, std::uint32_t i) { out[k + 1].rows.push_back(i); });
     return out;
 }
 

@@ -50,10 +50,4 @@ inline void sort_times(std::vector<double>& times) {
     sort_by_time(times, [](double t) { return t; });
 }
 
-// Indices into `times` sorted by their time, equal times in index order: 4 bytes an item where
-// (time, index) pairs take 16.
-inline void sort_indices_by_time(std::vector<std::uint32_t>& indices, std::span<const double> times) {
-    sort_by_time(indices, [times](std::uint32_t i) { return times[i]; });
-}
-
 } // namespace servestat::detail
