@@ -9,6 +9,8 @@
 #include "servestat/core/units.hpp"          // time_unit, to_seconds
 #include "servestat/ingest/detect.hpp"       // read_logs, detect_format, builtin_formats
 #include "servestat/report/stats_json.hpp"   // stats_document, to_json
+#include "servestat/report/summary_file.hpp" // run_summary, read_summary_file, merge
+#include "servestat/stats/bounded_analysis.hpp" // analyze_bounded: logs larger than memory
 #include "servestat/stats/run_stats.hpp"     // analyze, run_stats
 #include "servestat/stats/summary.hpp"       // summarize, summary
 #include "servestat/sweep/kneedle.hpp"        // find_knee

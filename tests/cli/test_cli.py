@@ -215,6 +215,102 @@ def test_threads_give_identical_output():
     check(res.returncode == 0 and res.stdout == res3.stdout, f"compare --json differs between -j 1 and 3: {res3.stderr}")
 
 
+def servestat_stdin(path, *args):
+    with open(path, "rb") as f:
+        return subprocess.run([SERVESTAT, *args], stdin=f, capture_output=True)
+
+
+def test_standard_input_and_memory_limit():
+    path = os.path.join(WORK, "streamed.jsonl")
+    rows = write_random_log(path, 50_000, seed=9)  # about 10 MB of requests, 3 MB in a table
+    whole = servestat("stats", "--json", path)
+    check(whole.returncode == 0, f"stats: {whole.stderr}")
+    piped = servestat_stdin(path, "stats", "--json", "-")
+    check(piped.returncode == 0, f"stats -: {piped.stderr}")
+    check(piped.stdout.decode().replace('"path": "-"', json.dumps({"path": path})[1:-1]) == whole.stdout,
+          "standard input within the memory limit: not the statistics of the file")
+    # Over the limit: streamed. The file takes the same path as the pipe when it is too large to keep.
+    alpha = 0.01
+    streamed = servestat_stdin(path, "stats", "--json", "--memory-limit", "1M", "--sketch-alpha", str(alpha), "-")
+    check(streamed.returncode == 0, f"stats --memory-limit 1M -: {streamed.stderr}")
+    from_file = servestat("stats", "--json", "--memory-limit", "1M", "--sketch-alpha", str(alpha), path)
+    check(from_file.stdout == streamed.stdout.decode().replace('"path": "-"', json.dumps({"path": path})[1:-1]),
+          "a file over the memory limit is not read as standard input is")
+    run = json.loads(streamed.stdout)["runs"][0]
+    check(any("sketches" in n for n in run["notes"]), f"no note on sketches: {run['notes']}")
+    check(run["peak_concurrency"] is None and run["steady_state"] is None, "streamed: nothing that needs every request")
+    exact = json.loads(whole.stdout)["runs"][0]  # the exact path, checked against numpy above
+    for k in ("requests", "ok", "failed", "duration", "rps", "output_tps", "total_tps", "errors"):
+        check(run[k] == exact[k], f"streamed {k}: {run[k]} != {exact[k]}")
+    metrics = per_request_metrics(rows)
+    for name, member in {"all": lambda p: True, "long": lambda p: p >= 2048}.items():
+        for metric, pairs in metrics.items():
+            values = [v for r, v in pairs if member(r["prompt_tokens"])]
+            exp = expected_summary(values, [50, 90, 95, 99], "linear", 1)
+            got = run["subsets"][name]["metrics"][metric]
+            what = f"streamed {name}.{metric}"
+            check(got["sketch_relative_error"] == alpha, f"{what}: sketch_relative_error {got.get('sketch_relative_error')}")
+            for k in ("n", "min", "max"):
+                check(got[k] == exp[k], f"{what}.{k}: {got[k]} != {exp[k]}")
+            close(got["mean"], exp["mean"], f"{what}.mean", rel=1e-12)
+            close(got["std"], exp["std"], f"{what}.std", rel=1e-12)
+            for p in (50, 90, 95, 99):
+                close(got[key(p)], exp[key(p)], f"{what}.{key(p)}", rel=alpha * (1 + 1e-9))
+    expect_error(["stats", "-", "-"], 2, "standard input")
+    expect_error(["stats", "--memory-limit", "12Q", path], 2, "--memory-limit")
+    expect_error(["stats", "--memory-limit", "1K", path], 2, "at least 1M")
+    expect_error(["stats", "--sketch-alpha", "1.5", path], 2, "--sketch-alpha")
+    res = servestat_stdin(path, "stats", "--steady-state", "-")
+    check(res.returncode == 2 and b"save standard input to a file" in res.stderr, f"--steady-state -: {res.stderr!r}")
+    res = servestat_stdin(os.path.join(EXAMPLES, "..", "README.md"), "stats", "-")
+    check(res.returncode == 3 and b"/dev/stdin:" in res.stderr, f"not a canonical log on standard input: {res.stderr!r}")
+
+
+def test_summaries_of_shards_merge_into_the_whole():
+    whole = os.path.join(WORK, "shards-whole.jsonl")
+    write_random_log(whole, 24_000, seed=12)
+    with open(whole) as f:
+        header, *lines = f.readlines()
+    shards = []
+    for k in range(4):  # every fourth request: shards interleaved in time, as a load split over clients
+        shards.append(os.path.join(WORK, f"shard-{k}.jsonl"))
+        with open(shards[-1], "w") as f:
+            f.write(header + "".join(lines[k::4]))
+    parts = []
+    for k, shard in enumerate(shards):
+        parts.append(os.path.join(WORK, f"shard-{k}.ssum.json"))
+        if k == 3:  # one shard from standard input
+            res = servestat_stdin(shard, "summarize", "-o", parts[-1], "-")
+            check(res.returncode == 0, f"summarize -: {res.stderr!r}")
+            continue
+        res = servestat("summarize", "-o", parts[-1], shard)
+        check(res.returncode == 0, f"summarize {shard}: {res.stderr}")
+    merged = os.path.join(WORK, "shards-merged.ssum.json")
+    res = servestat("summarize", "-o", merged, parts[2], parts[0], parts[3], parts[1])
+    check(res.returncode == 0 and "summary of 24000 requests" in res.stderr, f"summarize the summaries: {res.stderr}")
+    got = json.loads(servestat("stats", "--json", "--percentiles", "50,99,99.9", merged).stdout)["runs"][0]
+    exp = json.loads(servestat("stats", "--json", "--percentiles", "50,99,99.9", "--memory-limit", "1M", whole).stdout)["runs"][0]
+    check(got["source"]["format"] == "servestat-summary", f"source of a summary: {got['source']}")
+    for k in ("requests", "ok", "failed", "duration", "rps", "output_tps", "total_tps"):
+        check(got[k] == exp[k], f"merged summary {k}: {got[k]} != {exp[k]}")
+    # Error counts add; each example is the first of the summary named first (shard 2's).
+    check([(e["kind"], e["count"]) for e in got["errors"]] == [(e["kind"], e["count"]) for e in exp["errors"]],
+          f"merged summary errors: {got['errors']} != {exp['errors']}")
+    for name, subset in exp["subsets"].items():
+        for metric, e in subset["metrics"].items():
+            g = got["subsets"][name]["metrics"][metric]
+            for k, v in e.items():
+                what = f"merged summary {name}.{metric}.{k}"
+                if k in ("mean", "std", "cov"):
+                    close(g[k], v, what, rel=4e-15)
+                else:  # counts, min, max and percentiles from the same sketch buckets: equal
+                    check(g[k] == v, f"{what}: {g[k]} != {v}")
+    other = os.path.join(WORK, "shard-0-short.ssum.json")
+    check(servestat("summarize", "--short-max", "32", "-o", other, shards[0]).returncode == 0, "summarize --short-max")
+    expect_error(["summarize", "-o", os.path.join(WORK, "never.ssum.json"), parts[0], other], 2, "different options")
+    expect_error(["summarize", "--steady-state", "-o", merged, shards[0]], 2, "--steady-state")
+
+
 def expect_error(args, code, *words):
     res = servestat(*args)
     check(res.returncode == code, f"{args}: exit {res.returncode}, wanted {code}; stderr {res.stderr!r}")
@@ -403,4 +499,5 @@ if __name__ == "__main__":
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
                               test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout,
                               test_folder_lists_each_run_once, test_steady_state_cuts_to_the_reported_window,
-                              test_report_and_compare_state_the_steady_state]))
+                              test_report_and_compare_state_the_steady_state, test_standard_input_and_memory_limit,
+                              test_summaries_of_shards_merge_into_the_whole]))

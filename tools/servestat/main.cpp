@@ -12,6 +12,7 @@
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
 #include "simulate_command.hpp" // simulate_args, run_simulate_command
 #include "stats_command.hpp"  // stats_args, run_stats_command
+#include "summarize_command.hpp" // summarize_args, run_summarize_command
 #include "workload_command.hpp" // workload_args, run_workload_command
 
 namespace {
@@ -35,6 +36,11 @@ int main(int argc, char** argv) {
     servestat::cli::stats_args stats;
     auto* stats_cmd = app.add_subcommand("stats", "Summaries of every metric per run and prompt-length subset");
     servestat::cli::add_stats_options(*stats_cmd, stats);
+
+    servestat::cli::summarize_args summarize;
+    auto* summarize_cmd = app.add_subcommand("summarize", "Merge the statistics of a run's shards (logs or summaries) "
+                                                          "into one summary file, which stats reads like a log");
+    servestat::cli::add_summarize_options(*summarize_cmd, summarize);
 
     servestat::cli::report_args report;
     auto* report_cmd = app.add_subcommand("report", "Markdown and HTML report with plots and findings, plus JSON");
@@ -79,6 +85,7 @@ int main(int argc, char** argv) {
     }
     try {
         if (stats_cmd->parsed()) return servestat::cli::run_stats_command(stats);
+        if (summarize_cmd->parsed()) return servestat::cli::run_summarize_command(summarize);
         if (report_cmd->parsed()) return servestat::cli::run_report_command(report);
         if (compare_cmd->parsed()) return servestat::cli::run_compare_command(compare);
         if (knee_cmd->parsed()) return servestat::cli::run_knee_command(knee);

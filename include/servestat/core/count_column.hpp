@@ -73,6 +73,9 @@ public:
             move_to_end(narrow_, more.narrow_);
         }
     }
+    std::size_t memory_bytes() const noexcept {
+        return narrow_.capacity() * sizeof(std::uint16_t) + wide_.capacity() * sizeof(std::int32_t);
+    }
     count_column view() const noexcept {
         return wide_mode_ ? count_column(nullptr, wide_.data(), wide_.size())
                           : count_column(narrow_.data(), nullptr, narrow_.size());

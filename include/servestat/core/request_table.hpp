@@ -146,6 +146,18 @@ public:
     }
     time_column t_first() const noexcept { return time_view(t_first_, first_us_); }
     time_column t_end() const noexcept { return time_view(t_end_, end_us_); }
+    // Bytes the table holds (capacity, not size: what it costs), string texts left out.
+    std::size_t memory_bytes() const noexcept {
+        std::size_t total = 0;
+        const auto add = [&](const auto& column) { total += column.capacity() * sizeof(column[0]); };
+        add(sent_us_); add(sched_us_); add(first_us_); add(end_us_);
+        add(t_sched_); add(t_sent_); add(t_first_); add(t_end_);
+        add(status_); add(http_status_); add(error_rows_); add(error_ids_);
+        add(server_queue_); add(server_prefill_); add(server_decode_);
+        add(prompt_tokens_original_); add(trimmed_); add(itl_values_); add(itl_offsets_);
+        return total + prompt_tokens_.memory_bytes() + output_tokens_.memory_bytes() + max_tokens_.memory_bytes();
+    }
+
     // Whether the times are held as whole microseconds (each read back bit for bit as parsed).
     bool times_in_micros() const noexcept { return in_micros_; }
     count_column prompt_tokens() const noexcept { return prompt_tokens_.view(); }

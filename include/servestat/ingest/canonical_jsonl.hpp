@@ -294,22 +294,17 @@ struct canonical_piece {
     std::optional<line_problem> error;      // the first bad line, without --skip-bad (reading stopped)
 };
 
-// Lines are numbered as `lines` numbers them: from 1 in a piece, or on from the header.
-inline void read_canonical_piece(line_source& lines, const read_options& options, std::uintmax_t bytes,
-                                 canonical_piece& piece) {
+// The requests of the lines `lines` gives, each handed to use(record) (which may keep it or not);
+// problems go to `piece`. Lines are numbered as `lines` numbers them: from 1 in a piece, or on from
+// the header. `bytes` (the size of the range) sizes the table of a piece read whole.
+template <class Use>
+void read_canonical_lines(line_source& lines, const read_options& options, canonical_piece& piece, Use&& use) {
     try {
         canonical_line_parser parser;
         request_record record;
-        std::size_t sample_bytes = 0, sample_lines = 0;
-        constexpr std::size_t sample_size = 1024;
         while (auto line = lines.next()) {
             piece.lines = lines.line_number();
             if (is_blank(*line)) continue;
-            if (sample_lines < sample_size) {
-                sample_bytes += line->size() + 1;
-                if (++sample_lines == sample_size)
-                    piece.requests.reserve(estimate_requests(bytes, sample_bytes, sample_lines));
-            }
             if (auto problem = parser.parse(*line, lines.readable_after_line(), record)) {
                 line_problem bad{lines.line_number(), std::move(problem->field), std::move(problem->message)};
                 if (!options.skip_bad) {
@@ -320,11 +315,24 @@ inline void read_canonical_piece(line_source& lines, const read_options& options
                 ++piece.skipped;
                 continue;
             }
-            piece.requests.push_back(record);
+            use(line->size(), record);
         }
     } catch (const input_error& e) { // a line over the length limit, a read error
         piece.error = line_problem{e.line(), e.field(), e.reason()};
     }
+}
+
+inline void read_canonical_piece(line_source& lines, const read_options& options, std::uintmax_t bytes,
+                                 canonical_piece& piece) {
+    std::size_t sample_bytes = 0, sample_lines = 0;
+    constexpr std::size_t sample_size = 1024;
+    read_canonical_lines(lines, options, piece, [&](std::size_t line_bytes, const request_record& record) {
+        if (sample_lines < sample_size) {
+            sample_bytes += line_bytes + 1;
+            if (++sample_lines == sample_size) piece.requests.reserve(estimate_requests(bytes, sample_bytes, sample_lines));
+        }
+        piece.requests.push_back(record);
+    });
 }
 
 // [begin, end) cut into about `pieces` ranges, each starting where a line starts.
@@ -358,17 +366,33 @@ inline std::vector<byte_range> split_at_lines(const std::filesystem::path& file,
     return out;
 }
 
-inline std::vector<run> read_canonical_log(const std::filesystem::path& file, const read_options& options) {
-    line_source lines(file, options.max_line_bytes);
+// The run the header line describes (its table empty), `lines` left after the header.
+inline run read_canonical_header(line_source& lines, const std::filesystem::path& file) {
     const std::string& name = lines.name();
     auto first = lines.next();
     while (first && is_blank(*first)) first = lines.next();
     if (!first) throw input_error(name, 0, "", "empty file");
-
     run result;
     result.meta = parse_canonical_header(*first, name);
     result.meta.source = {name, "servestat"};
     if (result.meta.label.empty()) result.meta.label = file.stem().string();
+    return result;
+}
+
+// A piece's first bad line thrown, or its skipped lines added to the run's (line numbers counting
+// `line_offset` lines before the piece).
+inline void take_problems(run& result, const canonical_piece& piece, std::size_t line_offset) {
+    const std::string& name = result.meta.source.path;
+    const auto global = [&](const line_problem& p) { return p.line == 0 ? 0 : line_offset + p.line; };
+    if (piece.error) throw input_error(name, global(*piece.error), piece.error->field, piece.error->message);
+    for (const auto& p : piece.skipped_examples) result.skipped.add(input_error(name, global(p), p.field, p.message).what());
+    result.skipped.count += piece.skipped - piece.skipped_examples.size();
+}
+
+inline std::vector<run> read_canonical_log(const std::filesystem::path& file, const read_options& options) {
+    line_source lines(file, options.max_line_bytes);
+    const std::string& name = lines.name();
+    run result = read_canonical_header(lines, file);
 
     // The rest of the file in pieces read side by side, each through its own source; a small file,
     // or a pipe (whose size is unknown and which cannot be read twice), through this one.
@@ -395,11 +419,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     // Joined in file order; line numbers count the pieces before. The first error in the file wins.
     // The first piece becomes the table as it is; the others are appended column by column.
     for (auto& piece : pieces) {
-        const auto global = [&](const line_problem& p) { return p.line == 0 ? 0 : line_offset + p.line; };
-        if (piece.error) throw input_error(name, global(*piece.error), piece.error->field, piece.error->message);
-        for (const auto& p : piece.skipped_examples)
-            result.skipped.add(input_error(name, global(p), p.field, p.message).what());
-        result.skipped.count += piece.skipped - piece.skipped_examples.size();
+        take_problems(result, piece, line_offset);
         if (&piece == &pieces.front()) result.requests = std::move(piece.requests);
         else result.requests.append(std::move(piece.requests));
         line_offset += piece.lines;
@@ -410,6 +430,28 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     std::vector<run> runs; // not `return {std::move(result)}`: an initializer list is copied from
     runs.push_back(std::move(result));
     return runs;
+}
+
+// The log read on one thread and handed over request by request, none kept: how a log larger than
+// memory is summarised and how standard input ("/dev/stdin") is read. use(record) gets each request
+// in log order. Returns the run (its table empty) with its skipped lines; the first bad line throws
+// as read_canonical_log's does, after the requests before it were handed over.
+template <class Use>
+run stream_canonical_log(const std::filesystem::path& file, const read_options& options, Use&& use) {
+    line_source lines(file, options.max_line_bytes);
+    run result = read_canonical_header(lines, file);
+    const std::size_t header_lines = lines.line_number();
+    canonical_piece piece;
+    std::size_t requests = 0;
+    read_canonical_lines(lines, options, piece, [&](std::size_t, const request_record& record) {
+        use(record);
+        ++requests;
+    });
+    take_problems(result, piece, 0);
+    if (requests == 0 && result.skipped.count == 0)
+        throw input_error(result.meta.source.path, std::max(piece.lines, header_lines), "", "no requests after the header");
+    add_scraped_metrics(result.meta, file);
+    return result;
 }
 
 inline int sniff_canonical_log(std::string_view head) {

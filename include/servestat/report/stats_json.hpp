@@ -37,6 +37,7 @@ inline json to_json(const summary& s) {
            {"cov", or_null(s.cov)}, {"min", or_null(s.min)},   {"max", or_null(s.max)}};
     for (const auto& p : s.percentiles) j[percentile_key(p.p)] = or_null(p.value);
     j["few_samples"] = few_sample_percentiles(s); // those resting on fewer than 10 values beyond them
+    if (s.sketch_alpha) j["sketch_relative_error"] = *s.sketch_alpha; // percentiles from a sketch, within this
     return j;
 }
 

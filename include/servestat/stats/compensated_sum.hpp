@@ -43,6 +43,17 @@ public:
 
     double value() const noexcept { return sum_ + (compensation_ + second_compensation_); }
 
+    // The three parts, for writing a partial sum out and reading it back without losing either
+    // compensation (summary files).
+    std::array<double, 3> parts() const noexcept { return {sum_, compensation_, second_compensation_}; }
+    static compensated_sum from_parts(const std::array<double, 3>& p) noexcept {
+        compensated_sum s;
+        s.sum_ = p[0];
+        s.compensation_ = p[1];
+        s.second_compensation_ = p[2];
+        return s;
+    }
+
 private:
     double sum_ = 0;
     double compensation_ = 0;

@@ -28,6 +28,7 @@ struct summary_options {
 struct percentile_value {
     double p;                    // 0..100
     std::optional<double> value; // empty when n = 0
+    bool operator==(const percentile_value&) const = default;
 };
 
 // Statistics that need more values than there are (std with n <= ddof, anything with n = 0, cov
@@ -36,6 +37,9 @@ struct summary {
     std::size_t n = 0;
     std::optional<double> mean, std, cov, min, max;
     std::vector<percentile_value> percentiles;
+    // Set when the percentiles were read from a sketch (the log did not fit in memory): each is then
+    // within this relative error of the exact one. Empty: exact.
+    std::optional<double> sketch_alpha;
 };
 
 // "p50", "p99.9": the key a percentile has in JSON, templates and tables.
