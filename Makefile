@@ -11,7 +11,7 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 
-.PHONY: all deps build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench fuzz-build smoke-build fuzz-smoke fuzz clean
+.PHONY: all deps build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
 # file), run with Node; Debian's nodejs and npm when the machine has no Node.
 CONFORMANCE = tests/conformance
@@ -103,6 +103,13 @@ bench: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSERVESTAT_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS) --target bench_ingest_stats servestat_cli
 	/usr/bin/python3 bench/run_ingest_stats.py $(BUILD)
+
+# servestat beside pandas, DuckDB and polars (npm packages, benchmark-only: never needed to build or test).
+bench-peers: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSERVESTAT_BUILD_BENCH=ON
+	cmake --build $(BUILD) -j $(JOBS) --target bench_ingest_stats servestat_cli
+	npm ci --prefix bench/node --no-audit --no-fund
+	/usr/bin/python3 bench/side_by_side.py $(BUILD)
 
 # libFuzzer harnesses (fuzz/README.md): clang with Debian's libFuzzer runtime (libclang-rt-14-dev).
 # Two builds: -O1 in FUZZ_BUILD for long campaigns (`make fuzz`), and -O0 in SMOKE_BUILD for the

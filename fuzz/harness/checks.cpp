@@ -17,6 +17,8 @@
 
 #include <servestat/core/iso_time.hpp>          // detail::parse_iso_utc, iso_utc
 #include <servestat/ingest/canonical_jsonl.hpp> // detail::canonical_line_parser
+#include <servestat/report/stats_json.hpp>       // stats_document
+#include <servestat/report/summary_file.hpp>     // read_summary_file, summary_file_text, merge
 #include <servestat/ingest/csv.hpp>             // detail::csv_reader, csv_row
 #include <servestat/ingest/file_name_params.hpp> // params_from_file_name
 #include <servestat/ingest/prometheus_text.hpp> // parse_prometheus_text, scrape_difference
@@ -397,6 +399,39 @@ int canonical_line(const std::uint8_t* data, std::size_t size) {
         if (a && (a->field != b->field || a->message != b->message))
             violation(target, "different errors: '" + a->field + ": " + a->message + "' and '" + b->field + ": " + b->message + "'");
         if (!a && !servestat::identical(both, slow)) violation(target, "the two paths read different records");
+    } catch (...) {
+        escaped(target);
+    }
+    return 0;
+}
+
+// ---- summary files ----------------------------------------------------------------------------
+
+// A summary file reads, or is an input error naming the file. One that reads writes out to a text
+// that reads back to itself, merges with itself, and gives statistics and their JSON.
+int summary_file(const std::uint8_t* data, std::size_t size) {
+    constexpr std::string_view target = "summary_file";
+    if (size > max_input_bytes) return 0;
+    try {
+        const std::string path = memory_file(as_text(data, size));
+        std::optional<servestat::run_summary> read;
+        try {
+            read = servestat::read_summary_file(path);
+        } catch (const servestat::input_error& e) {
+            if (e.file() != path) violation(target, "input_error names the file '" + e.file() + "', not '" + path + "'");
+            return 0;
+        }
+        const std::string text = servestat::summary_file_text(*read);
+        const std::string again = servestat::summary_file_text(servestat::read_summary_file(memory_file(text)));
+        if (again != text) violation(target, "a summary written out does not read back to itself");
+        servestat::run_summary twice = *read;
+        servestat::merge(twice, *read);
+        if (twice.stats.requests() != 2 * read->stats.requests()) violation(target, "merging a summary with itself lost requests");
+        servestat::stats_options o;
+        o.summary.percentiles = {0, 50, 99.9, 100};
+        const auto stats = twice.stats.result(twice.meta, twice.skipped, o.summary);
+        const std::vector<servestat::run_stats> runs{stats};
+        (void)servestat::stats_document(runs, o).dump();
     } catch (...) {
         escaped(target);
     }

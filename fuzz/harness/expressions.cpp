@@ -144,8 +144,10 @@ int bucket(const std::uint8_t* data, std::size_t size) {
         servestat::subset_options o;
         o.buckets.push_back(b);
         for (const auto& s : servestat::split_into_subsets(sample_table(), o))
-            for (auto row : s.rows)
-                if (row >= sample_table().size()) violation(target, "a subset row out of range");
+            s.rows.visit([&](const auto& rows) {
+                for (auto row : rows)
+                    if (row >= sample_table().size()) violation(target, "a subset row out of range");
+            });
     });
     return 0;
 }

@@ -31,6 +31,7 @@ int read_mapped_file(const std::uint8_t* data, std::size_t size);
 // ---- checks.cpp ----------------------------------------------------------------------------------
 int csv_records(const std::uint8_t* data, std::size_t size);
 int canonical_line(const std::uint8_t* data, std::size_t size);
+int summary_file(const std::uint8_t* data, std::size_t size);
 int prometheus_text(const std::uint8_t* data, std::size_t size);
 int iso_time(const std::uint8_t* data, std::size_t size);
 int file_name_params(const std::uint8_t* data, std::size_t size);

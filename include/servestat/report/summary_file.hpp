@@ -8,6 +8,7 @@
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t, std::uint64_t
 #include <filesystem>  // std::filesystem::path
+#include <limits>      // std::numeric_limits
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
@@ -160,6 +161,8 @@ struct summary_file_access {
             const json& counts = at(j, field, "counts");
             if (!counts.is_array()) fail(path(field, "counts"), "must be an array of counts");
             if (counts.size() > (std::size_t{1} << 20)) fail(path(field, "counts"), "has more buckets than any sketch of doubles needs");
+            if (first + static_cast<double>(counts.size()) > std::numeric_limits<std::int32_t>::max())
+                fail(path(field, "first"), "puts buckets past the 32-bit bucket indices");
             std::vector<std::uint64_t> out;
             for (const auto& c : counts) {
                 if (!c.is_number_unsigned() && !(c.is_number_integer() && c.get<std::int64_t>() >= 0))

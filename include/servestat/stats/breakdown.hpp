@@ -66,7 +66,8 @@ inline breakdown break_down(const request_table& t, std::span<const subset> subs
     out.waiting = std::string(scheduled ? "client_queue+" : "") + (server ? "server_queue" : "ttft");
 
     // One list of values at a time, taken again for the latency: 8 bytes a request, not 16.
-    for (const auto& [name, rows] : subsets) {
+    for (const subset& part : subsets) {
+        const row_set& rows = part.rows; // not a structured binding: clang 14 cannot capture one
         compensated_sum waiting_sum, total_sum;
         const auto for_each_request = [&](auto&& use) { // use(waiting, latency) of each ok request with both
             rows.visit([&](const auto& listed) {
@@ -87,7 +88,7 @@ inline breakdown break_down(const request_table& t, std::span<const subset> subs
             waiting_sum.add(waiting);
             total_sum.add(latency);
         });
-        subset_breakdown b{name, values.size(), std::nullopt, {}};
+        subset_breakdown b{part.name, values.size(), std::nullopt, {}};
         if (!values.empty()) {
             if (total_sum.value() > 0) b.mean_share = waiting_sum.value() / total_sum.value();
             const auto w = percentiles_select(values, o.percentiles, o.method);
