@@ -222,7 +222,9 @@ def servestat_stdin(path, *args):
 
 def test_standard_input_and_memory_limit():
     path = os.path.join(WORK, "streamed.jsonl")
-    rows = write_random_log(path, 50_000, seed=9)  # about 10 MB of requests, 3 MB in a table
+    # 20,000 requests: 4 MB of text, about 1.3 MB in a table (doubles: the random times are not whole
+    # microseconds), so more than half of --memory-limit 1M, the least it takes.
+    rows = write_random_log(path, 20_000, seed=9)
     whole = servestat("stats", "--json", path)
     check(whole.returncode == 0, f"stats: {whole.stderr}")
     piped = servestat_stdin(path, "stats", "--json", "-")
@@ -268,7 +270,7 @@ def test_standard_input_and_memory_limit():
 
 def test_summaries_of_shards_merge_into_the_whole():
     whole = os.path.join(WORK, "shards-whole.jsonl")
-    write_random_log(whole, 24_000, seed=12)
+    write_random_log(whole, 18_000, seed=12)  # enough for the file to be streamed under --memory-limit 1M
     with open(whole) as f:
         header, *lines = f.readlines()
     shards = []
@@ -287,7 +289,7 @@ def test_summaries_of_shards_merge_into_the_whole():
         check(res.returncode == 0, f"summarize {shard}: {res.stderr}")
     merged = os.path.join(WORK, "shards-merged.ssum.json")
     res = servestat("summarize", "-o", merged, parts[2], parts[0], parts[3], parts[1])
-    check(res.returncode == 0 and "summary of 24000 requests" in res.stderr, f"summarize the summaries: {res.stderr}")
+    check(res.returncode == 0 and "summary of 18000 requests" in res.stderr, f"summarize the summaries: {res.stderr}")
     got = json.loads(servestat("stats", "--json", "--percentiles", "50,99,99.9", merged).stdout)["runs"][0]
     exp = json.loads(servestat("stats", "--json", "--percentiles", "50,99,99.9", "--memory-limit", "1M", whole).stdout)["runs"][0]
     check(got["source"]["format"] == "servestat-summary", f"source of a summary: {got['source']}")
