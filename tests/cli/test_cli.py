@@ -310,7 +310,7 @@ def test_summaries_of_shards_merge_into_the_whole():
     other = os.path.join(WORK, "shard-0-short.ssum.json")
     check(servestat("summarize", "--short-max", "32", "-o", other, shards[0]).returncode == 0, "summarize --short-max")
     expect_error(["summarize", "-o", os.path.join(WORK, "never.ssum.json"), parts[0], other], 2, "different options")
-    expect_error(["summarize", "--steady-state", "-o", merged, shards[0]], 2, "--steady-state")
+    expect_error(["summarize", "--steady-state", "-o", merged, shards[0]], 2, "--steady-state")  # not an option of summarize
 
 
 def expect_error(args, code, *words):

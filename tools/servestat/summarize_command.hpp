@@ -26,6 +26,9 @@ struct summarize_args : analysis_args {
 
 inline void add_summarize_options(CLI::App& cmd, summarize_args& a) {
     add_analysis_options(cmd, a);
+    // A summary answers any percentile, method and ddof when read, and holds no sweep or window.
+    for (const char* name : {"--percentiles", "--method", "--ddof", "--sweep-by", "--degradation", "--sweet-spot", "--steady-state"})
+        cmd.remove_option(cmd.get_option(name));
     cmd.add_option("-o,--out", a.out, "Summary file to write (*.ssum.json, docs/json-export.md)")->required();
     cmd.add_option("--sketch-alpha", a.sketch_alpha, "Relative error of the percentiles' sketches (0.005 = within 0.5%)")
         ->capture_default_str();
@@ -79,7 +82,6 @@ inline run_summary summarize_shard(const std::string& input, const summarize_arg
 
 inline int run_summarize_command(const summarize_args& a) {
     if (!(a.sketch_alpha > 0 && a.sketch_alpha < 1)) throw usage_error("--sketch-alpha must lie between 0 and 1");
-    if (a.steady_state) throw usage_error("--steady-state needs every request of the run at once: summarize reads shards one by one");
     const stats_options o = to_stats_options(a);
     std::optional<run_summary> merged;
     for (const auto& input : expand_globs(a.logs)) {
