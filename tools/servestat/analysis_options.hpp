@@ -160,6 +160,14 @@ inline void record_cut(run_stats& s, const std::optional<steady_state>& cut) {
     if (cut) s.steady_state = {cut, {}};
 }
 
+// The lines --skip-bad skipped in one input, with the first reasons, on stderr.
+inline void warn_skipped(const std::string& input, const skipped_lines& skipped) {
+    if (skipped.count == 0) return;
+    std::fputs(fmt::format("servestat: {}: skipped {} bad {}\n", input, skipped.count, skipped.noun(skipped.count)).c_str(),
+               stderr);
+    for (const auto& e : skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
+}
+
 // Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`: as
 // use(run&&), or as use(run&&, const std::optional<steady_state>&) to learn the window a run was
 // cut to (analysing the cut run finds a window of its own, which is not the one applied).
@@ -176,13 +184,7 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
     if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);
     for_each_run(expand_globs(a.logs), load, [&](run&& r) {
-        if (r.skipped.count > 0) {
-            std::fputs(fmt::format("servestat: {}: skipped {} bad {}\n", r.meta.source.path, r.skipped.count,
-                                   r.skipped.noun(r.skipped.count))
-                           .c_str(),
-                       stderr);
-            for (const auto& e : r.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
-        }
+        warn_skipped(r.meta.source.path, r.skipped);
         const auto cut = cut_if_asked(a, r);
         if constexpr (std::is_invocable_v<Use&, run&&, const std::optional<steady_state>&>) use(std::move(r), cut);
         else use(std::move(r));

@@ -129,10 +129,7 @@ inline run_stats bounded_stats(const std::string& input, const stats_args& a, co
         out.meta.source.path = "-";
         if (out.meta.label == "stdin") out.meta.label = "standard input";
     }
-    if (out.skipped.count > 0) {
-        std::fputs(fmt::format("servestat: {}: skipped {} bad {}\n", input, out.skipped.count, out.skipped.noun(out.skipped.count)).c_str(), stderr);
-        for (const auto& e : out.skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
-    }
+    warn_skipped(input, out.skipped);
     return out;
 }
 
