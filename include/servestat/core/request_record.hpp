@@ -37,14 +37,15 @@ struct request_record {
     std::optional<double> server_prefill;
     std::optional<double> server_decode;
 
-    void clear() {
-        std::string keep_error = std::move(error);
-        std::vector<double> keep_itl = std::move(itl);
-        *this = request_record{};
-        keep_error.clear();
-        keep_itl.clear();
-        error = std::move(keep_error);
-        itl = std::move(keep_itl);
+    void clear() noexcept {
+        t_sched.reset(); t_sent.reset(); t_first.reset(); t_end.reset();
+        prompt_tokens.reset(); output_tokens.reset(); max_tokens.reset(); prompt_tokens_original.reset();
+        trimmed.reset();
+        status = request_status::ok;
+        http_status.reset();
+        error.clear();
+        itl.clear();
+        server_queue.reset(); server_prefill.reset(); server_decode.reset();
     }
 };
 
@@ -80,6 +81,13 @@ struct record_fault {
 // if any. Readers call it where they know the line; request_table::push_back is the backstop.
 inline std::optional<record_fault> time_fault(const request_record& r) {
     const auto out_of_range = [](double t) { return !(std::fabs(t) <= max_seconds); }; // NaN too
+    // Every request is checked (twice, by a reader and by the table): the common case first, in
+    // branch-free arithmetic, and the field named only when there is a fault.
+    const auto in_range = [](const std::optional<double>& t) { return !t || std::fabs(*t) <= max_seconds; };
+    bool usable = in_range(r.t_sched) & in_range(r.t_sent) & in_range(r.t_first) & in_range(r.t_end) &
+                  in_range(r.server_queue) & in_range(r.server_prefill) & in_range(r.server_decode);
+    for (double gap : r.itl) usable &= std::fabs(gap) <= max_seconds;
+    if (usable) return std::nullopt;
     const auto fault = [](std::string_view field, double t) {
         return record_fault{field, fmt::format("{} s is not a time servestat can use (times must be finite and within "
                                                "±1e12 s of the run's start: is the unit right?)", t)};

@@ -210,7 +210,11 @@ private:
         constexpr double limit = 9007199254740992.0; // 2^53: larger counts are not exact doubles
         const double scaled = t * detail::micros_per_second;
         if (!(std::fabs(scaled) < limit)) return std::nullopt;
-        const std::int64_t m = std::llround(scaled);
+        // llround, without a call into libm per time: truncate, then step to the nearer whole
+        // number (scaled - m is exact below 2^53).
+        std::int64_t m = static_cast<std::int64_t>(scaled);
+        if (scaled - static_cast<double>(m) >= 0.5) ++m;
+        else if (static_cast<double>(m) - scaled >= 0.5) --m;
         if (std::bit_cast<std::uint64_t>(detail::seconds_of_micros(m)) != std::bit_cast<std::uint64_t>(t)) return std::nullopt;
         return m;
     }
