@@ -1,7 +1,10 @@
-// Reading a canonical log in pieces on several threads gives what reading it on one gives: the
-// same rows bit for bit, the same skipped lines with the same line numbers, the same first error.
+// Reading a canonical log or a CSV log in pieces on several threads gives what reading it on one
+// gives: the same rows bit for bit, the same skipped lines with the same line numbers, the same
+// first error.
 #include "servestat/ingest/canonical_jsonl.hpp"
-#include "servestat/ingest/detect.hpp" // for_each_run, load_options
+#include "servestat/ingest/csv_pieces.hpp"   // read_csv_requests
+#include "servestat/ingest/detect.hpp"       // for_each_run, load_options
+#include "servestat/ingest/notebook_csv.hpp" // read_notebook_csv, read_notebook_row
 
 #include <algorithm>  // std::count
 #include <cstddef>    // std::size_t
@@ -184,6 +187,129 @@ TEST_CASE("Files read side by side come out in the order given, an error in its 
         CHECK(consumed == std::vector<std::string>{"mix_50_50-c16", "mix_70_30-c16"});
         CHECK(error.find("nowhere.jsonl") != std::string::npos);
     }
+}
+
+namespace {
+
+// The notebook's per-request CSV (pandas to_csv) with what makes CSV hard to cut: error texts quoted
+// over several lines (some with CRLF inside), doubled quotes and commas in them, CRLF record ends,
+// blank lines. `long_field_at` puts one quoted field of `long_lines` lines there.
+std::string make_notebook_csv(std::size_t rows, std::size_t long_field_at = 0, std::size_t long_lines = 0) {
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<int> die(0, 9);
+    std::string text = ",latency_s,ok,error,status_code,prompt_tokens,completion_tokens\n";
+    for (std::size_t i = 0; i < rows; ++i) {
+        const int kind = die(rng);
+        std::string row = std::to_string(i) + ",";
+        if (long_lines > 0 && i == long_field_at) {
+            row += ",False,\"HTTP 500: {\"\"trace\"\":";
+            for (std::size_t k = 0; k < long_lines; ++k) row += "\n  at frame " + std::to_string(k) + ", line 1";
+            row += "}\",,,";
+        } else if (kind == 0) {
+            row += ",False,\"HTTP 400: {\"\"error\"\": \"\"too long,\r\nsee docs\"\"}\nretry later\",,,";
+        } else {
+            row += std::to_string(0.5 + 0.001 * static_cast<double>(i % 977)) + ",True,," + (kind == 1 ? "200.0" : "200") + "," +
+                   std::to_string(10 + die(rng)) + "," + std::to_string(20 + die(rng));
+        }
+        text += row + (kind == 2 ? "\r\n" : "\n");
+        if (kind == 3) text += "\n";
+    }
+    return text;
+}
+
+run read_notebook_with(const std::filesystem::path& path, std::size_t threads, bool skip_bad = false) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024;
+    o.skip_bad = skip_bad;
+    auto runs = servestat::detail::read_notebook_csv(path, o);
+    REQUIRE(runs.size() == 1);
+    return std::move(runs.front());
+}
+
+// How many pieces the rows of a notebook CSV came from on `threads` threads.
+std::size_t pieces_read(const std::filesystem::path& path, std::size_t threads) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024;
+    servestat::detail::csv_reader csv(path, o.max_line_bytes);
+    csv.read_header();
+    const auto columns = servestat::detail::find_notebook_columns(csv);
+    servestat::request_table table;
+    servestat::skipped_lines skipped;
+    return servestat::detail::read_csv_requests(csv, path, o, table, skipped,
+                                                [&](const servestat::detail::csv_row& row, servestat::request_record& r) {
+                                                    servestat::detail::read_notebook_row(row, columns, r);
+                                                })
+        .pieces;
+}
+
+std::string notebook_error_of(const std::filesystem::path& path, std::size_t threads) {
+    try {
+        read_notebook_with(path, threads);
+    } catch (const servestat::input_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST_CASE("A CSV log read in pieces equals the log read on one thread, quoted line ends and all", "[parallel][csv]") {
+    const temp_file file(make_notebook_csv(4000));
+    const run serial = read_notebook_with(file.path(), 1);
+    REQUIRE(serial.requests.size() == 4000);
+    const auto failed = std::find_if(serial.requests.status().begin(), serial.requests.status().end(),
+                                     [](auto s) { return s != servestat::request_status::ok; });
+    REQUIRE(failed != serial.requests.status().end());
+    CHECK(serial.requests.row(static_cast<std::size_t>(failed - serial.requests.status().begin())).error ==
+          "HTTP 400: {\"error\": \"too long,\r\nsee docs\"}\nretry later"); // quoted line ends kept as written
+    for (std::size_t threads : {2, 3, 7, 64}) {
+        INFO(threads << " threads");
+        CHECK(pieces_read(file.path(), threads) == std::min<std::size_t>(threads, std::filesystem::file_size(file.path()) / 1024));
+        require_same(serial, read_notebook_with(file.path(), threads));
+    }
+}
+
+TEST_CASE("A cut inside a quoted field moves to the field's end", "[parallel][csv]") {
+    // A quoted field of 3000 lines (about half the file) in the middle: cuts at line ends inside it
+    // are no record's start. Of 8 pieces' cuts, those in the field move past it, onto the next cut.
+    const temp_file file(make_notebook_csv(2000, 1000, 3000));
+    const run serial = read_notebook_with(file.path(), 1);
+    REQUIRE(serial.requests.size() == 2000);
+    const std::size_t pieces = pieces_read(file.path(), 8);
+    CHECK(pieces > 1);
+    CHECK(pieces < 8);
+    require_same(serial, read_notebook_with(file.path(), 8));
+}
+
+TEST_CASE("A stray quote in an unquoted CSV field still reads as on one thread", "[parallel][csv]") {
+    // The reader keeps the quote as text (as pandas does), which makes every later quote count odd:
+    // cuts are then moved by a wrong parity, and the check of each piece's end must catch it.
+    std::string text = make_notebook_csv(3000);
+    const auto at = text.find("\n300,") + 1; // where row 300 starts
+    text.insert(at, "9998,,False,he said \"hi,,,\n");
+    const temp_file file(text);
+    const run serial = read_notebook_with(file.path(), 1);
+    REQUIRE(serial.requests.size() == 3001);
+    for (std::size_t threads : {2, 3, 8}) {
+        INFO(threads << " threads");
+        require_same(serial, read_notebook_with(file.path(), threads));
+    }
+}
+
+TEST_CASE("A bad CSV row gives the error and skipped lines of a read on one thread", "[parallel][csv]") {
+    std::string text = make_notebook_csv(3000);
+    const auto at = text.find("\n2000,") + 1; // where row 2000 starts
+    text.insert(at, "9999,0.5,maybe,,200,1,1\n");
+    const temp_file file(text);
+    const std::string serial = notebook_error_of(file.path(), 1);
+    const auto bad_line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+    CHECK(serial.find(":" + std::to_string(bad_line) + ":") != std::string::npos);
+    for (std::size_t threads : {2, 5}) CHECK(notebook_error_of(file.path(), threads) == serial);
+    const run skipping = read_notebook_with(file.path(), 1, true);
+    REQUIRE(skipping.skipped.count == 1);
+    require_same(skipping, read_notebook_with(file.path(), 5, true));
 }
 
 } // namespace test_parallel_read

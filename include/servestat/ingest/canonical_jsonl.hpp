@@ -335,37 +335,6 @@ inline void read_canonical_piece(line_source& lines, const read_options& options
     });
 }
 
-// [begin, end) cut into about `pieces` ranges, each starting where a line starts.
-inline std::vector<byte_range> split_at_lines(const std::filesystem::path& file, byte_range whole, std::size_t pieces) {
-    std::vector<byte_range> out;
-    const input_file f = open_input(file);
-    const std::uintmax_t size = whole.end - whole.begin;
-    std::uintmax_t begin = whole.begin;
-    std::vector<char> block(1 << 16);
-    for (std::size_t k = 1; k <= pieces && begin < whole.end; ++k) {
-        std::uintmax_t end = k == pieces ? whole.end : std::max(begin, whole.begin + size * k / pieces);
-        if (end < whole.end) { // move the cut past the next line end
-            if (std::fseek(f.get(), static_cast<long>(end), SEEK_SET) != 0) return {whole};
-            for (;;) {
-                const std::size_t n = std::fread(block.data(), 1, block.size(), f.get());
-                if (n == 0) {
-                    end = whole.end;
-                    break;
-                }
-                if (const void* nl = std::memchr(block.data(), '\n', n)) {
-                    end += static_cast<std::uintmax_t>(static_cast<const char*>(nl) - block.data()) + 1;
-                    break;
-                }
-                end += n;
-            }
-            end = std::min(end, whole.end);
-        }
-        out.push_back({begin, end});
-        begin = end;
-    }
-    return out;
-}
-
 // The run the header line describes (its table empty), `lines` left after the header.
 inline run read_canonical_header(line_source& lines, const std::filesystem::path& file) {
     const std::string& name = lines.name();
@@ -399,11 +368,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     const std::size_t header_lines = lines.line_number();
     const std::uintmax_t rest_begin = lines.next_line_offset(), size = lines.file_size();
     const std::size_t threads = resolve_threads(options.threads);
-    const auto wanted = size > rest_begin
-                            ? std::min<std::uintmax_t>(threads, (size - rest_begin) / std::max<std::uintmax_t>(options.min_piece_bytes, 1))
-                            : 0;
-    const auto ranges = wanted > 1 ? split_at_lines(file, {rest_begin, size}, static_cast<std::size_t>(wanted))
-                                   : std::vector<byte_range>{};
+    const auto ranges = plan_pieces(file, {rest_begin, size}, threads, options.min_piece_bytes);
     std::vector<canonical_piece> pieces(std::max<std::size_t>(ranges.size(), 1));
     std::size_t line_offset = 0;
     if (ranges.size() <= 1) {

@@ -2,12 +2,12 @@
 // readers (notebook-csv, vllm-bench-csv) share.
 #pragma once
 
-#include <algorithm>        // std::max
+#include <algorithm>        // std::max, std::min
 #include <cctype>           // std::tolower, std::isdigit
 #include <charconv>         // std::from_chars
 #include <cmath>            // std::isfinite, std::isnan, std::floor
 #include <cstddef>          // std::size_t
-#include <cstdint>          // std::int32_t
+#include <cstdint>          // std::int32_t, std::uintmax_t
 #include <cstdio>           // std::FILE, std::fopen, std::fread, std::ferror
 #include <filesystem>       // std::filesystem::path
 #include <initializer_list> // std::initializer_list
@@ -25,6 +25,7 @@
 #include "servestat/core/run.hpp"            // skipped_lines
 #include "servestat/core/text.hpp"           // equals_ignoring_case, trim_spaces
 #include "servestat/ingest/input_file.hpp"   // open_input, utf8_bom
+#include "servestat/ingest/line_source.hpp"  // byte_range
 #include "servestat/ingest/reader.hpp"       // read_options
 
 namespace servestat::detail {
@@ -58,8 +59,23 @@ public:
                std::size_t chunk_bytes = default_chunk_bytes)
         : name_(file.string()), max_record_(max_record_bytes),
           file_(open_input(file)) {
+        const long at = std::ftell(file_.get()); // after a BOM, if open_input stepped over one (a pipe: -1)
+        start_ = at > 0 ? static_cast<std::uintmax_t>(at) : 0;
         buffer_.resize(std::max<std::size_t>(chunk_bytes, 1));
         refill(); // open_input has skipped a BOM: a second one is text, as in memory
+    }
+
+    // The records of bytes `range` of a file, which starts where a record starts (one of several
+    // pieces read side by side); lines are numbered from 1 within it. The header is another
+    // reader's (use_header).
+    csv_reader(const std::filesystem::path& file, std::size_t max_record_bytes, byte_range range,
+               std::size_t chunk_bytes = default_chunk_bytes)
+        : name_(file.string()), max_record_(max_record_bytes), file_(open_input(file)), start_(range.begin),
+          left_(range.end - range.begin) {
+        if (std::fseek(file_.get(), static_cast<long>(range.begin), SEEK_SET) != 0)
+            throw input_error(name_, 0, "", "cannot seek to byte " + std::to_string(range.begin));
+        buffer_.resize(std::max<std::size_t>(chunk_bytes, 1));
+        refill();
     }
 
     // Parses text already in memory (content sniffing, tests); `name` stands in for the file name.
@@ -78,6 +94,14 @@ public:
         if (!parse_record(header_)) throw input_error(name_, 0, "", "empty file");
         has_header_ = true;
     }
+    // Takes the header `other` read, for a reader of a later piece of the same file.
+    void use_header(const csv_reader& other) {
+        header_ = other.header_;
+        has_header_ = other.has_header_;
+    }
+
+    // Where the next record (or blank line) starts, in bytes from the file's first byte.
+    std::uintmax_t next_record_offset() const noexcept { return start_ + read_ - (window_.size() - pos_); }
 
     // The next record into `out` (its buffers are reused), or false at the end of the input.
     // A record with the wrong number of fields is consumed whole before the error is thrown, so
@@ -112,10 +136,13 @@ private:
 
     bool refill() {
         if (!file_) return false;
-        const std::size_t got = std::fread(buffer_.data(), 1, buffer_.size(), file_.get());
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uintmax_t>(buffer_.size(), left_));
+        const std::size_t got = want == 0 ? 0 : std::fread(buffer_.data(), 1, want, file_.get());
         if (got == 0 && std::ferror(file_.get())) throw input_error(name_, line_, "", "read error");
         window_ = std::string_view(buffer_.data(), got);
         pos_ = 0;
+        left_ -= got;
+        read_ += got;
         return got > 0;
     }
 
@@ -237,6 +264,9 @@ private:
     std::vector<char> buffer_;
     std::string_view window_; // the bytes of the current chunk (or the whole in-memory text)
     std::size_t pos_ = 0;
+    std::uintmax_t start_ = 0;                                   // the file offset reading began at
+    std::uintmax_t left_ = std::numeric_limits<std::uintmax_t>::max(); // bytes of the range not read yet
+    std::uintmax_t read_ = 0;                                    // bytes read from the file
     std::size_t line_ = 1;        // physical line of the next byte
     std::size_t record_line_ = 0; // where the record being parsed started
     std::size_t record_bytes_ = 0;

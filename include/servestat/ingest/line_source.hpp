@@ -128,4 +128,48 @@ private:
     bool eof_ = false;
 };
 
+// [begin, end) cut into about `pieces` ranges, each starting where a line starts.
+inline std::vector<byte_range> split_at_lines(const std::filesystem::path& file, byte_range whole, std::size_t pieces) {
+    std::vector<byte_range> out;
+    const input_file f = open_input(file);
+    const std::uintmax_t size = whole.end - whole.begin;
+    std::uintmax_t begin = whole.begin;
+    std::vector<char> block(1 << 16);
+    for (std::size_t k = 1; k <= pieces && begin < whole.end; ++k) {
+        std::uintmax_t end = k == pieces ? whole.end : std::max(begin, whole.begin + size * k / pieces);
+        if (end < whole.end) { // move the cut past the next line end
+            if (std::fseek(f.get(), static_cast<long>(end), SEEK_SET) != 0) return {whole};
+            for (;;) {
+                const std::size_t n = std::fread(block.data(), 1, block.size(), f.get());
+                if (n == 0) {
+                    end = whole.end;
+                    break;
+                }
+                if (const void* nl = std::memchr(block.data(), '\n', n)) {
+                    end += static_cast<std::uintmax_t>(static_cast<const char*>(nl) - block.data()) + 1;
+                    break;
+                }
+                end += n;
+            }
+            end = std::min(end, whole.end);
+        }
+        out.push_back({begin, end});
+        begin = end;
+    }
+    return out;
+}
+
+// The pieces `rest` of a file is read in side by side: one per thread, none under
+// `min_piece_bytes`; empty when one reader should read it all (a small file, one thread, or a pipe,
+// whose size is unknown: `rest.end` is then 0).
+inline std::vector<byte_range> plan_pieces(const std::filesystem::path& file, byte_range rest, std::size_t threads,
+                                           std::uintmax_t min_piece_bytes) {
+    if (rest.end <= rest.begin) return {};
+    const auto wanted = std::min<std::uintmax_t>(threads, (rest.end - rest.begin) / std::max<std::uintmax_t>(min_piece_bytes, 1));
+    if (wanted < 2) return {};
+    auto ranges = split_at_lines(file, rest, static_cast<std::size_t>(wanted));
+    if (ranges.size() < 2) ranges.clear();
+    return ranges;
+}
+
 } // namespace servestat::detail

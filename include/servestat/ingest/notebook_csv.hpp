@@ -23,7 +23,8 @@
 #include "servestat/core/request_status.hpp" // request_status
 #include "servestat/core/run.hpp"            // run
 #include "servestat/ingest/failure_text.hpp" // classify_failure_text
-#include "servestat/ingest/csv.hpp"          // csv_reader, csv_row, for_each_csv_row, score_csv_header
+#include "servestat/ingest/csv.hpp"          // csv_reader, csv_row, score_csv_header
+#include "servestat/ingest/csv_pieces.hpp"   // read_csv_requests
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
 
 namespace servestat {
@@ -89,12 +90,9 @@ inline std::vector<run> read_notebook_csv(const std::filesystem::path& file, con
     out.meta.label = file.stem().string();
     out.meta.source = {file.string(), std::string(notebook_csv_name)};
     out.meta.shared_clock = false;
-    request_record record;
-    const std::size_t rows = for_each_csv_row(csv, options, out.skipped, [&](const csv_row& row) {
-        record.clear();
-        read_notebook_row(row, columns, record);
-        out.requests.push_back(record);
-    });
+    const std::size_t rows = read_csv_requests(csv, file, options, out.requests, out.skipped,
+                                               [&](const csv_row& row, request_record& r) { read_notebook_row(row, columns, r); })
+                                 .records;
     if (rows == 0) throw input_error(csv.name(), csv.header_line(), "", "no requests after the header");
 
     std::vector<run> runs;
