@@ -89,8 +89,9 @@ TEST_CASE("a resample read from draw counts equals the explicit resample, column
         auto rng = bootstrap_rng(7, "check");
         auto replay = bootstrap_rng(7, "check");
         std::vector<double> out(resampler.statistics());
+        request_resampler::draw_state state;
         for (int k = 0; k < 50; ++k) {
-            resampler.draw(rng);
+            resampler.draw(rng, state);
             std::vector<std::size_t> picked;
             for (std::size_t i = 0; i < e2e.size(); ++i) picked.push_back(detail::draw_below(replay, e2e.size()));
             for (std::size_t c = 0; c < 2; ++c) {
@@ -99,7 +100,7 @@ TEST_CASE("a resample read from draw counts equals the explicit resample, column
                 for (auto i : picked)
                     if (!std::isnan(column[i])) explicit_resample.push_back(column[i]);
                 std::sort(explicit_resample.begin(), explicit_resample.end());
-                REQUIRE(resampler.read(c, out) == !explicit_resample.empty());
+                REQUIRE(resampler.read(c, out, state) == !explicit_resample.empty());
                 if (explicit_resample.empty()) continue;
                 double sum = 0;
                 for (double x : explicit_resample) sum += x;

@@ -14,12 +14,13 @@
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <utility>     // std::pair, std::move
 #include <vector>      // std::vector
 
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/compare/verdict.hpp"    // verdict, decide, fewest_requests_for
-#include "servestat/core/parallel.hpp"      // parallel_for
+#include "servestat/core/parallel.hpp"      // parallel_for, worker_count
 #include "servestat/core/run.hpp"           // run
 #include "servestat/stats/bootstrap.hpp"    // request_resampler, percentile_interval
 #include "servestat/stats/mann_whitney.hpp" // mann_whitney_u
@@ -126,44 +127,77 @@ struct column_intervals {
     std::vector<std::optional<interval>> delta, relative; // per statistic
 };
 
-// The bootstrap of one subset: both sides' requests resampled independently from one generator
-// seeded by the subset's name, every column read from the same draws. An interval needs every draw
-// to have values on both sides; a relative one also a positive baseline in every draw.
-inline std::vector<column_intervals> bootstrap_subset(const std::vector<compared_column>& columns, const std::string& subset,
-                                                      const compare_options& o) {
-    std::vector<std::vector<double>> b, a;
-    for (const auto& c : columns) {
-        b.push_back(c.before);
-        a.push_back(c.after);
+// The bootstrap of one subset: both sides' requests resampled independently, every column read from
+// the same draws. Its blocks of resamples (resamples_per_block, each from its own stream seeded by
+// the subset's name and the block's number) are drawn on any thread, and each draw's differences go
+// to the draw's own slot, so the intervals are the same on any number of threads.
+class subset_bootstrap {
+public:
+    subset_bootstrap(const std::vector<compared_column>& columns, std::string subset, const compare_options& o)
+        : subset_(std::move(subset)), o_(o), before_(side(columns, &compared_column::before), o.percentiles, o.stats.summary.method),
+          after_(side(columns, &compared_column::after), o.percentiles, o.stats.summary.method) {
+        const std::size_t slots = columns.size() * before_.statistics() * o.bootstrap.resamples;
+        deltas_.assign(slots, missing());
+        ratios_.assign(slots, missing());
     }
-    request_resampler before(std::move(b), o.percentiles, o.stats.summary.method);
-    request_resampler after(std::move(a), o.percentiles, o.stats.summary.method);
-    const std::size_t stats = before.statistics(), resamples = o.bootstrap.resamples;
-    std::vector<std::vector<std::vector<double>>> deltas(columns.size(), std::vector<std::vector<double>>(stats));
-    auto ratios = deltas;
-    std::vector<double> x(stats), y(stats);
-    auto rng = bootstrap_rng(o.bootstrap.seed, subset);
-    for (std::size_t r = 0; r < resamples; ++r) {
-        before.draw(rng);
-        after.draw(rng);
-        for (std::size_t c = 0; c < columns.size(); ++c) {
-            if (!before.read(c, x) || !after.read(c, y)) continue;
-            for (std::size_t k = 0; k < stats; ++k) {
-                deltas[c][k].push_back(y[k] - x[k]);
-                if (x[k] > 0) ratios[c][k].push_back(y[k] / x[k] - 1);
+
+    std::size_t blocks() const noexcept { return (o_.bootstrap.resamples + resamples_per_block - 1) / resamples_per_block; }
+
+    // The draws of one block; `b` and `a` are the calling thread's scratch.
+    void draw_block(std::size_t block, request_resampler::draw_state& b, request_resampler::draw_state& a) {
+        const std::size_t stats = before_.statistics(), resamples = o_.bootstrap.resamples;
+        std::vector<double> x(stats), y(stats);
+        auto rng = bootstrap_rng(o_.bootstrap.seed, subset_, block);
+        const std::size_t first = block * resamples_per_block, last = std::min(resamples, first + resamples_per_block);
+        for (std::size_t r = first; r < last; ++r) {
+            before_.draw(rng, b);
+            after_.draw(rng, a);
+            for (std::size_t c = 0; c < columns(); ++c) {
+                if (!before_.read(c, x, b) || !after_.read(c, y, a)) continue;
+                for (std::size_t k = 0; k < stats; ++k) {
+                    deltas_[slot(c, k, r)] = y[k] - x[k];
+                    if (x[k] > 0) ratios_[slot(c, k, r)] = y[k] / x[k] - 1;
+                }
             }
         }
     }
-    std::vector<column_intervals> out(columns.size());
-    for (std::size_t c = 0; c < columns.size(); ++c)
-        for (std::size_t k = 0; k < stats; ++k) {
-            auto& d = deltas[c][k];
-            auto& q = ratios[c][k];
-            out[c].delta.push_back(d.size() == resamples ? std::optional(percentile_interval(d, o.verdicts.confidence)) : std::nullopt);
-            out[c].relative.push_back(q.size() == resamples ? std::optional(percentile_interval(q, o.verdicts.confidence)) : std::nullopt);
-        }
-    return out;
-}
+
+    // An interval needs every draw to have values on both sides; a relative one also a positive
+    // baseline in every draw. Call once every block is drawn.
+    std::vector<column_intervals> intervals() {
+        const std::size_t stats = before_.statistics(), resamples = o_.bootstrap.resamples;
+        const auto interval_of = [&](std::vector<double>& all, std::size_t c, std::size_t k) -> std::optional<interval> {
+            const std::span<double> draws(all.data() + slot(c, k, 0), resamples);
+            if (std::any_of(draws.begin(), draws.end(), [](double d) { return std::isnan(d); })) return std::nullopt;
+            return percentile_interval(draws, o_.verdicts.confidence);
+        };
+        std::vector<column_intervals> out(columns());
+        for (std::size_t c = 0; c < columns(); ++c)
+            for (std::size_t k = 0; k < stats; ++k) {
+                out[c].delta.push_back(interval_of(deltas_, c, k));
+                out[c].relative.push_back(interval_of(ratios_, c, k));
+            }
+        return out;
+    }
+
+private:
+    static std::vector<std::vector<double>> side(const std::vector<compared_column>& columns,
+                                                 std::vector<double> compared_column::*values) {
+        std::vector<std::vector<double>> out;
+        for (const auto& c : columns) out.push_back(c.*values);
+        return out;
+    }
+    static double missing() noexcept { return std::numeric_limits<double>::quiet_NaN(); } // a draw without the value
+    std::size_t columns() const noexcept { return before_.columns(); }
+    std::size_t slot(std::size_t c, std::size_t k, std::size_t r) const noexcept {
+        return (c * before_.statistics() + k) * o_.bootstrap.resamples + r;
+    }
+
+    std::string subset_;
+    const compare_options& o_;
+    request_resampler before_, after_;
+    std::vector<double> deltas_, ratios_; // [column][statistic][draw]; NaN where the draw had none
+};
 
 inline bool enough_for(std::string_view statistic, double p, std::size_t n, const verdict_options& o) {
     if (statistic == "mean" || statistic.empty()) return n >= 2;
@@ -200,9 +234,9 @@ inline void settle(change& c, std::optional<double> before, std::optional<double
 }
 
 // Every statistic of every column of one subset; shares go to `run_level`, the rest to `out`.
-inline void compare_subset(const std::vector<compared_column>& columns, const std::string& subset, const compare_options& o,
+inline void compare_subset(const std::vector<compared_column>& columns, const std::string& subset,
+                           const std::vector<column_intervals>& intervals, const compare_options& o,
                            std::vector<change>& run_level, std::vector<change>& out) {
-    const auto intervals = bootstrap_subset(columns, subset, o);
     for (std::size_t c = 0; c < columns.size(); ++c) {
         const auto& col = columns[c];
         const auto b = present_sorted(col.before), a = present_sorted(col.after);
@@ -309,16 +343,35 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
     detail::compare_single(rc.before.output_tps, rc.after.output_tps, "output_tps", run_level);
     const auto subsets_before = split_into_subsets(before.requests, o.stats.subsets);
     const auto subsets_after = split_into_subsets(after.requests, o.stats.subsets);
-    // Subsets are bootstrapped side by side (each from its own seeded stream, so the intervals are
-    // the same on any number of threads) and their changes joined in subset order.
-    struct subset_changes {
+    // Every block of resamples of every subset is one task, so the threads stay busy even when one
+    // subset holds most requests; changes are joined in subset order.
+    struct subset_work {
+        std::vector<detail::compared_column> columns;
+        std::optional<detail::subset_bootstrap> bootstrap;
         std::vector<change> run_level, changes;
     };
-    std::vector<subset_changes> per_subset(subsets_before.size());
-    parallel_for(subsets_before.size(), o.stats.threads, [&](std::size_t s) {
-        const auto columns = detail::columns_of(before, subsets_before[s], after, subsets_after[s], o);
-        if (!columns.empty())
-            detail::compare_subset(columns, subsets_before[s].name, o, per_subset[s].run_level, per_subset[s].changes);
+    std::vector<subset_work> per_subset(subsets_before.size());
+    parallel_for(per_subset.size(), o.stats.threads, [&](std::size_t s) {
+        auto& w = per_subset[s];
+        w.columns = detail::columns_of(before, subsets_before[s], after, subsets_after[s], o);
+        if (!w.columns.empty()) w.bootstrap.emplace(w.columns, subsets_before[s].name, o);
+    });
+    std::vector<std::pair<std::size_t, std::size_t>> blocks; // (subset, block)
+    for (std::size_t s = 0; s < per_subset.size(); ++s)
+        if (per_subset[s].bootstrap)
+            for (std::size_t b = 0; b < per_subset[s].bootstrap->blocks(); ++b) blocks.emplace_back(s, b);
+    std::vector<std::pair<request_resampler::draw_state, request_resampler::draw_state>> scratch(
+        worker_count(blocks.size(), o.stats.threads));
+    parallel_for(blocks.size(), o.stats.threads, [&](std::size_t task, std::size_t worker) {
+        const auto [s, block] = blocks[task];
+        per_subset[s].bootstrap->draw_block(block, scratch[worker].first, scratch[worker].second);
+    });
+    scratch.clear();
+    parallel_for(per_subset.size(), o.stats.threads, [&](std::size_t s) {
+        auto& w = per_subset[s];
+        if (!w.bootstrap) return;
+        detail::compare_subset(w.columns, subsets_before[s].name, w.bootstrap->intervals(), o, w.run_level, w.changes);
+        w.bootstrap.reset();
     });
     for (auto& s : per_subset) {
         std::move(s.run_level.begin(), s.run_level.end(), std::back_inserter(run_level));

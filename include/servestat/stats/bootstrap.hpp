@@ -2,7 +2,7 @@
 // percentile confidence interval of a statistic's bootstrap distribution.
 #pragma once
 
-#include <algorithm>   // std::sort, std::fill, std::lower_bound
+#include <algorithm>   // std::sort, std::lower_bound
 #include <cmath>       // std::isnan
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::uint32_t, std::uint64_t
@@ -12,7 +12,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"    // usage_error
-#include "servestat/core/random.hpp"    // detail::xoshiro256, detail::draw_below
+#include "servestat/core/random.hpp"    // detail::xoshiro256, detail::draw_below, detail::mix64
 #include "servestat/core/text.hpp"      // detail::fnv1a
 #include "servestat/stats/quantile.hpp" // quantile_method, detail::plan_quantile, percentile_sorted
 
@@ -37,14 +37,30 @@ inline detail::xoshiro256 bootstrap_rng(std::uint64_t seed, std::string_view nam
     return detail::xoshiro256(seed ^ detail::fnv1a(name));
 }
 
+// Resamples are drawn in blocks of this many, each block from its own stream (bootstrap_rng with
+// the block's number), so blocks can be drawn on any thread in any order and give the same draws.
+inline constexpr std::size_t resamples_per_block = 100;
+
+inline detail::xoshiro256 bootstrap_rng(std::uint64_t seed, std::string_view name, std::size_t block) {
+    return detail::xoshiro256(seed ^ detail::fnv1a(name) ^ detail::mix64(block));
+}
+
 // Resamples requests, not values: each draw picks n of a subset's n requests with replacement, and
 // every metric of the draw is read from the same requests, as the runs were measured. So e2e and
 // e2e_sched of a closed loop (nearly equal per request) get nearly equal intervals, and a latency
 // percentile's resample holds as many successful requests as the draw happened to pick. A draw is
 // kept as how often each request was picked; each metric's order statistics then come from one walk
 // over its requests in value order: O(n) per draw and metric, nothing sorted after construction.
+// The resampler is read-only after construction; a draw lives in a draw_state, one per thread.
 class request_resampler {
 public:
+    struct draw_state {
+        std::vector<std::uint32_t> counts; // how often each request was picked
+        std::vector<detail::quantile_plan> plans;
+        std::vector<std::size_t> positions;
+        std::vector<double> order_statistics;
+    };
+
     // columns[c][i]: value c of request i; NaN where the request has none (failed, or not measured).
     request_resampler(std::vector<std::vector<double>> columns, std::span<const double> percentiles,
                       quantile_method method)
@@ -59,61 +75,57 @@ public:
             orders_.push_back(std::move(order));
         }
         for (double p : percentiles_) detail::percent_to_probability(p, "request_resampler");
-        counts_.resize(rows_);
     }
 
     std::size_t rows() const noexcept { return rows_; }
     std::size_t statistics() const noexcept { return percentiles_.size() + 1; } // percentiles, then the mean
+    std::size_t columns() const noexcept { return columns_.size(); }
 
-    void draw(detail::xoshiro256& rng) {
-        std::fill(counts_.begin(), counts_.end(), 0u);
-        for (std::size_t k = 0; k < rows_; ++k) ++counts_[detail::draw_below(rng, rows_)];
+    void draw(detail::xoshiro256& rng, draw_state& s) const {
+        s.counts.assign(rows_, 0u);
+        for (std::size_t k = 0; k < rows_; ++k) ++s.counts[detail::draw_below(rng, rows_)];
     }
 
-    // The last draw's percentiles (in the order asked for) and mean of column c; false when the draw
+    // The draw's percentiles (in the order asked for) and mean of column c; false when the draw
     // picked no request with a value.
-    bool read(std::size_t c, std::span<double> out) {
+    bool read(std::size_t c, std::span<double> out, draw_state& s) const {
         const auto& order = orders_[c];
         const auto& column = columns_[c];
         std::size_t n = 0;
-        for (auto i : order) n += counts_[i];
+        for (auto i : order) n += s.counts[i];
         if (n == 0) return false;
-        plans_.clear();
-        for (double p : percentiles_) plans_.push_back(detail::plan_quantile(n, p / 100.0, method_));
-        positions_ = detail::needed_positions(plans_);
-        order_statistics_.resize(positions_.size());
+        s.plans.clear();
+        for (double p : percentiles_) s.plans.push_back(detail::plan_quantile(n, p / 100.0, method_));
+        s.positions = detail::needed_positions(s.plans);
+        s.order_statistics.resize(s.positions.size());
         std::size_t drawn = 0, next = 0;
         double sum = 0;
         for (auto i : order) {
-            if (counts_[i] == 0) continue;
-            sum += counts_[i] * column[i];
-            drawn += counts_[i];
-            while (next < positions_.size() && positions_[next] < drawn) order_statistics_[next++] = column[i];
+            if (s.counts[i] == 0) continue;
+            sum += s.counts[i] * column[i];
+            drawn += s.counts[i];
+            while (next < s.positions.size() && s.positions[next] < drawn) s.order_statistics[next++] = column[i];
         }
-        for (std::size_t k = 0; k < plans_.size(); ++k) {
-            detail::quantile_plan plan = plans_[k];
+        const auto index_of = [&](std::size_t position) {
+            return static_cast<std::size_t>(std::lower_bound(s.positions.begin(), s.positions.end(), position) - s.positions.begin());
+        };
+        for (std::size_t k = 0; k < s.plans.size(); ++k) {
+            detail::quantile_plan plan = s.plans[k];
             plan.lower = index_of(plan.lower);
             plan.upper = index_of(plan.upper);
-            out[k] = detail::evaluate_plan(plan, order_statistics_);
+            out[k] = detail::evaluate_plan(plan, s.order_statistics);
         }
-        out[plans_.size()] = sum / static_cast<double>(n);
+        out[s.plans.size()] = sum / static_cast<double>(n);
         return true;
     }
 
 private:
-    std::size_t index_of(std::size_t position) const {
-        return static_cast<std::size_t>(std::lower_bound(positions_.begin(), positions_.end(), position) - positions_.begin());
-    }
 
     std::vector<std::vector<double>> columns_;
     std::vector<std::vector<std::uint32_t>> orders_; // per column: requests with a value, by value
     std::vector<double> percentiles_;
     quantile_method method_;
     std::size_t rows_ = 0;
-    std::vector<std::uint32_t> counts_;
-    std::vector<detail::quantile_plan> plans_;
-    std::vector<std::size_t> positions_;
-    std::vector<double> order_statistics_;
 };
 
 // The central `confidence` share of a bootstrap distribution (the percentile interval, with
