@@ -332,6 +332,74 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
     return rc;
 }
 
+namespace detail {
+
+// A statistic of sides known by their statistics only: the change of the point values, no interval,
+// no test (`untested`): a sketch holds no requests to resample or rank.
+inline change untested_change(std::string subset, std::string metric_name, std::string statistic, bool lower_is_better,
+                              std::size_t n_before, std::size_t n_after, std::optional<double> before,
+                              std::optional<double> after) {
+    change c = make_change(std::move(subset), std::move(metric_name), std::move(statistic), lower_is_better, n_before, n_after);
+    c.before = before;
+    c.after = after;
+    if (before && after) c.delta = *after - *before;
+    c.relative = relative_change(before, after);
+    c.result = verdict::untested;
+    return c;
+}
+
+inline std::optional<double> share_of(std::size_t part, std::size_t whole) {
+    return whole == 0 ? std::nullopt : std::optional<double>(static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// Whether a side held some request back in the client for over a millisecond (max is exact in a sketch).
+inline bool held_back(const run_stats& r) {
+    const summary* q = find_summary(r, "all", metric::client_queue);
+    return q != nullptr && q->max && *q->max > 0.001;
+}
+
+} // namespace detail
+
+// Compares two runs from their statistics alone, when a side is a summary file or a log streamed
+// past the memory limit: every statistic compare_runs reports, as point values (percentiles within
+// each side's sketch error, the rest exact), with verdict `untested` (rates: `single`). Both sides
+// must be analysed with o.stats, whose percentiles include o.percentiles.
+inline run_comparison compare_statistics(const run_stats& before, const run_stats& after, const compare_options& o = {}) {
+    validate(o);
+    run_comparison rc{before, after, {}};
+    auto& out = rc.changes;
+    detail::compare_single(before.rps, after.rps, "rps", out);
+    detail::compare_single(before.output_tps, after.output_tps, "output_tps", out);
+    out.push_back(detail::untested_change("", "success_rate", "", false, before.requests, after.requests,
+                                          detail::share_of(before.ok, before.requests), detail::share_of(after.ok, after.requests)));
+    if (!o.stats.slos.empty()) {
+        const auto good = [](const run_stats& r) { return r.goodput ? detail::share_of(r.goodput->good, r.requests) : std::nullopt; };
+        out.push_back(detail::untested_change("", "goodput_share", "", false, before.requests, after.requests, good(before), good(after)));
+    }
+    if (!o.stats.slos.empty())
+        detail::compare_single(before.goodput ? before.goodput->rps : std::nullopt,
+                               after.goodput ? after.goodput->rps : std::nullopt, "goodput_rps", out);
+    std::vector<metric> metrics = o.metrics;
+    if (o.add_client_queueing && (detail::held_back(before) || detail::held_back(after)))
+        for (metric m : {metric::e2e_sched, metric::client_queue})
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    for (const auto& s : before.subsets)
+        for (metric m : metrics) {
+            const summary* b = find_summary(before, s.name, m);
+            const summary* a = find_summary(after, s.name, m);
+            const std::size_t nb = b ? b->n : 0, na = a ? a->n : 0;
+            if (nb == 0 && na == 0) continue;
+            const std::string name(to_string(m));
+            for (double p : o.percentiles)
+                out.push_back(detail::untested_change(s.name, name, percentile_key(p), true, nb, na,
+                                                      b ? find_percentile(*b, p) : std::nullopt,
+                                                      a ? find_percentile(*a, p) : std::nullopt));
+            out.push_back(detail::untested_change(s.name, name, "mean", true, nb, na, b ? b->mean : std::nullopt,
+                                                  a ? a->mean : std::nullopt));
+        }
+    return rc;
+}
+
 // The change called `name` ("e2e.p99", "short.ttft.p50", "rps"), if it was compared.
 inline const change* find_change(const run_comparison& rc, std::string_view name) {
     for (const auto& c : rc.changes)

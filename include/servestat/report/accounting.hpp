@@ -30,8 +30,10 @@ struct input_rows {
 
 // One entry per input file, in the order first read. A summary run is one row (a line of a sweep
 // table, one appended result); a run of requests is its requests, plus what was skipped or cut.
-// `cuts[i]` is the steady-state window run i was cut to, if any.
-inline std::vector<input_rows> account_inputs(std::span<const run> runs, std::span<const std::optional<steady_state>> cuts) {
+// `cuts[i]` is the steady-state window run i was cut to, if any; `sketched[i]`, where set, the
+// requests of run i, which was read into sketches (a summary file, a streamed log) and holds none.
+inline std::vector<input_rows> account_inputs(std::span<const run> runs, std::span<const std::optional<steady_state>> cuts,
+                                              std::span<const std::optional<std::size_t>> sketched = {}) {
     std::vector<input_rows> out;
     std::map<std::string, std::size_t> at;
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -39,7 +41,9 @@ inline std::vector<input_rows> account_inputs(std::span<const run> runs, std::sp
         auto [it, inserted] = at.try_emplace(r.meta.source.path, out.size());
         if (inserted) out.push_back({r.meta.source.path, r.meta.source.format, 0, 0, {}});
         input_rows& in = out[it->second];
-        const std::size_t rows = r.meta.kind == run_kind::summary && r.requests.empty() ? 1 : r.requests.size();
+        const std::size_t rows = i < sketched.size() && sketched[i] ? *sketched[i]
+                                 : r.meta.kind == run_kind::summary && r.requests.empty() ? 1
+                                                                                            : r.requests.size();
         in.read += rows + r.skipped.count;
         in.used += rows;
         if (r.skipped.count > 0)

@@ -78,7 +78,7 @@ inline std::string marked_side_text(const change& c, std::string_view side) {
 
 // "†" on a verdict that was reached on a percentile resting on few samples on either side.
 inline std::string verdict_mark(const change& c) {
-    const bool judged = c.result != verdict::too_few && c.result != verdict::single;
+    const bool judged = c.result != verdict::too_few && c.result != verdict::single && c.result != verdict::untested;
     return judged && !few_sample_sides(c).empty() ? std::string(few_samples_mark) : std::string();
 }
 

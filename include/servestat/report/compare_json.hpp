@@ -88,7 +88,7 @@ inline json to_json(const sweep_shift& s) {
 inline json verdict_counts(const comparison& c) {
     json counts = json::object();
     for (verdict v : {verdict::improved, verdict::regressed, verdict::no_change, verdict::within_noise, verdict::too_few,
-                      verdict::single}) {
+                      verdict::single, verdict::untested}) {
         std::size_t n = 0;
         for (const auto& p : c.pairs)
             for (const auto& x : p.comparison.changes) n += x.result == v;

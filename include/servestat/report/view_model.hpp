@@ -2,7 +2,7 @@
 // findings, plot references), so JSON, Markdown and HTML can never disagree.
 #pragma once
 
-#include <algorithm> // std::all_of
+#include <algorithm> // std::all_of, std::max
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <span>     // std::span
@@ -66,9 +66,23 @@ inline json percentile_columns(const std::vector<double>& ps) {
     return columns;
 }
 
+// The relative error of a run's sketched percentiles (a summary file, a log streamed past
+// --memory-limit); none when every percentile is exact.
+inline std::optional<double> sketch_alpha_of(const run_stats& r) {
+    std::optional<double> out;
+    for (const auto& s : r.subsets)
+        for (const auto& m : s.metrics)
+            if (m.stats.sketch_alpha) out = std::max(out.value_or(0.0), *m.stats.sketch_alpha);
+    return out;
+}
+
+inline std::string bound_text(double alpha) { return fmt::format("{:g}%", 100 * alpha); }
+
 // One table per metric with values: a row per subset that has any.
 inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
     json tables = json::array();
+    const auto alpha = sketch_alpha_of(r);
+    const std::string sketched = alpha ? " — percentiles sketched, each within " + bound_text(*alpha) : "";
     for (metric m : all_metrics) {
         json rows = json::array();
         for (const auto& s : r.subsets) {
@@ -87,7 +101,7 @@ inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
         }
         if (rows.empty()) continue;
         tables.push_back({{"metric", std::string(to_string(m))},
-                          {"title", metric_title(m)},
+                          {"title", std::string(metric_title(m)) + sketched},
                           {"columns", percentile_columns(ps)},
                           {"rows", rows}});
     }
@@ -249,6 +263,21 @@ inline json compact_rows(const run_stats& r) {
 
 inline bool has_measured_requests(const run_stats& r) { return r.requests > 0 && r.meta.kind != run_kind::arrivals; }
 
+
+// What a sketched run's section says about its numbers and the charts it cannot have.
+inline json sketched_view(const run_stats& r) {
+    const auto alpha = sketch_alpha_of(r);
+    if (!alpha) return nullptr;
+    return {{"bound", bound_text(*alpha)},
+            {"numbers", fmt::format("Percentiles here are read from quantile sketches, each within {} of the exact value; "
+                                    "counts, rates, min and max are exact, and means and std agree with an exact pass to "
+                                    "the last digits.",
+                                    bound_text(*alpha))},
+            {"charts", "Charts that need every request (the latency histogram and box plot, latency against token "
+                       "counts, throughput and tail latency over time) are left out: this run is known by its sketches, "
+                       "not its requests. The distribution curves are drawn from the sketches."}};
+}
+
 // The steady-state line of a run: the window and what --steady-state did or would do with it, or
 // why there is none.
 inline std::string steady_state_text(const steady_state_detection& d) {
@@ -319,7 +348,10 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
                                            r.skipped.noun(r.skipped.count), r.skipped.count == 1 ? "was" : "were")},
               {"has_steady_state", r.steady_state.window.has_value()},
               {"steady_state", steady_state_view(r.steady_state)},
-              {"steady_state_text", steady_state_text(r.steady_state)}};
+              {"steady_state_text", sketch_alpha_of(r) && !r.steady_state.window
+                                        ? "not searched: " + r.steady_state.reason + "."
+                                        : steady_state_text(r.steady_state)},
+              {"sketched", sketched_view(r)}};
     return view;
 }
 
@@ -348,6 +380,13 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     std::vector<run_stats> stats;
     std::vector<std::vector<finding>> findings;
     const json comparison = detail::comparison_rows(runs);
+    std::string sketched_labels; // the runs whose percentiles are sketched, for one note under the digest
+    std::optional<double> widest;
+    for (const auto& a : runs)
+        if (const auto alpha = detail::sketch_alpha_of(a.stats)) {
+            sketched_labels.append(sketched_labels.empty() ? "" : ", ").append(a.stats.meta.label);
+            widest = std::max(widest.value_or(0.0), *alpha);
+        }
     const auto titles = sweep_titles(sweeps);
     json sweep_views = json::array();
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
@@ -385,6 +424,10 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             // Once is enough where the runs compared follow the digest's own footnote.
             {"comparison_few_samples", !digest_few && shows_few_samples(comparison)},
             {"few_samples_note", few_samples_note(o.summary.percentiles)},
+            {"sketched_note", widest ? fmt::format("Percentiles of {} are read from quantile sketches (a summary file or a "
+                                                   "log larger than --memory-limit), each within {} of the exact value.",
+                                                   runs.size() == 1 ? "this run" : sketched_labels, detail::bound_text(*widest))
+                                     : std::string()},
             {"has_kpi_slo", !o.slos.empty()},
             {"many_runs", comparison.size() > 1},
             {"runs_in_sweeps", detail::all_in_sweeps(runs.size(), sweeps)},
