@@ -518,9 +518,9 @@ def check_sketched_run(run, rows, alpha, percentiles, what):
 
 
 def read_report(out_dir):
-    with open(os.path.join(out_dir, "report.json")) as f:
+    with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
         doc = json.load(f)
-    with open(os.path.join(out_dir, "report.md")) as f:
+    with open(os.path.join(out_dir, "report.md"), encoding="utf-8") as f:
         return doc, f.read()
 
 
@@ -540,13 +540,16 @@ def test_report_of_a_summary_and_of_standard_input():
     check_sketched_run(doc["runs"][0], rows, alpha, [50, 90, 95, 99], "report of a summary")
     check(doc["runs"][0]["source"] == {"path": ssum, "format": "servestat-summary"}, f"source: {doc['runs'][0]['source']}")
     check("End-to-end latency (e2e) — percentiles sketched, each within 1%" in md, "report.md: metric table not marked sketched")
-    check("Charts that need every request" in md and "are left out" in md, "report.md: no sentence on the charts left out")
+    check("- charts that need every request" in md and "are left out: this run is known by its sketches" in md,
+          "report.md: no sentence on the charts left out")
+    check("Percentiles of this run are read from quantile sketches" in md and "each within 1% of the exact value" in md,
+          "report.md: no note under the digest on the sketched percentiles")
     check("**Steady state:** not searched:" in md, "report.md: steady state of a summary")
     plots = sorted(os.listdir(os.path.join(out, "plots")))
     check("random-e2e-ecdf.svg" in plots and "random-e2e-percentiles.svg" in plots, f"sketched plots: {plots}")
     for word in ("timeline", "-vs-", "histogram", "box"):
         check(not any(word in p for p in plots), f"a chart needing every request drawn from a summary: {plots}")
-    with open(os.path.join(out, "plots", "random-e2e-ecdf.svg")) as f:
+    with open(os.path.join(out, "plots", "random-e2e-ecdf.svg"), encoding="utf-8") as f:
         check("sketched, each value within 1%" in f.read(), "the sketched ECDF does not say it is sketched")
     # Standard input over the limit: streamed into sketches, the same numbers against numpy.
     out = os.path.join(WORK, "report-of-stdin")
@@ -600,11 +603,18 @@ def test_compare_of_two_summaries():
         if c is None:
             continue
         subset, metric, statistic = (["all"] + name.split("."))[-3:]
+        exact = {}
         for side in ("before", "after"):
             values = [v for r, v in metrics[side][metric] if subset == "all" or r["prompt_tokens"] >= 2048]
-            exp = float(np.mean(values)) if statistic == "mean" else float(np.percentile(values, float(statistic[1:])))
-            close(c[side], exp, f"compare {name} {side}", rel=1e-12 if statistic == "mean" else alpha * (1 + 1e-9))
+            exact[side] = float(np.mean(values)) if statistic == "mean" else float(np.percentile(values, float(statistic[1:])))
+            close(c[side], exact[side], f"compare {name} {side}", rel=1e-12 if statistic == "mean" else alpha * (1 + 1e-9))
         close(c["relative_change"], c["after"] / c["before"] - 1, f"compare {name} relative change", rel=1e-12)
+        if statistic == "mean":  # means are exact: no bound
+            check(c["sketch_bound"] is None, f"compare {name}: a bound on an exact mean: {c['sketch_bound']}")
+        else:  # the exact relative change (numpy) lies within the stated bound of the sketched one
+            off = abs(exact["after"] / exact["before"] - 1 - c["relative_change"])
+            check(c["sketch_bound"] is not None and off <= c["sketch_bound"],
+                  f"compare {name}: exact relative change off by {off}, bound {c['sketch_bound']}")
         check(c["verdict"] == "untested" and c["ci"] is None and c["p_value"] is None, f"compare {name}: {c}")
     rps = change_named(pair, "rps")
     check(rps is not None and rps["verdict"] == "single" and rps["before"] == sides["before"][2]["rps"]
@@ -631,8 +641,8 @@ def test_compare_of_two_summaries():
     res = servestat("compare", "-o", out, sides["before"][1], sides["after"][1])
     check(res.returncode == 0, f"compare -o of summaries: {res.stderr}")
     if res.returncode == 0:
-        with open(os.path.join(out, "plots", "e2e-ecdf-all.svg")) as f:
-            check("sketched, each value within 1%" in f.read(), "compare ECDF of summaries not marked sketched")
+        with open(os.path.join(out, "plots", "e2e-ecdf-all.svg"), encoding="utf-8") as f:
+            check("before: random (sketched ±1%)" in f.read(), "compare ECDF of summaries not marked sketched")
 
 
 def test_bad_summaries_are_named():

@@ -68,6 +68,9 @@ struct change {
     std::optional<interval> delta_ci, relative_ci;
     std::optional<double> p_value; // Mann–Whitney U, two-sided, on the whole distribution
     verdict result = verdict::no_change;
+    // Percentiles read from sketches (compare_statistics): the relative change lies within ± this
+    // of the one the exact percentiles would give.
+    std::optional<double> sketch_bound;
 };
 
 // The sides ("before", "after") whose value of a percentile statistic rests on few samples
@@ -352,6 +355,16 @@ inline std::optional<double> share_of(std::size_t part, std::size_t whole) {
     return whole == 0 ? std::nullopt : std::optional<double>(static_cast<double>(part) / static_cast<double>(whole));
 }
 
+// How far a relative change r' of two percentiles, each within its side's relative error (0 when
+// exact), can lie from the exact one r: after / before = (exact ratio) · k with k between
+// (1 − α_after) / (1 + α_before) and (1 + α_after) / (1 − α_before), so |r − r'| ≤ (1 + r') ·
+// max(1/k_low − 1, 1 − 1/k_high) = (1 + r') · ((1 + α_before) / (1 − α_after) − 1).
+inline std::optional<double> sketch_bound(std::optional<double> relative, std::optional<double> alpha_before,
+                                          std::optional<double> alpha_after) {
+    if (!relative || (!alpha_before && !alpha_after)) return std::nullopt;
+    return (1 + *relative) * ((1 + alpha_before.value_or(0)) / (1 - alpha_after.value_or(0)) - 1);
+}
+
 // Whether a side held some request back in the client for over a millisecond (max is exact in a sketch).
 inline bool held_back(const run_stats& r) {
     const summary* q = find_summary(r, "all", metric::client_queue);
@@ -390,10 +403,13 @@ inline run_comparison compare_statistics(const run_stats& before, const run_stat
             const std::size_t nb = b ? b->n : 0, na = a ? a->n : 0;
             if (nb == 0 && na == 0) continue;
             const std::string name(to_string(m));
-            for (double p : o.percentiles)
-                out.push_back(detail::untested_change(s.name, name, percentile_key(p), true, nb, na,
-                                                      b ? find_percentile(*b, p) : std::nullopt,
-                                                      a ? find_percentile(*a, p) : std::nullopt));
+            for (double p : o.percentiles) {
+                change& c = out.emplace_back(detail::untested_change(s.name, name, percentile_key(p), true, nb, na,
+                                                                     b ? find_percentile(*b, p) : std::nullopt,
+                                                                     a ? find_percentile(*a, p) : std::nullopt));
+                c.sketch_bound = detail::sketch_bound(c.relative, b ? b->sketch_alpha : std::nullopt,
+                                                      a ? a->sketch_alpha : std::nullopt);
+            }
             out.push_back(detail::untested_change(s.name, name, "mean", true, nb, na, b ? b->mean : std::nullopt,
                                                   a ? a->mean : std::nullopt));
         }

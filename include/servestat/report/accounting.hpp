@@ -3,7 +3,7 @@
 // the runs a sweep or grid does not show. No row leaves a report without a line saying so.
 #pragma once
 
-#include <algorithm> // std::find_if
+#include <algorithm> // std::find_if, std::max
 #include <cstddef>  // std::size_t
 #include <map>      // std::map
 #include <optional> // std::optional
@@ -97,6 +97,23 @@ inline json accounting_view(const std::vector<input_rows>& inputs, std::span<con
         if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {l.reason, std::string()});
         it->second.append(it->second.empty() ? "" : ", ").append(runs[l.run].meta.label);
     }
+    // Runs read into sketches (summary files, logs over --memory-limit): which numbers are not exact.
+    std::string sketched;
+    std::optional<double> widest;
+    for (const auto& r : runs) {
+        std::optional<double> alpha;
+        for (const auto& s : r.subsets)
+            for (const auto& m : s.metrics)
+                if (m.stats.sketch_alpha) alpha = std::max(alpha.value_or(0.0), *m.stats.sketch_alpha);
+        if (!alpha) continue;
+        sketched.append(sketched.empty() ? "" : ", ").append(r.meta.label);
+        widest = std::max(widest.value_or(0.0), *alpha);
+    }
+    if (widest)
+        out.push_back({{"text", fmt::format("Percentiles of {} are read from quantile sketches (a summary file, or a log "
+                                            "larger than --memory-limit), each within {:g}% of the exact value; counts, "
+                                            "rates, min and max are exact.",
+                                            runs.size() == 1 ? "this run" : sketched, 100 * *widest)}});
     for (const auto& [reason, labels] : by_reason)
         out.push_back({{"text", fmt::format("Not shown on a sweep or grid: {} ({}); each is in the run tables.", labels, reason)}});
     return out;

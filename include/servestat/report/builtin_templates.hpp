@@ -457,9 +457,6 @@ table.kpi td:first-child { white-space: nowrap; }
 {{#digest_few_samples}}
 <p class="note">{{few_samples_note}}</p>
 {{/digest_few_samples}}
-{{#sketched_note}}
-<p class="note">{{sketched_note}}</p>
-{{/sketched_note}}
 {{#has_sweep_overlays}}
 <h2>Sweeps side by side</h2>
 {{#sweep_overlays}}
@@ -619,9 +616,6 @@ Prompt tokens {{prompt_tokens}}; output tokens {{output_tokens}}. Nothing was me
 End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mark}}, p99 {{e2e_p99}}{{e2e_p99_mark}}{{#has_ttft}}; time to first token p50 {{ttft_p50}}{{ttft_p50_mark}}, p90 {{ttft_p90}}{{ttft_p90_mark}}, p99 {{ttft_p99}}{{ttft_p99_mark}}{{/has_ttft}}.
 {{^has_rates}}<br>(This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.){{/has_rates}}</p>
 {{/headline}}
-{{#sketched}}
-<p class="note">{{numbers}} {{charts}}</p>
-{{/sketched}}
 {{/has_requests}}
 {{#has_requests}}
 <p class="steady-state"><strong>Steady state:</strong> {{steady_state_text}}</p>
@@ -759,10 +753,6 @@ Short and long rows count their successful requests; rates and ok % belong to th
 
 {{few_samples_note}}
 {{/digest_few_samples}}
-{{#sketched_note}}
-
-{{sketched_note}}
-{{/sketched_note}}
 
 {{#has_sweep_overlays}}
 ## Sweeps side by side
@@ -932,10 +922,6 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 (This log has per-request durations but no shared clock, so rates and concurrency cannot be derived.)
 {{/has_rates}}
 {{/headline}}
-{{#sketched}}
-
-{{numbers}} {{charts}}
-{{/sketched}}
 {{/has_requests}}
 {{#has_requests}}
 
@@ -1044,9 +1030,6 @@ Only the tool's own aggregates, no per-request records.
 {{#headline}}
 **{{requests}} requests, {{success_rate}} succeeded**{{#has_rates}}: {{rps}}, {{output_tps}} output{{/has_rates}}.
 {{/headline}}
-{{#sketched}}
-{{numbers}}
-{{/sketched}}
 {{/has_requests}}
 {{#has_steady_state}}
 Steady state: {{steady_state_text}}

@@ -91,7 +91,9 @@ inline std::string delta_text(const change& c, double d) {
 
 inline std::string change_text(const change& c) {
     if (!c.delta) return missing_value;
-    return c.relative ? delta_text(c, *c.delta) + " (" + signed_percent(*c.relative) + ")" : delta_text(c, *c.delta);
+    // A change of sketched percentiles carries the bound of its error: "+0.0% ±2.0%", not a bare 0.
+    const std::string bound = c.sketch_bound ? fmt::format(" ±{:.1f}%", 100 * *c.sketch_bound) : std::string();
+    return c.relative ? delta_text(c, *c.delta) + " (" + signed_percent(*c.relative) + bound + ")" : delta_text(c, *c.delta);
 }
 
 // The interval of the relative change, or of the absolute one when the baseline is zero.

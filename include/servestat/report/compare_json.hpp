@@ -42,6 +42,7 @@ inline json to_json(const change& c) {
             {"ci", interval_json(c.delta_ci)},
             {"relative_ci", interval_json(c.relative_ci)},
             {"p_value", or_null(c.p_value)},
+            {"sketch_bound", or_null(c.sketch_bound)},
             {"verdict", std::string(to_string(c.result))},
             {"few_samples", few_sample_sides(c)}};
 }

@@ -61,6 +61,15 @@ inline std::vector<located_change> located_changes(const comparison& c) {
     return out;
 }
 
+// Whether a side was known by its sketches only: then "no significant change" would claim a test
+// that was never run.
+inline bool has_untested(const comparison& c) {
+    for (const auto& p : c.pairs)
+        for (const auto& x : p.comparison.changes)
+            if (x.result == verdict::untested) return true;
+    return false;
+}
+
 // The significant changes merged across levels (ties by name): grouped by subset and metric for
 // the body, one by one for the appendix; or a sentence saying there are none.
 inline void add_significant(const comparison& c, const verdict_options& o, digest_findings& out) {
@@ -68,7 +77,7 @@ inline void add_significant(const comparison& c, const verdict_options& o, diges
     auto merged = merge_changes(located);
     std::stable_sort(merged.begin(), merged.end(),
                      [](const merged_change& a, const merged_change& b) { return a.name < b.name; });
-    if (merged.empty()) {
+    if (merged.empty() && !has_untested(c)) {
         const digest_finding none{1.0, "none",
                                   fmt::format("No statistic changed significantly beyond the ±{} noise band.", percent_text(o.noise))};
         out.body.push_back(none);
@@ -596,7 +605,10 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             out.push_back({6 + best->score, std::string(direction == verdict::improved ? "Largest gain: " : "Largest cost: ") +
                                                 group_sentence(param, *best, v)});
     }
-    if (merged.empty())
+    if (merged.empty() && detail::has_untested(c))
+        out.push_back({9, "Nothing was tested: a side is a summary or a streamed log, whose sketches hold no requests "
+                          "to bootstrap or rank; the changes below are point values."});
+    else if (merged.empty())
         out.push_back({9, fmt::format("No statistic changed significantly: every difference is within the ±{} noise "
                                       "band or not significant (Mann–Whitney p ≥ {:g}).",
                                       detail::percent_text(v.noise), v.alpha)});
@@ -743,7 +755,7 @@ inline std::vector<plot_file> pair_plots(const comparison& c, const compared_pai
     std::vector<plot_file> out;
     std::set<std::string> used;
     const auto sb = split_into_subsets(b.requests, so), sa = split_into_subsets(a.requests, so);
-    const auto sketched = [](const run_accumulator* s) { return s ? " (" + sketched_words(s->sketch_alpha()) + ")" : std::string(); };
+    const auto sketched = [](const run_accumulator* s) { return s ? " (" + sketched_mark(s->sketch_alpha()) + ")" : std::string(); };
     const std::string bn = "before: " + b.meta.label + sketched(b_sketch), an = "after: " + a.meta.label + sketched(a_sketch),
                       heading = pair_heading(c, p);
     for (metric m : {metric::e2e, metric::ttft}) {

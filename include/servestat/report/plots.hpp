@@ -294,6 +294,9 @@ inline std::vector<double> sketch_quantile_values(const quantile_sketch& s, std:
 // "sketched, each value within 0.5%": how a chart drawn from sketches says so.
 inline std::string sketched_words(double alpha) { return fmt::format("sketched, each value within {:g}%", 100 * alpha); }
 
+// "sketched ±0.5%": the same, short enough for a legend entry.
+inline std::string sketched_mark(double alpha) { return fmt::format("sketched ±{:g}%", 100 * alpha); }
+
 // The sketched counterpart of by_subset: all, short and long from their sketches.
 inline void sketched_by_subset(const run_accumulator& acc, metric m, std::vector<plot::named_values>& series,
                                std::vector<std::size_t>& counts) {
@@ -389,7 +392,7 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
             if (values.empty()) continue;
             if (std::find(knee_runs.begin(), knee_runs.end(), k) != knee_runs.end()) knees.push_back(series.size());
             stands_for.push_back(acc ? static_cast<std::size_t>(from_sketch->count()) : 0);
-            series.push_back({acc ? r->meta.label + " (" + detail::sketched_words(acc->sketch_alpha()) + ")" : r->meta.label,
+            series.push_back({acc ? r->meta.label + " (" + detail::sketched_mark(acc->sketch_alpha()) + ")" : r->meta.label,
                               std::move(values)});
             p99.push_back(k < stats.size() ? find_percentile(stats[k], "all", m, 99) : std::nullopt);
         }

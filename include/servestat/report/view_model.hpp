@@ -208,9 +208,15 @@ inline json reported_rows(const run_metadata& meta) {
     return rows;
 }
 
-inline json note_rows(const run_metadata& meta) {
+// A sketched run's notes end with the charts it cannot have, and why.
+inline json note_rows(const run_metadata& meta, bool sketched = false) {
     json rows = json::array();
     for (const auto& note : meta.notes) rows.push_back({{"text", note}});
+    if (sketched)
+        rows.push_back({{"text", "charts that need every request (the latency histogram and box plot, latency against "
+                                 "token counts, throughput and tail latency over time) are left out: this run is known "
+                                 "by its sketches, not its requests; its distribution curves are drawn from the "
+                                 "sketches"}});
     return rows;
 }
 
@@ -264,19 +270,6 @@ inline json compact_rows(const run_stats& r) {
 inline bool has_measured_requests(const run_stats& r) { return r.requests > 0 && r.meta.kind != run_kind::arrivals; }
 
 
-// What a sketched run's section says about its numbers and the charts it cannot have.
-inline json sketched_view(const run_stats& r) {
-    const auto alpha = sketch_alpha_of(r);
-    if (!alpha) return nullptr;
-    return {{"bound", bound_text(*alpha)},
-            {"numbers", fmt::format("Percentiles here are read from quantile sketches, each within {} of the exact value; "
-                                    "counts, rates, min and max are exact, and means and std agree with an exact pass to "
-                                    "the last digits.",
-                                    bound_text(*alpha))},
-            {"charts", "Charts that need every request (the latency histogram and box plot, latency against token "
-                       "counts, throughput and tail latency over time) are left out: this run is known by its sketches, "
-                       "not its requests. The distribution curves are drawn from the sketches."}};
-}
 
 // The steady-state line of a run: the window and what --steady-state did or would do with it, or
 // why there is none.
@@ -327,7 +320,7 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"arrivals", arrivals_view(r)},
               {"duration_reported", r.duration_from == duration_source::reported},
               {"has_notes", !r.meta.notes.empty()},
-              {"notes", note_rows(r.meta)},
+              {"notes", note_rows(r.meta, sketch_alpha_of(r).has_value())},
               {"has_reported", !r.meta.reported.empty()},
               {"reported", reported_rows(r.meta)},
               {"headline", headline(r)},
@@ -350,8 +343,7 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"steady_state", steady_state_view(r.steady_state)},
               {"steady_state_text", sketch_alpha_of(r) && !r.steady_state.window
                                         ? "not searched: " + r.steady_state.reason + "."
-                                        : steady_state_text(r.steady_state)},
-              {"sketched", sketched_view(r)}};
+                                        : steady_state_text(r.steady_state)}};
     return view;
 }
 
@@ -380,13 +372,6 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     std::vector<run_stats> stats;
     std::vector<std::vector<finding>> findings;
     const json comparison = detail::comparison_rows(runs);
-    std::string sketched_labels; // the runs whose percentiles are sketched, for one note under the digest
-    std::optional<double> widest;
-    for (const auto& a : runs)
-        if (const auto alpha = detail::sketch_alpha_of(a.stats)) {
-            sketched_labels.append(sketched_labels.empty() ? "" : ", ").append(a.stats.meta.label);
-            widest = std::max(widest.value_or(0.0), *alpha);
-        }
     const auto titles = sweep_titles(sweeps);
     json sweep_views = json::array();
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
@@ -424,10 +409,6 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             // Once is enough where the runs compared follow the digest's own footnote.
             {"comparison_few_samples", !digest_few && shows_few_samples(comparison)},
             {"few_samples_note", few_samples_note(o.summary.percentiles)},
-            {"sketched_note", widest ? fmt::format("Percentiles of {} are read from quantile sketches (a summary file or a "
-                                                   "log larger than --memory-limit), each within {} of the exact value.",
-                                                   runs.size() == 1 ? "this run" : sketched_labels, detail::bound_text(*widest))
-                                     : std::string()},
             {"has_kpi_slo", !o.slos.empty()},
             {"many_runs", comparison.size() > 1},
             {"runs_in_sweeps", detail::all_in_sweeps(runs.size(), sweeps)},
