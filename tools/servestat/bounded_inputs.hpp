@@ -177,10 +177,11 @@ inline bounded_input read_bounded_input(const std::string& input, const analysis
     return out;
 }
 
-// The statistics of a sketched input, read with the command's percentiles, method and ddof.
-inline run_stats sketched_stats(const bounded_input& in, const stats_options& o) {
-    run_stats out = in.sketched->result(in.whole.meta, in.whole.skipped, o.summary);
-    out.meta.notes.push_back(in.note);
+// The statistics of a run known by its accumulator (`r` holds its metadata and skipped lines), read
+// with the command's percentiles, method and ddof, with the note on what is sketched.
+inline run_stats sketched_stats(const run_accumulator& acc, const run& r, const std::string& note, const stats_options& o) {
+    run_stats out = acc.result(r.meta, r.skipped, o.summary);
+    out.meta.notes.push_back(note);
     return out;
 }
 

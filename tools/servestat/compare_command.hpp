@@ -154,7 +154,8 @@ inline comparison compare_sketched_sides(const compare_side& before, const compa
     auto& ps = o.compare.stats.summary.percentiles;
     if (std::find(ps.begin(), ps.end(), o.slo_percentile) == ps.end()) ps.push_back(o.slo_percentile);
     const auto stats_of = [&](const compare_side& s) {
-        return s.sketched() ? sketched_stats(*s.bounded, o.compare.stats) : analyze(s.runs.front(), o.compare.stats);
+        return s.sketched() ? sketched_stats(*s.bounded->sketched, s.bounded->whole, s.bounded->note, o.compare.stats)
+                            : analyze(s.runs.front(), o.compare.stats);
     };
     return {"single", {{std::nullopt, compare_statistics(stats_of(before), stats_of(after), o.compare), 0, 0}}, std::nullopt, {}};
 }

@@ -2,7 +2,7 @@
 // `servestat templates` (list or dump the built-in templates).
 #pragma once
 
-#include <algorithm>  // std::find, std::any_of, std::count
+#include <algorithm>  // std::find, std::count
 #include <cstdio>     // std::fputs
 #include <filesystem> // std::filesystem
 #include <fstream>    // std::ofstream
@@ -140,9 +140,6 @@ struct report_inputs {
     std::vector<std::optional<run_accumulator>> sketched;
     std::vector<std::string> notes; // per run: what its sketched statistics say about themselves
 
-    bool any_sketched() const {
-        return std::any_of(sketched.begin(), sketched.end(), [](const auto& s) { return s.has_value(); });
-    }
     void add(run&& r, std::optional<steady_state> cut = std::nullopt, std::optional<run_accumulator> acc = std::nullopt,
              std::string note = {}) {
         runs.push_back(std::move(r));
@@ -155,12 +152,12 @@ struct report_inputs {
 // What needs every request of every run, refused up front for summaries, standard input and logs
 // over the limit (as stats refuses --steady-state for them).
 inline void refuse_whole_run_options(const report_args& a, const std::string& input) {
-    const std::string what = input == "-" ? "standard input" : "'" + input + "'";
-    const std::string why = is_summary_input(input) ? " is a summary" : input == "-" ? " may not fit in memory: save it to a file"
-                                                                                     : " is larger than --memory-limit";
-    if (a.steady_state) throw usage_error("--steady-state needs every request in memory: " + what + why);
-    if (a.trend) throw usage_error("--trend bootstraps every request of each run: " + what + why);
-    if (!a.group.by.empty()) throw usage_error("--group-by needs every request of each run: " + what + why);
+    const std::string why = input == "-"              ? "save standard input to a file"
+                            : is_summary_input(input) ? "'" + input + "' is a summary"
+                                                      : "'" + input + "' is larger than --memory-limit";
+    if (a.steady_state) throw usage_error("--steady-state needs every request in memory: " + why);
+    if (a.trend) throw usage_error("--trend bootstraps every request of each run: " + why);
+    if (!a.group.by.empty()) throw usage_error("--group-by needs every request of each run: " + why);
 }
 
 // Reads the inputs in order: logs that fit together (side by side), the others one by one within
@@ -234,13 +231,10 @@ inline int run_report_command(const report_args& a) {
     std::vector<std::optional<std::size_t>> sketched_requests; // the rows each sketched run stands for
     std::vector<const run_accumulator*> sketched;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (in.sketched[i]) {
-            auto st = in.sketched[i]->result(runs[i].meta, runs[i].skipped, options.summary);
-            st.meta.notes.push_back(in.notes[i]);
-            analysed.push_back({std::move(st), std::nullopt}); // no per-request fit of e2e to output tokens
-        } else {
+        if (in.sketched[i]) // no per-request fit of e2e to output tokens
+            analysed.push_back({sketched_stats(*in.sketched[i], runs[i], in.notes[i], options), std::nullopt});
+        else
             analysed.push_back(report::analyse(runs[i], options));
-        }
         record_cut(analysed.back().stats, cuts[i]);
         stats.push_back(analysed.back().stats);
         sketched_requests.push_back(in.sketched[i] ? std::optional<std::size_t>(stats.back().requests) : std::nullopt);

@@ -41,7 +41,7 @@ inline run_stats bounded_stats(const std::string& input, const stats_args& a, co
                                        : "--steady-state needs every request in memory: '" + input +
                                              "' is larger than --memory-limit");
     const bounded_input in = read_bounded_input(input, a, a, o, limit);
-    return in.sketched ? sketched_stats(in, o) : analyze(in.whole, o);
+    return in.sketched ? sketched_stats(*in.sketched, in.whole, in.note, o) : analyze(in.whole, o);
 }
 
 inline std::string seconds_or_dash(const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
