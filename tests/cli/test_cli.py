@@ -496,10 +496,188 @@ def test_report_and_compare_state_the_steady_state():
         check(any(n.startswith("steady state ") for n in pair["after"]["notes"]), "compare JSON notes")
 
 
+def check_sketched_run(run, rows, alpha, percentiles, what):
+    """A run read from sketches against numpy on its log: counts, min and max equal, means and std to
+    1e-12, each percentile within alpha."""
+    metrics = per_request_metrics(rows)
+    for name, member in {"all": lambda p: True, "long": lambda p: p >= 2048}.items():
+        for metric, pairs in metrics.items():
+            values = [v for r, v in pairs if member(r["prompt_tokens"])]
+            exp = expected_summary(values, percentiles, "linear", 1)
+            got = run["subsets"][name]["metrics"][metric]
+            where = f"{what} {name}.{metric}"
+            check(got.get("sketch_relative_error") == alpha, f"{where}: sketch_relative_error {got.get('sketch_relative_error')}")
+            for k in ("n", "min", "max"):
+                check(got[k] == exp[k], f"{where}.{k}: {got[k]} != {exp[k]}")
+            close(got["mean"], exp["mean"], f"{where}.mean", rel=1e-12)
+            close(got["std"], exp["std"], f"{where}.std", rel=1e-12)
+            for p in percentiles:
+                close(got[key(p)], exp[key(p)], f"{where}.{key(p)}", rel=alpha * (1 + 1e-9))
+    ok = sum(1 for r in rows if r["status"] == "ok")
+    check(run["requests"] == len(rows) and run["ok"] == ok, f"{what}: requests {run['requests']}, ok {run['ok']}")
+
+
+def read_report(out_dir):
+    with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    with open(os.path.join(out_dir, "report.md"), encoding="utf-8") as f:
+        return doc, f.read()
+
+
+def test_report_of_a_summary_and_of_standard_input():
+    log = os.path.join(WORK, "report-sketched.jsonl")
+    rows = write_random_log(log, 20_000, seed=21)  # the least that --memory-limit 1M streams
+    alpha = 0.01
+    ssum = os.path.join(WORK, "report-sketched.ssum.json")
+    res = servestat("summarize", "--sketch-alpha", str(alpha), "-o", ssum, log)
+    check(res.returncode == 0, f"summarize: {res.stderr}")
+    out = os.path.join(WORK, "report-of-summary")
+    res = servestat("report", "-o", out, ssum)
+    check(res.returncode == 0, f"report of a summary: {res.stderr}")
+    if res.returncode != 0:
+        return
+    doc, md = read_report(out)
+    check_sketched_run(doc["runs"][0], rows, alpha, [50, 90, 95, 99], "report of a summary")
+    check(doc["runs"][0]["source"] == {"path": ssum, "format": "servestat-summary"}, f"source: {doc['runs'][0]['source']}")
+    check("End-to-end latency (e2e) — percentiles sketched, each within 1%" in md, "report.md: metric table not marked sketched")
+    check("- charts that need every request" in md and "are left out: this run is known by its sketches" in md,
+          "report.md: no sentence on the charts left out")
+    check("Percentiles of this run are read from quantile sketches" in md and "each within 1% of the exact value" in md,
+          "report.md: no note under the digest on the sketched percentiles")
+    check("**Steady state:** not searched:" in md, "report.md: steady state of a summary")
+    plots = sorted(os.listdir(os.path.join(out, "plots")))
+    check("random-e2e-ecdf.svg" in plots and "random-e2e-percentiles.svg" in plots, f"sketched plots: {plots}")
+    for word in ("timeline", "-vs-", "histogram", "box"):
+        check(not any(word in p for p in plots), f"a chart needing every request drawn from a summary: {plots}")
+    with open(os.path.join(out, "plots", "random-e2e-ecdf.svg"), encoding="utf-8") as f:
+        check("sketched, each value within 1%" in f.read(), "the sketched ECDF does not say it is sketched")
+    # Standard input over the limit: streamed into sketches, the same numbers against numpy.
+    out = os.path.join(WORK, "report-of-stdin")
+    res = servestat_stdin(log, "report", "-o", out, "--memory-limit", "1M", "--sketch-alpha", str(alpha), "-")
+    check(res.returncode == 0, f"report --memory-limit 1M -: {res.stderr!r}")
+    if res.returncode == 0:
+        doc, md = read_report(out)
+        check_sketched_run(doc["runs"][0], rows, alpha, [50, 90, 95, 99], "report of standard input")
+        check(doc["runs"][0]["source"]["path"] == "-", f"source of standard input: {doc['runs'][0]['source']}")
+        check(doc["inputs"][0]["rows_read"] == len(rows), f"inputs of standard input: {doc['inputs']}")
+    # Within the limit, standard input is the log: the report of the file, but for the path.
+    whole, piped = os.path.join(WORK, "report-of-file"), os.path.join(WORK, "report-of-stdin-whole")
+    check(servestat("report", "--format", "json", "-o", whole, log).returncode == 0, "report of the log")
+    res = servestat_stdin(log, "report", "--format", "json", "-o", piped, "-")
+    check(res.returncode == 0, f"report -: {res.stderr!r}")
+    if res.returncode == 0:
+        with open(os.path.join(whole, "report.json")) as f, open(os.path.join(piped, "report.json")) as g:
+            check(g.read().replace('"path": "-"', json.dumps({"path": log})[1:-1]) == f.read(),
+                  "report of standard input within the limit is not the report of the file")
+    res = servestat_stdin(log, "report", "--steady-state", "-o", out, "-")
+    check(res.returncode == 2 and b"--steady-state" in res.stderr, f"report --steady-state -: {res.stderr!r}")
+    expect_error(["report", "--trend", "-o", out, ssum], 2, "--trend", ssum)
+    expect_error(["report", "--memory-limit", "12Q", "-o", out, ssum], 2, "--memory-limit")
+
+
+def change_named(pair, name):
+    return next((c for c in pair["changes"] if c["name"] == name), None)
+
+
+def test_compare_of_two_summaries():
+    alpha = 0.01
+    sides = {}
+    for side, seed in (("before", 31), ("after", 32)):
+        log = os.path.join(WORK, f"compare-{side}.jsonl")
+        rows = write_random_log(log, 6_000, seed=seed)
+        ssum = os.path.join(WORK, f"compare-{side}.ssum.json")
+        res = servestat("summarize", "--sketch-alpha", str(alpha), "-o", ssum, log)
+        check(res.returncode == 0, f"summarize {side}: {res.stderr}")
+        whole = json.loads(servestat("stats", "--json", log).stdout)["runs"][0]  # the exact path, checked against numpy
+        sides[side] = (rows, ssum, whole)
+    res = servestat("compare", "--json", sides["before"][1], sides["after"][1])
+    check(res.returncode == 0, f"compare of two summaries: {res.stderr}")
+    if res.returncode != 0:
+        return
+    doc = json.loads(res.stdout)
+    pair = doc["pairs"][0]
+    metrics = {side: per_request_metrics(rows) for side, (rows, _, _) in sides.items()}
+    for name in ("e2e.p50", "e2e.p90", "e2e.p99", "e2e.mean", "ttft.p99", "long.e2e.p99", "tpot.p50"):
+        c = change_named(pair, name)
+        check(c is not None, f"compare: no change {name}")
+        if c is None:
+            continue
+        subset, metric, statistic = (["all"] + name.split("."))[-3:]
+        exact = {}
+        for side in ("before", "after"):
+            values = [v for r, v in metrics[side][metric] if subset == "all" or r["prompt_tokens"] >= 2048]
+            exact[side] = float(np.mean(values)) if statistic == "mean" else float(np.percentile(values, float(statistic[1:])))
+            close(c[side], exact[side], f"compare {name} {side}", rel=1e-12 if statistic == "mean" else alpha * (1 + 1e-9))
+        close(c["relative_change"], c["after"] / c["before"] - 1, f"compare {name} relative change", rel=1e-12)
+        if statistic == "mean":  # means are exact: no bound
+            check(c["sketch_bound"] is None, f"compare {name}: a bound on an exact mean: {c['sketch_bound']}")
+        else:  # the exact relative change (numpy) lies within the stated bound of the sketched one
+            off = abs(exact["after"] / exact["before"] - 1 - c["relative_change"])
+            check(c["sketch_bound"] is not None and off <= c["sketch_bound"],
+                  f"compare {name}: exact relative change off by {off}, bound {c['sketch_bound']}")
+        check(c["verdict"] == "untested" and c["ci"] is None and c["p_value"] is None, f"compare {name}: {c}")
+    rps = change_named(pair, "rps")
+    check(rps is not None and rps["verdict"] == "single" and rps["before"] == sides["before"][2]["rps"]
+          and rps["after"] == sides["after"][2]["rps"], f"compare rps: {rps}")
+    success = change_named(pair, "success_rate")
+    exp = [sum(r["status"] == "ok" for r in sides[s][0]) / len(sides[s][0]) for s in ("before", "after")]
+    check(success is not None and [success["before"], success["after"]] == exp and success["verdict"] == "untested",
+          f"compare success_rate: {success} (numpy {exp})")
+    judged = sum(doc["verdicts"][v] for v in ("improved", "regressed", "no_change", "within_noise"))
+    check(judged == 0 and doc["verdicts"]["untested"] > 0, f"verdicts of sketched sides: {doc['verdicts']}")
+    res = servestat("compare", sides["before"][1], sides["after"][1])
+    check("untested: needs logs" in res.stdout and "statistics are untested" in res.stdout, f"compare table: {res.stdout[-800:]}")
+    expect_error(["compare", "--fail-on", "regressed", sides["before"][1], sides["after"][1]], 2, "--fail-on", "cannot be tested")
+    expect_error(["compare", "--fail-on", "regressed:e2e.p99", sides["before"][1], sides["after"][1]], 2, "e2e.p99")
+    # A summary against a log read whole: the log's side exact, the pair still untested.
+    res = servestat("compare", "--json", sides["before"][1], os.path.join(WORK, "compare-after.jsonl"))
+    check(res.returncode == 0, f"compare summary log: {res.stderr}")
+    if res.returncode == 0:
+        c = change_named(json.loads(res.stdout)["pairs"][0], "e2e.p99")
+        exact = float(np.percentile([v for _, v in metrics["after"]["e2e"]], 99))
+        close(c["after"], exact, "compare summary log: the log's e2e.p99 exact", rel=1e-12)
+        check(c["verdict"] == "untested", f"compare summary log e2e.p99: {c}")
+    out = os.path.join(WORK, "compare-of-summaries")
+    res = servestat("compare", "-o", out, sides["before"][1], sides["after"][1])
+    check(res.returncode == 0, f"compare -o of summaries: {res.stderr}")
+    if res.returncode == 0:
+        with open(os.path.join(out, "plots", "e2e-ecdf-all.svg"), encoding="utf-8") as f:
+            check("before: random (sketched ±1%)" in f.read(), "compare ECDF of summaries not marked sketched")
+
+
+def test_bad_summaries_are_named():
+    log = os.path.join(WORK, "bad-summaries.jsonl")
+    write_random_log(log, 2_000, seed=41)
+    good, other = os.path.join(WORK, "good.ssum.json"), os.path.join(WORK, "short32.ssum.json")
+    check(servestat("summarize", "-o", good, log).returncode == 0, "summarize")
+    check(servestat("summarize", "--short-max", "32", "-o", other, log).returncode == 0, "summarize --short-max 32")
+    out = os.path.join(WORK, "bad-summary-report")
+    expect_error(["report", "-o", out, other], 2, other, "--short-max 32", "give report the summary's")
+    expect_error(["compare", good, other], 2, other, "--short-max 32")
+    check(servestat("report", "--short-max", "32", "-o", out, other).returncode == 0, "report with the summary's options")
+    with open(good) as f:
+        doc = json.load(f)
+    doc["run"]["ok"] = doc["run"]["requests"] + 1
+    corrupt = os.path.join(WORK, "corrupt.ssum.json")
+    with open(corrupt, "w") as f:
+        f.write(json.dumps(doc, separators=(",", ":")) + "\n")
+    expect_error(["report", "-o", out, corrupt], 3, corrupt, "run.ok")
+    expect_error(["compare", good, corrupt], 3, corrupt, "run.ok")
+    with open(good) as f:
+        text = f.read()
+    cut = os.path.join(WORK, "cut.ssum.json")
+    with open(cut, "w") as f:
+        f.write(text[: len(text) // 2])
+    expect_error(["report", "-o", out, cut], 3, cut)
+    expect_error(["compare", cut, good], 3, cut)
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic, test_threads_give_identical_output,
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
                               test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout,
                               test_folder_lists_each_run_once, test_steady_state_cuts_to_the_reported_window,
                               test_report_and_compare_state_the_steady_state, test_standard_input_and_memory_limit,
-                              test_summaries_of_shards_merge_into_the_whole]))
+                              test_summaries_of_shards_merge_into_the_whole,
+                              test_report_of_a_summary_and_of_standard_input, test_compare_of_two_summaries,
+                              test_bad_summaries_are_named]))

@@ -3,10 +3,12 @@
 // when a chosen statistic regressed beyond noise.
 #pragma once
 
+#include <algorithm>  // std::find
 #include <charconv>   // std::from_chars
 #include <cstdint>    // std::uint64_t
 #include <cstdio>     // std::fputs
 #include <optional>   // std::optional
+#include <tuple>      // std::tuple
 #include <string>     // std::string
 #include <vector>     // std::vector
 
@@ -18,13 +20,14 @@
 #include <servestat/report/compare_view.hpp>  // compare_view_model, compare_plots, compare_findings
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
+#include "bounded_inputs.hpp"   // memory_args, read_bounded_input, sketched_stats
 #include "report_command.hpp"   // detail::report_files, detail::write_report
 
 namespace servestat::cli {
 
 constexpr int exit_gate_failed = 1;
 
-struct compare_args : analysis_args {
+struct compare_args : analysis_args, memory_args {
     std::string before, after;
     std::string noise = "2%";
     double alpha = 0.05;
@@ -65,6 +68,7 @@ inline void add_compare_options(CLI::App& cmd, compare_args& a) {
     cmd.add_option("--template", a.template_file, "A template replacing the built-in one (NAME.md.mustache or NAME.html.mustache)");
     cmd.add_option("--title", a.title, "Report title")->capture_default_str();
     cmd.add_flag("--json", a.json, "Print the comparison as JSON instead of the table");
+    add_memory_options(cmd, a);
 }
 
 namespace detail {
@@ -106,6 +110,56 @@ inline std::vector<run> read_side(const compare_args& a, const std::string& inpu
     return runs;
 }
 
+// One side of a comparison: its runs kept whole, or its one run known by its statistics (a summary
+// file, a log streamed past --memory-limit), which has no requests to resample.
+struct compare_side {
+    std::vector<run> runs;
+    std::optional<bounded_input> bounded;
+    bool sketched() const { return bounded && bounded->sketched; }
+    std::vector<const run_accumulator*> accumulators() const {
+        return {sketched() ? &*bounded->sketched : nullptr};
+    }
+};
+
+inline compare_side read_compare_side(const compare_args& a, const std::string& input, const stats_options& o,
+                                      std::size_t limit) {
+    compare_side side;
+    if (!is_bounded_input(input, limit)) {
+        side.runs = read_side(a, input);
+        return side;
+    }
+    if (a.steady_state)
+        throw usage_error("--steady-state needs every request in memory: " +
+                          (input == "-" ? std::string("save standard input to a file")
+                                        : "'" + input + (is_summary_input(input) ? "' is a summary" : "' is larger than --memory-limit")));
+    bounded_input in = read_bounded_input(input, a, a, o, limit, "compare");
+    if (!in.sketched) { // it fit: a log like any other, with every test
+        side.runs.push_back(std::move(in.whole));
+        return side;
+    }
+    side.runs.push_back(in.whole); // its metadata only: it holds no requests
+    side.bounded = std::move(in);
+    return side;
+}
+
+// Sides of which one is known by its statistics only: their one pair, every statistic as a point
+// value (compare_statistics), untested.
+inline comparison compare_sketched_sides(const compare_side& before, const compare_side& after, const comparison_options& given) {
+    for (const auto& [side, name, other] : {std::tuple{&before, "BEFORE", &after}, std::tuple{&after, "AFTER", &before}})
+        if (side->runs.size() != 1)
+            throw usage_error(fmt::format("{} holds {} runs, and {} is a summary or a streamed log: compare one run with one "
+                                          "run (sweeps and labelled sets need every request)",
+                                          name, side->runs.size(), other == &after ? "AFTER" : "BEFORE"));
+    comparison_options o = given; // as compare() does, each side's statistics hold slo_percentile too
+    auto& ps = o.compare.stats.summary.percentiles;
+    if (std::find(ps.begin(), ps.end(), o.slo_percentile) == ps.end()) ps.push_back(o.slo_percentile);
+    const auto stats_of = [&](const compare_side& s) {
+        return s.sketched() ? sketched_stats(*s.bounded->sketched, s.bounded->whole, s.bounded->note, o.compare.stats)
+                            : analyze(s.runs.front(), o.compare.stats);
+    };
+    return {"single", {{std::nullopt, compare_statistics(stats_of(before), stats_of(after), o.compare), 0, 0}}, std::nullopt, {}};
+}
+
 // compare.py's table: one block per pair, one line per statistic.
 inline void print_table(const json& view) {
     std::size_t index = 0; // view["pairs"] and view["stats"]["pairs"] are both in comparison order
@@ -141,18 +195,25 @@ inline int run_compare_command(const compare_args& a) {
     const detail::report_files files{a.out_dir, a.formats, a.template_file};
     detail::check(files);
     const comparison_options o = detail::to_comparison_options(a);
+    check_sketch_alpha(a);
     std::optional<gate_outcome> gate;
     if (!a.fail_on.empty()) gate = gate_outcome{a.fail_on, parse_gate(a.fail_on), {}};
-    const auto before = detail::read_side(a, a.before);
-    const auto after = detail::read_side(a, a.after);
-    const comparison c = compare(before, after, o);
+    if (a.before == "-" && a.after == "-") throw usage_error("standard input ('-') can be read once");
+    const std::size_t limit = detail::memory_limit_of(a);
+    const auto before_side = detail::read_compare_side(a, a.before, o.compare.stats, limit);
+    const auto after_side = detail::read_compare_side(a, a.after, o.compare.stats, limit);
+    const auto& before = before_side.runs;
+    const auto& after = after_side.runs;
+    const comparison c = before_side.sketched() || after_side.sketched()
+                             ? detail::compare_sketched_sides(before_side, after_side, o)
+                             : compare(before, after, o);
     if (gate) {
         validate(gate->rule, c);
         gate->failures = gate_failures(c, gate->rule);
     }
     json view = report::compare_view_model(c, o, gate, {.title = a.title});
     if (!a.out_dir.empty()) {
-        const auto plots = report::compare_plot_set(c, before, after, o);
+        const auto plots = report::compare_plot_set(c, before, after, o, before_side.accumulators(), after_side.accumulators());
         report::attach_compare_plots(view, plots);
         detail::write_report(files, "compare", view, report::all_plots(plots));
     }

@@ -2,7 +2,7 @@
 // `servestat templates` (list or dump the built-in templates).
 #pragma once
 
-#include <algorithm>  // std::find
+#include <algorithm>  // std::find, std::count
 #include <cstdio>     // std::fputs
 #include <filesystem> // std::filesystem
 #include <fstream>    // std::ofstream
@@ -25,11 +25,12 @@
 #include <servestat/report/view_model.hpp>        // build_view_model
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
+#include "bounded_inputs.hpp"   // memory_args, read_bounded_input, sketched_stats
 #include "group_by.hpp"         // group_args, add_group_options, attach_groups
 
 namespace servestat::cli {
 
-struct report_args : analysis_args {
+struct report_args : analysis_args, memory_args {
     std::string out_dir = "report";
     std::vector<std::string> formats{"md", "html", "json"};
     std::string template_file;
@@ -50,6 +51,7 @@ inline void add_report_options(CLI::App& cmd, report_args& a) {
                  "Runs of one workload over time: order them by start date and compare each with the previous "
                  "and the first (trend.md, trend.html, trend.json)");
     add_group_options(cmd, a.group);
+    add_memory_options(cmd, a);
 }
 
 namespace detail {
@@ -130,6 +132,63 @@ inline void write_report(const report_files& f, const std::string& kind, const j
 
 inline report_files files_of(const report_args& a) { return {a.out_dir, a.formats, a.template_file}; }
 
+// The runs of a report in input order: `runs[i]` is kept whole, or (`sketched[i]` set: a summary
+// file, a log streamed past --memory-limit) holds only its metadata and skipped lines.
+struct report_inputs {
+    std::vector<run> runs;
+    std::vector<std::optional<steady_state>> cuts; // --steady-state: the window each run was cut to
+    std::vector<std::optional<run_accumulator>> sketched;
+    std::vector<std::string> notes; // per run: what its sketched statistics say about themselves
+
+    void add(run&& r, std::optional<steady_state> cut = std::nullopt, std::optional<run_accumulator> acc = std::nullopt,
+             std::string note = {}) {
+        runs.push_back(std::move(r));
+        cuts.push_back(std::move(cut));
+        sketched.push_back(std::move(acc));
+        notes.push_back(std::move(note));
+    }
+};
+
+// What needs every request of every run, refused up front for summaries, standard input and logs
+// over the limit (as stats refuses --steady-state for them).
+inline void refuse_whole_run_options(const report_args& a, const std::string& input) {
+    const std::string why = input == "-"              ? "save standard input to a file"
+                            : is_summary_input(input) ? "'" + input + "' is a summary"
+                                                      : "'" + input + "' is larger than --memory-limit";
+    if (a.steady_state) throw usage_error("--steady-state needs every request in memory: " + why);
+    if (a.trend) throw usage_error("--trend bootstraps every request of each run: " + why);
+    if (!a.group.by.empty()) throw usage_error("--group-by needs every request of each run: " + why);
+}
+
+// Reads the inputs in order: logs that fit together (side by side), the others one by one within
+// the limit.
+inline report_inputs read_report_inputs(const report_args& a, const stats_options& o) {
+    const std::size_t limit = memory_limit_of(a);
+    const auto inputs = expand_globs(a.logs);
+    if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
+    for (const auto& input : inputs)
+        if (is_bounded_input(input, limit)) refuse_whole_run_options(a, input);
+    report_inputs out;
+    report_args together = a;
+    together.logs.clear();
+    const auto read_together = [&] {
+        if (together.logs.empty()) return;
+        for_each_input_run(together, [&](run&& r, const std::optional<steady_state>& cut) { out.add(std::move(r), cut); });
+        together.logs.clear();
+    };
+    for (const auto& input : inputs) {
+        if (!is_bounded_input(input, limit)) {
+            together.logs.push_back(input);
+            continue;
+        }
+        read_together();
+        bounded_input in = read_bounded_input(input, a, a, o, limit, "report");
+        out.add(std::move(in.whole), std::nullopt, std::move(in.sketched), std::move(in.note));
+    }
+    read_together();
+    return out;
+}
+
 inline void say_written(const report_args& a, const std::string& kind) {
     std::fputs(fmt::format("wrote {}\n", (std::filesystem::path(a.out_dir) / (kind + ".*")).string()).c_str(), stdout);
 }
@@ -151,7 +210,12 @@ inline int run_trend_report(const report_args& a) {
 
 inline int run_report_command(const report_args& a) {
     detail::check(detail::files_of(a));
-    if (a.trend) return run_trend_report(a);
+    check_sketch_alpha(a);
+    if (a.trend) {
+        for (const auto& input : expand_globs(a.logs))
+            if (detail::is_bounded_input(input, detail::memory_limit_of(a))) detail::refuse_whole_run_options(a, input);
+        return run_trend_report(a);
+    }
     stats_options options = to_stats_options(a);
     report::report_options ro;
     ro.title = a.title;
@@ -159,23 +223,27 @@ inline int run_report_command(const report_args& a) {
         options.summary.percentiles.end())
         options.summary.percentiles.push_back(ro.slo_percentile); // SLO verdicts read it
 
-    std::vector<run> runs;
-    std::vector<std::optional<steady_state>> cuts; // --steady-state: the window each run was cut to
-    for_each_input_run(a, [&](run&& r, const std::optional<steady_state>& cut) {
-        runs.push_back(std::move(r));
-        cuts.push_back(cut);
-    });
+    detail::report_inputs in = detail::read_report_inputs(a, options);
+    const std::vector<run>& runs = in.runs;
+    const auto& cuts = in.cuts;
     std::vector<report::analysed_run> analysed;
     std::vector<run_stats> stats;
+    std::vector<std::optional<std::size_t>> sketched_requests; // the rows each sketched run stands for
+    std::vector<const run_accumulator*> sketched;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        analysed.push_back(report::analyse(runs[i], options));
+        if (in.sketched[i]) // no per-request fit of e2e to output tokens
+            analysed.push_back({sketched_stats(*in.sketched[i], runs[i], in.notes[i], options), std::nullopt});
+        else
+            analysed.push_back(report::analyse(runs[i], options));
         record_cut(analysed.back().stats, cuts[i]);
         stats.push_back(analysed.back().stats);
+        sketched_requests.push_back(in.sketched[i] ? std::optional<std::size_t>(stats.back().requests) : std::nullopt);
+        sketched.push_back(in.sketched[i] ? &*in.sketched[i] : nullptr);
     }
     const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
     const auto grids = analyze_grids(a, stats);
     json view = report::build_view_model(analysed, options, ro, sweeps, grids);
-    const auto inputs = report::account_inputs(runs, cuts);
+    const auto inputs = report::account_inputs(runs, cuts, sketched_requests);
     const auto left_out = runs_left_out(a, stats, grids);
     view["stats"]["inputs"] = report::inputs_json(inputs);
     view["stats"]["left_out"] = report::left_out_json(stats, left_out);
@@ -185,7 +253,8 @@ inline int run_report_command(const report_args& a) {
     std::vector<std::vector<report::plot_file>> plots;
     std::vector<const run*> run_pointers;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        auto files = report::run_plots(runs[i], stats[i], prefixes[i], options.subsets, options.threads);
+        auto files = sketched[i] ? report::sketched_run_plots(*sketched[i], stats[i], prefixes[i])
+                                 : report::run_plots(runs[i], stats[i], prefixes[i], options.subsets, options.threads);
         plots.push_back(runs.size() > 1 ? report::appendix_plots(std::move(files)) : std::move(files));
         run_pointers.push_back(&runs[i]);
     }
@@ -195,7 +264,7 @@ inline int run_report_command(const report_args& a) {
             if (k.curve == "throughput" && k.load)
                 for (const auto& p : s.curve.points)
                     if (p.load == *k.load) knee_runs.push_back(p.run);
-    auto all_plots = runs.size() > 1 ? report::comparison_plots(run_pointers, stats, knee_runs)
+    auto all_plots = runs.size() > 1 ? report::comparison_plots(run_pointers, stats, knee_runs, sketched)
                                      : std::vector<report::plot_file>{};
     detail::attach_plots(view, plots, all_plots);
     for (const auto& list : plots) all_plots.insert(all_plots.end(), list.begin(), list.end());

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <algorithm> // std::max, std::count
-#include <filesystem> // std::filesystem::is_regular_file, std::filesystem::file_size
 #include <cstdio>    // std::FILE, std::fputs
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -15,127 +14,35 @@
 #include <servestat/servestat.hpp>
 #include <servestat/core/utf8.hpp>          // shortened_text
 #include <servestat/report/few_samples.hpp> // few_samples_note
-#include <servestat/report/summary_file.hpp>    // read_summary_file, sniff_summary_file
-#include <servestat/stats/bounded_analysis.hpp> // analyze_bounded, bounded_options
 #include <servestat/stats/sample_size.hpp>  // rests_on_few_samples, few_sample_percentiles
 
-#include <unistd.h> // sysconf
-
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
+#include "bounded_inputs.hpp"   // memory_args, read_bounded_input, sketched_stats
 
 namespace servestat::cli {
 
-struct stats_args : analysis_args {
+struct stats_args : analysis_args, memory_args {
     bool json = false;
-    std::string memory_limit; // empty: half of physical memory
-    double sketch_alpha = default_sketch_alpha;
 };
 
 inline void add_stats_options(CLI::App& cmd, stats_args& a) {
     add_analysis_options(cmd, a);
     cmd.add_flag("--json", a.json, "Print the JSON export (the contract of docs/json-export.md)");
-    cmd.add_option("--memory-limit", a.memory_limit,
-                   "Memory for one canonical log's requests and their analysis, e.g. 2G or 512M (default: half of "
-                   "physical memory). A log that does not fit is streamed: percentiles from sketches, the rest exact");
-    cmd.add_option("--sketch-alpha", a.sketch_alpha,
-                   "Relative error of the percentiles of a streamed log (0.005 = within 0.5%)")
-        ->capture_default_str();
+    add_memory_options(cmd, a);
 }
 
 namespace detail {
 
-// "2G", "512M", "64k", "1.5G", "1000000" (bytes): powers of 1024.
-inline std::size_t parse_memory_size(const std::string& text) {
-    double number = 0;
-    std::size_t used = 0;
-    try {
-        number = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    std::string unit = text.substr(used);
-    const auto scale = [&]() -> double {
-        if (unit.empty() || unit == "B") return 1;
-        if (unit.size() >= 2 && unit.substr(1) != "B" && unit.substr(1) != "iB") return 0;
-        switch (unit[0]) {
-        case 'k': case 'K': return 1024.0;
-        case 'm': case 'M': return 1024.0 * 1024;
-        case 'g': case 'G': return 1024.0 * 1024 * 1024;
-        case 't': case 'T': return 1024.0 * 1024 * 1024 * 1024;
-        default: return 0;
-        }
-    }();
-    if (used == 0 || scale == 0 || !(number > 0) || number * scale < 1 << 20)
-        throw usage_error("--memory-limit '" + text + "': expected a size of at least 1M, e.g. 2G, 512M");
-    return static_cast<std::size_t>(number * scale);
-}
-
-inline std::size_t memory_limit_of(const stats_args& a) {
-    if (!a.memory_limit.empty()) return parse_memory_size(a.memory_limit);
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2 : 0;
-}
-
-// A canonical log whose requests, at the size of its first lines, would not fit in half the limit
-// (the other half is for the analysis): read request by request instead of whole.
-inline bool too_large_to_keep(const std::string& input, std::size_t limit) {
-    std::error_code ec;
-    if (limit == 0 || !std::filesystem::is_regular_file(input, ec)) return false;
-    const std::uintmax_t size = std::filesystem::file_size(input, ec);
-    if (ec || size < (std::uintmax_t{1} << 20)) return false;
-    const std::string head = servestat::detail::read_input_head(input, 1 << 16);
-    if (servestat::detail::sniff_canonical_log(head) == 0) return false;
-    const auto lines = static_cast<std::size_t>(std::count(head.begin(), head.end(), '\n'));
-    if (lines < 2) return false;
-    constexpr double table_bytes_per_request = 32; // request_table of a canonical log (29) and slack
-    const double requests = static_cast<double>(size) * static_cast<double>(lines) / static_cast<double>(head.size());
-    return 2 * requests * table_bytes_per_request > static_cast<double>(limit);
-}
-
-inline bool is_summary_input(const std::string& input) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(input, ec) &&
-           sniff_summary_file(servestat::detail::read_input_head(input, 512)) > 0;
-}
-
-// A summary file's run: its percentiles from the sketches, with a note saying so.
-inline run_stats summary_stats(const std::string& input, const stats_options& o) {
-    const run_summary s = read_summary_file(input);
-    auto out = s.stats.result(s.meta, s.skipped, o.summary);
-    out.meta.source = {input, "servestat-summary"};
-    out.meta.notes.push_back(fmt::format("read from a summary (servestat summarize) of {} requests: percentiles are read "
-                                         "from sketches, each within {:g}% of the exact value; the steady-state window, "
-                                         "peak concurrency and the waiting breakdown are not in a summary",
-                                         out.requests, 100 * s.stats.sketch_alpha()));
-    return out;
-}
-
-// One canonical log (a file, or "-" for standard input) read request by request within the limit.
+// A summary file, standard input or a canonical log over the limit: its statistics, sketched where
+// it did not fit (a note says so). A summary keeps the subsets and SLOs it was made with.
 inline run_stats bounded_stats(const std::string& input, const stats_args& a, const stats_options& o, std::size_t limit) {
-    if (a.steady_state) throw usage_error(input == "-" ? "--steady-state needs every request in memory: save standard input to a file"
-                                                       : "--steady-state needs every request in memory: '" + input +
-                                                             "' is larger than --memory-limit");
-    if (!a.map.empty() || (!a.input_format.empty() && a.input_format != "servestat"))
-        throw usage_error("'" + input + "' is read as servestat's canonical log (standard input and logs over "
-                          "--memory-limit are): --map and --input-format do not apply");
-    read_options read;
-    read.skip_bad = a.skip_bad;
-    bounded_options b;
-    b.memory_limit = limit;
-    b.sketch_alpha = a.sketch_alpha;
-    const std::filesystem::path path = input == "-" ? "/dev/stdin" : input;
-    auto out = analyze_bounded([&](auto&& use) { return servestat::detail::stream_canonical_log(path, read, use); }, o, b);
-    if (input == "-") {
-        out.meta.source.path = "-";
-        if (out.meta.label == "stdin") out.meta.label = "standard input";
-    }
-    warn_skipped(input, out.skipped);
-    return out;
+    if (a.steady_state && !is_summary_input(input))
+        throw usage_error(input == "-" ? "--steady-state needs every request in memory: save standard input to a file"
+                                       : "--steady-state needs every request in memory: '" + input +
+                                             "' is larger than --memory-limit");
+    const bounded_input in = read_bounded_input(input, a, a, o, limit);
+    return in.sketched ? sketched_stats(*in.sketched, in.whole, in.note, o) : analyze(in.whole, o);
 }
-
-} // namespace detail
-
-namespace detail {
 
 inline std::string seconds_or_dash(const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
 
@@ -394,7 +301,7 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs, const 
 inline int run_stats_command(const stats_args& a) {
     const stats_options options = to_stats_options(a);
     sweet_spot_constraints(a); // a malformed --sweet-spot fails before the inputs are read
-    if (!(a.sketch_alpha > 0 && a.sketch_alpha < 1)) throw usage_error("--sketch-alpha must lie between 0 and 1");
+    check_sketch_alpha(a);
     const std::size_t limit = detail::memory_limit_of(a);
     std::vector<run_stats> results;
     // Inputs in order; those read whole are read together (side by side), the others one by one.
@@ -411,12 +318,7 @@ inline int run_stats_command(const stats_args& a) {
     const auto inputs = expand_globs(a.logs);
     if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
     for (const auto& input : inputs) {
-        if (detail::is_summary_input(input)) {
-            read_together();
-            results.push_back(detail::summary_stats(input, options));
-            continue;
-        }
-        if (input != "-" && !detail::too_large_to_keep(input, limit)) {
+        if (!detail::is_bounded_input(input, limit)) {
             together.logs.push_back(input);
             continue;
         }

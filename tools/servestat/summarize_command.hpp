@@ -15,7 +15,7 @@
 #include <servestat/report/summary_file.hpp> // run_summary, read_summary_file, merge, summary_file_text
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
-#include "stats_command.hpp"    // detail::is_summary_input
+#include "bounded_inputs.hpp"   // detail::is_summary_input
 
 namespace servestat::cli {
 

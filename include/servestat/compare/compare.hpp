@@ -69,6 +69,9 @@ struct change {
     std::optional<interval> delta_ci, relative_ci;
     std::optional<double> p_value; // Mann–Whitney U, two-sided, on the whole distribution
     verdict result = verdict::no_change;
+    // Percentiles read from sketches (compare_statistics): the relative change lies within ± this
+    // of the one the exact percentiles would give.
+    std::optional<double> sketch_bound;
 };
 
 // The sides ("before", "after") whose value of a percentile statistic rests on few samples
@@ -382,6 +385,87 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
                                rc.after.goodput ? rc.after.goodput->rps : std::nullopt, "goodput_rps", run_level);
     rc.changes = std::move(run_level);
     rc.changes.insert(rc.changes.end(), std::make_move_iterator(by_subset.begin()), std::make_move_iterator(by_subset.end()));
+    return rc;
+}
+
+namespace detail {
+
+// A statistic of sides known by their statistics only: the change of the point values, no interval,
+// no test (`untested`): a sketch holds no requests to resample or rank.
+inline change untested_change(std::string subset, std::string metric_name, std::string statistic, bool lower_is_better,
+                              std::size_t n_before, std::size_t n_after, std::optional<double> before,
+                              std::optional<double> after) {
+    change c = make_change(std::move(subset), std::move(metric_name), std::move(statistic), lower_is_better, n_before, n_after);
+    c.before = before;
+    c.after = after;
+    if (before && after) c.delta = *after - *before;
+    c.relative = relative_change(before, after);
+    c.result = verdict::untested;
+    return c;
+}
+
+inline std::optional<double> share_of(std::size_t part, std::size_t whole) {
+    return whole == 0 ? std::nullopt : std::optional<double>(static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// How far a relative change r' of two percentiles, each within its side's relative error (0 when
+// exact), can lie from the exact one r: after / before = (exact ratio) · k with k between
+// (1 − α_after) / (1 + α_before) and (1 + α_after) / (1 − α_before), so |r − r'| ≤ (1 + r') ·
+// max(1/k_low − 1, 1 − 1/k_high) = (1 + r') · ((1 + α_before) / (1 − α_after) − 1).
+inline std::optional<double> sketch_bound(std::optional<double> relative, std::optional<double> alpha_before,
+                                          std::optional<double> alpha_after) {
+    if (!relative || (!alpha_before && !alpha_after)) return std::nullopt;
+    return (1 + *relative) * ((1 + alpha_before.value_or(0)) / (1 - alpha_after.value_or(0)) - 1);
+}
+
+// Whether a side held some request back in the client for over a millisecond (max is exact in a sketch).
+inline bool held_back(const run_stats& r) {
+    const summary* q = find_summary(r, "all", metric::client_queue);
+    return q != nullptr && q->max && *q->max > 0.001;
+}
+
+} // namespace detail
+
+// Compares two runs from their statistics alone, when a side is a summary file or a log streamed
+// past the memory limit: every statistic compare_runs reports, as point values (percentiles within
+// each side's sketch error, the rest exact), with verdict `untested` (rates: `single`). Both sides
+// must be analysed with o.stats, whose percentiles include o.percentiles.
+inline run_comparison compare_statistics(const run_stats& before, const run_stats& after, const compare_options& o = {}) {
+    validate(o);
+    run_comparison rc{before, after, {}};
+    auto& out = rc.changes;
+    detail::compare_single(before.rps, after.rps, "rps", out);
+    detail::compare_single(before.output_tps, after.output_tps, "output_tps", out);
+    out.push_back(detail::untested_change("", "success_rate", "", false, before.requests, after.requests,
+                                          detail::share_of(before.ok, before.requests), detail::share_of(after.ok, after.requests)));
+    if (!o.stats.slos.empty()) {
+        const auto good = [](const run_stats& r) { return r.goodput ? detail::share_of(r.goodput->good, r.requests) : std::nullopt; };
+        out.push_back(detail::untested_change("", "goodput_share", "", false, before.requests, after.requests, good(before), good(after)));
+    }
+    if (!o.stats.slos.empty())
+        detail::compare_single(before.goodput ? before.goodput->rps : std::nullopt,
+                               after.goodput ? after.goodput->rps : std::nullopt, "goodput_rps", out);
+    std::vector<metric> metrics = o.metrics;
+    if (o.add_client_queueing && (detail::held_back(before) || detail::held_back(after)))
+        for (metric m : {metric::e2e_sched, metric::client_queue})
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    for (const auto& s : before.subsets)
+        for (metric m : metrics) {
+            const summary* b = find_summary(before, s.name, m);
+            const summary* a = find_summary(after, s.name, m);
+            const std::size_t nb = b ? b->n : 0, na = a ? a->n : 0;
+            if (nb == 0 && na == 0) continue;
+            const std::string name(to_string(m));
+            for (double p : o.percentiles) {
+                change& c = out.emplace_back(detail::untested_change(s.name, name, percentile_key(p), true, nb, na,
+                                                                     b ? find_percentile(*b, p) : std::nullopt,
+                                                                     a ? find_percentile(*a, p) : std::nullopt));
+                c.sketch_bound = detail::sketch_bound(c.relative, b ? b->sketch_alpha : std::nullopt,
+                                                      a ? a->sketch_alpha : std::nullopt);
+            }
+            out.push_back(detail::untested_change(s.name, name, "mean", true, nb, na, b ? b->mean : std::nullopt,
+                                                  a ? a->mean : std::nullopt));
+        }
     return rc;
 }
 

@@ -41,8 +41,15 @@ struct gate_failure {
 };
 
 // A named statistic must have been compared, and be one that can regress: a rate measured once per
-// run has no interval and would let a gate pass on nothing.
+// run has no interval, and a statistic of a summary or streamed log no test; either would let a gate
+// pass on nothing.
 inline void validate(const gate_rule& rule, const comparison& c) {
+    if (rule.names.empty())
+        for (const auto& pair : c.pairs)
+            for (const auto& x : pair.comparison.changes)
+                if (x.result == verdict::untested)
+                    throw usage_error("--fail-on: a side is a summary or a streamed log, whose statistics cannot be "
+                                      "tested (no requests to resample); gate on the logs themselves");
     for (const auto& name : rule.names) {
         const change* found = nullptr;
         for (const auto& pair : c.pairs)
@@ -52,6 +59,9 @@ inline void validate(const gate_rule& rule, const comparison& c) {
                               "success_rate; `servestat compare` lists them)");
         if (found->result == verdict::single)
             throw usage_error("--fail-on: '" + name + "' is one measurement per run; it has no interval to gate on");
+        if (found->result == verdict::untested)
+            throw usage_error("--fail-on: '" + name + "' is read from a summary or a streamed log and cannot be tested "
+                              "(no requests to resample); gate on the logs themselves");
     }
 }
 

@@ -1,5 +1,6 @@
 // What a before/after change of one statistic means: improved, regressed, no significant change,
-// within noise, or not decidable (too few requests, a single measurement). criterion.rs' two gates:
+// within noise, or not decidable (too few requests, a single measurement, or a side known by its
+// sketches only, which holds no requests to resample or rank). criterion.rs' two gates:
 // the shift is significant AND its whole confidence interval lies beyond the noise band.
 #pragma once
 
@@ -13,7 +14,7 @@
 
 namespace servestat {
 
-enum class verdict { improved, regressed, no_change, within_noise, too_few, single };
+enum class verdict { improved, regressed, no_change, within_noise, too_few, single, untested };
 
 // The key in JSON and for --fail-on.
 inline std::string_view to_string(verdict v) noexcept {
@@ -24,6 +25,7 @@ inline std::string_view to_string(verdict v) noexcept {
     case verdict::within_noise: return "within_noise";
     case verdict::too_few: return "too_few";
     case verdict::single: return "single";
+    case verdict::untested: return "untested";
     }
     return "?";
 }
@@ -37,6 +39,7 @@ inline std::string_view describe(verdict v) noexcept {
     case verdict::within_noise: return "within noise";
     case verdict::too_few: return "too few requests";
     case verdict::single: return "single measurement";
+    case verdict::untested: return "untested: needs logs";
     }
     return "?";
 }

@@ -69,6 +69,9 @@ struct ecdf_options {
     // grey underneath, with one legend entry.
     std::vector<std::size_t> highlight;
     std::string others_name; // the grey entry's noun, e.g. "other levels"; empty: "other series"
+    // How many values each series stands for where its values are quantiles of a larger sample (a
+    // sketch's), so a tooltip gives the sample's size; empty or 0: the values' own count.
+    std::vector<std::size_t> stands_for;
 };
 
 namespace detail {
@@ -77,8 +80,9 @@ namespace detail {
 inline constexpr double ecdf_marker_fractions[] = {0.5, 0.9, 0.99};
 
 // Name, size, range and the marked quantiles: hovering a curve (even a grey one) tells what it is.
-inline std::string ecdf_tooltip(const std::string& name, const ranked_values& v, const scale& x) {
-    std::string out = fmt::format("{}: {} values from {} to {}", name, v.size(), x.label(v.front()), x.label(v.back()));
+inline std::string ecdf_tooltip(const std::string& name, const ranked_values& v, const scale& x, std::size_t count = 0) {
+    std::string out = fmt::format("{}: {} values from {} to {}", name, count > 0 ? count : v.size(), x.label(v.front()),
+                                  x.label(v.back()));
     for (double q : ecdf_marker_fractions)
         out += fmt::format("{} p{} {}", q == ecdf_marker_fractions[0] ? ";" : ",", fixed(q * 100),
                            x.label(v[rank_at(v.size(), q)]));
@@ -113,13 +117,14 @@ inline std::string ecdf_chart(std::span<const named_values> series, const chart_
     f.x_axis(x);
     f.y_axis(y);
     const auto looks = detail::series_looks(series.size(), options.highlight);
+    const auto stands_for = [&](std::size_t i) { return i < options.stands_for.size() ? options.stands_for[i] : 0; };
     std::string grey_names;
     for (std::size_t i = 0; i < series.size(); ++i) { // grey first: the coloured curves stay on top
         if (looks[i].coloured()) continue;
         grey_names.append(grey_names.empty() ? "" : ", ").append(series[i].name);
         if (!sorted[i].empty())
             f.svg.polyline(detail::ecdf_points(sorted[i], x, y), other_colour, 1,
-                           detail::ecdf_tooltip(series[i].name, sorted[i], x));
+                           detail::ecdf_tooltip(series[i].name, sorted[i], x, stands_for(i)));
     }
     std::vector<legend_entry> legend;
     for (std::size_t i = 0; i < series.size(); ++i) {
@@ -128,7 +133,7 @@ inline std::string ecdf_chart(std::span<const named_values> series, const chart_
         legend.push_back({series[i].name, colour, legend_mark::line, {}, {}});
         const auto& v = sorted[i];
         if (v.empty()) continue;
-        f.svg.polyline(detail::ecdf_points(v, x, y), colour, 2, detail::ecdf_tooltip(series[i].name, v, x));
+        f.svg.polyline(detail::ecdf_points(v, x, y), colour, 2, detail::ecdf_tooltip(series[i].name, v, x, stands_for(i)));
         for (double q : detail::ecdf_marker_fractions) {
             const double value = v[detail::rank_at(v.size(), q)];
             f.svg.circle(x(value), y(q), 3, colour,

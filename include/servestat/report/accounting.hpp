@@ -3,7 +3,7 @@
 // the runs a sweep or grid does not show. No row leaves a report without a line saying so.
 #pragma once
 
-#include <algorithm> // std::find_if
+#include <algorithm> // std::find_if, std::max
 #include <cstddef>  // std::size_t
 #include <map>      // std::map
 #include <optional> // std::optional
@@ -30,8 +30,10 @@ struct input_rows {
 
 // One entry per input file, in the order first read. A summary run is one row (a line of a sweep
 // table, one appended result); a run of requests is its requests, plus what was skipped or cut.
-// `cuts[i]` is the steady-state window run i was cut to, if any.
-inline std::vector<input_rows> account_inputs(std::span<const run> runs, std::span<const std::optional<steady_state>> cuts) {
+// `cuts[i]` is the steady-state window run i was cut to, if any; `sketched[i]`, where set, the
+// requests of run i, which was read into sketches (a summary file, a streamed log) and holds none.
+inline std::vector<input_rows> account_inputs(std::span<const run> runs, std::span<const std::optional<steady_state>> cuts,
+                                              std::span<const std::optional<std::size_t>> sketched = {}) {
     std::vector<input_rows> out;
     std::map<std::string, std::size_t> at;
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -39,7 +41,9 @@ inline std::vector<input_rows> account_inputs(std::span<const run> runs, std::sp
         auto [it, inserted] = at.try_emplace(r.meta.source.path, out.size());
         if (inserted) out.push_back({r.meta.source.path, r.meta.source.format, 0, 0, {}});
         input_rows& in = out[it->second];
-        const std::size_t rows = r.meta.kind == run_kind::summary && r.requests.empty() ? 1 : r.requests.size();
+        const std::size_t rows = i < sketched.size() && sketched[i] ? *sketched[i]
+                                 : r.meta.kind == run_kind::summary && r.requests.empty() ? 1
+                                                                                            : r.requests.size();
         in.read += rows + r.skipped.count;
         in.used += rows;
         if (r.skipped.count > 0)
@@ -93,6 +97,23 @@ inline json accounting_view(const std::vector<input_rows>& inputs, std::span<con
         if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {l.reason, std::string()});
         it->second.append(it->second.empty() ? "" : ", ").append(runs[l.run].meta.label);
     }
+    // Runs read into sketches (summary files, logs over --memory-limit): which numbers are not exact.
+    std::string sketched;
+    std::optional<double> widest;
+    for (const auto& r : runs) {
+        std::optional<double> alpha;
+        for (const auto& s : r.subsets)
+            for (const auto& m : s.metrics)
+                if (m.stats.sketch_alpha) alpha = std::max(alpha.value_or(0.0), *m.stats.sketch_alpha);
+        if (!alpha) continue;
+        sketched.append(sketched.empty() ? "" : ", ").append(r.meta.label);
+        widest = std::max(widest.value_or(0.0), *alpha);
+    }
+    if (widest)
+        out.push_back({{"text", fmt::format("Percentiles of {} are read from quantile sketches (a summary file, or a log "
+                                            "larger than --memory-limit), each within {:g}% of the exact value; counts, "
+                                            "rates, min and max are exact.",
+                                            runs.size() == 1 ? "this run" : sketched, 100 * *widest)}});
     for (const auto& [reason, labels] : by_reason)
         out.push_back({{"text", fmt::format("Not shown on a sweep or grid: {} ({}); each is in the run tables.", labels, reason)}});
     return out;

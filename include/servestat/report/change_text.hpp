@@ -78,7 +78,7 @@ inline std::string marked_side_text(const change& c, std::string_view side) {
 
 // "†" on a verdict that was reached on a percentile resting on few samples on either side.
 inline std::string verdict_mark(const change& c) {
-    const bool judged = c.result != verdict::too_few && c.result != verdict::single;
+    const bool judged = c.result != verdict::too_few && c.result != verdict::single && c.result != verdict::untested;
     return judged && !few_sample_sides(c).empty() ? std::string(few_samples_mark) : std::string();
 }
 
@@ -91,7 +91,9 @@ inline std::string delta_text(const change& c, double d) {
 
 inline std::string change_text(const change& c) {
     if (!c.delta) return missing_value;
-    return c.relative ? delta_text(c, *c.delta) + " (" + signed_percent(*c.relative) + ")" : delta_text(c, *c.delta);
+    // A change of sketched percentiles carries the bound of its error: "+0.0% ±2.0%", not a bare 0.
+    const std::string bound = c.sketch_bound ? fmt::format(" ±{:.1f}%", 100 * *c.sketch_bound) : std::string();
+    return c.relative ? delta_text(c, *c.delta) + " (" + signed_percent(*c.relative) + bound + ")" : delta_text(c, *c.delta);
 }
 
 // The interval of the relative change, or of the absolute one when the baseline is zero.

@@ -42,6 +42,7 @@ inline json to_json(const change& c) {
             {"ci", interval_json(c.delta_ci)},
             {"relative_ci", interval_json(c.relative_ci)},
             {"p_value", or_null(c.p_value)},
+            {"sketch_bound", or_null(c.sketch_bound)},
             {"verdict", std::string(to_string(c.result))},
             {"few_samples", few_sample_sides(c)}};
 }
@@ -88,7 +89,7 @@ inline json to_json(const sweep_shift& s) {
 inline json verdict_counts(const comparison& c) {
     json counts = json::object();
     for (verdict v : {verdict::improved, verdict::regressed, verdict::no_change, verdict::within_noise, verdict::too_few,
-                      verdict::single}) {
+                      verdict::single, verdict::untested}) {
         std::size_t n = 0;
         for (const auto& p : c.pairs)
             for (const auto& x : p.comparison.changes) n += x.result == v;

@@ -61,6 +61,15 @@ inline std::vector<located_change> located_changes(const comparison& c) {
     return out;
 }
 
+// Whether a side was known by its sketches only: then "no significant change" would claim a test
+// that was never run.
+inline bool has_untested(const comparison& c) {
+    for (const auto& p : c.pairs)
+        for (const auto& x : p.comparison.changes)
+            if (x.result == verdict::untested) return true;
+    return false;
+}
+
 // The significant changes merged across levels (ties by name): grouped by subset and metric for
 // the body, one by one for the appendix; or a sentence saying there are none.
 inline void add_significant(const comparison& c, const verdict_options& o, digest_findings& out) {
@@ -68,7 +77,7 @@ inline void add_significant(const comparison& c, const verdict_options& o, diges
     auto merged = merge_changes(located);
     std::stable_sort(merged.begin(), merged.end(),
                      [](const merged_change& a, const merged_change& b) { return a.name < b.name; });
-    if (merged.empty()) {
+    if (merged.empty() && !has_untested(c)) {
         const digest_finding none{1.0, "none",
                                   fmt::format("No statistic changed significantly beyond the ±{} noise band.", percent_text(o.noise))};
         out.body.push_back(none);
@@ -206,6 +215,29 @@ inline void add_too_few(const comparison& c, const compare_options& o, std::vect
     if (!sentence.empty()) out.push_back(sentence + ".");
 }
 
+// One sentence when a side was known by its sketches only (a summary file, a log streamed past
+// --memory-limit): its changes are point values, with no interval and no test.
+inline void add_untested(const comparison& c, std::vector<std::string>& out) {
+    std::size_t untested = 0;
+    std::optional<double> alpha;
+    for (const auto& p : c.pairs) {
+        for (const auto& x : p.comparison.changes) untested += x.result == verdict::untested;
+        for (const run_stats* side : {&p.comparison.before, &p.comparison.after})
+            for (const auto& s : side->subsets)
+                for (const auto& m : s.metrics)
+                    if (m.stats.sketch_alpha) alpha = std::max(alpha.value_or(0.0), *m.stats.sketch_alpha);
+    }
+    if (untested == 0) return;
+    out.push_back(fmt::format("{} statistics are untested: a side is a summary or a streamed log, known by its quantile "
+                              "sketches, which hold no requests to bootstrap or rank. Their changes are point values{}; "
+                              "compare the logs themselves for intervals, p-values and verdicts.",
+                              untested,
+                              alpha ? fmt::format(" (sketched percentiles each within {:g}% of the exact value, so a "
+                                                  "change is known to within about ±{:g}% of the baseline)",
+                                                  100 * *alpha, 200 * *alpha)
+                                    : std::string()));
+}
+
 inline std::string load_list(const std::string& param, const std::vector<double>& loads) {
     std::string out;
     for (double l : loads) out.append(out.empty() ? "" : ", ").append(format_load(param, l));
@@ -256,7 +288,9 @@ inline digest_findings compare_digest_findings(const comparison& c, const compar
                     jumps.push_back(std::string(name) + ": " + servestat::detail::jump_finding(*side, k));
         detail::add_all(out, 0.45, "knee", jumps);
     }
-    std::vector<std::string> tail, rates, few, unpaired;
+    std::vector<std::string> tail, rates, few, unpaired, untested;
+    detail::add_untested(c, untested);
+    detail::add_all(out, 0.6, "untested", untested);
     detail::add_tail_only(c, o.compare.verdicts, tail);
     detail::add_single_measurements(c, o.compare.verdicts, rates);
     detail::add_too_few(c, o.compare, few);
@@ -404,7 +438,7 @@ inline std::string verdict_counts_text(const json& counts) {
     std::string out = fmt::format("of {} statistics compared, ", total);
     const std::size_t prefix = out.size();
     for (verdict v : {verdict::improved, verdict::regressed, verdict::within_noise, verdict::no_change, verdict::too_few,
-                      verdict::single}) {
+                      verdict::single, verdict::untested}) {
         const auto n = counts[std::string(to_string(v))].get<std::size_t>();
         if (n > 0) out.append(out.size() == prefix ? "" : ", ").append(fmt::format("{} {}", n, describe(v)));
     }
@@ -571,7 +605,10 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             out.push_back({6 + best->score, std::string(direction == verdict::improved ? "Largest gain: " : "Largest cost: ") +
                                                 group_sentence(param, *best, v)});
     }
-    if (merged.empty())
+    if (merged.empty() && detail::has_untested(c))
+        out.push_back({9, "Nothing was tested: a side is a summary or a streamed log, whose sketches hold no requests "
+                          "to bootstrap or rank; the changes below are point values."});
+    else if (merged.empty())
         out.push_back({9, fmt::format("No statistic changed significantly: every difference is within the ±{} noise "
                                       "band or not significant (Mann–Whitney p ≥ {:g}).",
                                       detail::percent_text(v.noise), v.alpha)});
@@ -687,29 +724,61 @@ inline std::vector<std::string> pair_prefixes(const comparison& c) {
     return out;
 }
 
+// One side of a pair in a subset, for an ECDF: its requests' values, or (a side known by its
+// statistics: a summary, a streamed log) its sketch's values at evenly spaced ranks, with the number
+// of requests they stand for.
+inline std::vector<double> side_values(const run& r, const run_accumulator* sketched, metric m, const subset& s,
+                                       std::size_t& stands_for) {
+    stands_for = 0;
+    if (sketched == nullptr) return metric_values(r, m, s);
+    const metric_accumulator* found = sketched->find_metric(s.name, m);
+    if (found == nullptr) return {};
+    stands_for = static_cast<std::size_t>(found->count());
+    return sketch_quantile_values(found->sketch());
+}
+
+// The percentile ladder of one side: from its requests, or read from its sketch (within its error).
+inline std::vector<double> ladder_values(std::vector<double> values, const run_accumulator* sketched, metric m,
+                                         std::span<const double> ladder, quantile_method method) {
+    if (sketched == nullptr) return percentiles_select(values, ladder);
+    std::vector<double> out;
+    for (double q : ladder) out.push_back(sketched->find_metric("all", m)->sketch().percentile(q, method));
+    return out;
+}
+
+// `sb_sketch`, `sa_sketch`: a side's accumulated statistics where it is known by them only; its
+// curves are drawn from its sketches and named so, with the bound.
 inline std::vector<plot_file> pair_plots(const comparison& c, const compared_pair& p, const run& b, const run& a,
-                                         const std::string& prefix, const subset_options& so) {
+                                         const std::string& prefix, const subset_options& so,
+                                         const run_accumulator* b_sketch = nullptr, const run_accumulator* a_sketch = nullptr,
+                                         quantile_method method = quantile_method::linear) {
     std::vector<plot_file> out;
     std::set<std::string> used;
     const auto sb = split_into_subsets(b.requests, so), sa = split_into_subsets(a.requests, so);
-    const std::string bn = "before: " + b.meta.label, an = "after: " + a.meta.label, heading = pair_heading(c, p);
+    const auto sketched = [](const run_accumulator* s) { return s ? " (" + sketched_mark(s->sketch_alpha()) + ")" : std::string(); };
+    const std::string bn = "before: " + b.meta.label + sketched(b_sketch), an = "after: " + a.meta.label + sketched(a_sketch),
+                      heading = pair_heading(c, p);
     for (metric m : {metric::e2e, metric::ttft}) {
         const std::string key(to_string(m));
         const std::string what = m == metric::e2e ? "End-to-end latency" : "Time to first token";
         const std::string axis = m == metric::e2e ? "end-to-end latency (s)" : "time to first token (s)";
         for (std::size_t s = 0; s < sb.size() && s < sa.size(); ++s) {
-            auto vb = metric_values(b, m, sb[s]), va = metric_values(a, m, sa[s]);
+            plot::ecdf_options counts{{}, {}, {0, 0}};
+            auto vb = side_values(b, b_sketch, m, sb[s], counts.stands_for[0]);
+            auto va = side_values(a, a_sketch, m, sa[s], counts.stands_for[1]);
             if (vb.empty() || va.empty()) continue;
             const std::vector<plot::named_values> series{{bn, std::move(vb)}, {an, std::move(va)}};
             const std::string title = what + (s == 0 ? "" : ", " + sb[s].name + " requests") + " — " + heading;
             out.push_back({prefix + unique_name(used, key + "-ecdf-" + slug(sb[s].name)) + ".svg", title,
-                           plot::ecdf_chart(series, {title, axis, "fraction of requests"})});
+                           plot::ecdf_chart(series, {title, axis, "fraction of requests"}, counts)});
         }
         // The percentile ladder: both sides' p50 … p99.9 of all requests side by side.
-        auto vb = metric_values(b, m, sb.front()), va = metric_values(a, m, sa.front());
+        std::size_t unused = 0;
+        auto vb = side_values(b, b_sketch, m, sb.front(), unused), va = side_values(a, a_sketch, m, sa.front(), unused);
         if (vb.empty() || va.empty()) continue;
         static constexpr double ladder[] = {50, 90, 95, 99, 99.9};
-        plot::bar_table t{{}, {bn, an}, {percentiles_select(vb, ladder), percentiles_select(va, ladder)}};
+        plot::bar_table t{{}, {bn, an}, {ladder_values(std::move(vb), b_sketch, m, ladder, method),
+                                         ladder_values(std::move(va), a_sketch, m, ladder, method)}};
         for (double q : ladder) t.categories.push_back(percentile_key(q));
         const std::string title = what + " percentiles p50…p99.9 — " + heading;
         out.push_back({prefix + key + "-percentiles.svg", title, plot::grouped_bar_chart(t, {title, "percentile", axis})});
@@ -803,13 +872,20 @@ inline json plot_list(const std::vector<plot_file>& plots) {
 } // namespace detail
 
 // compared_pair::before_run / after_run index `before` / `after`, the runs given to compare().
+// `before_sketched[i]`, where set, is before run i's accumulated statistics (it holds no requests);
+// likewise after.
 inline compare_plot_files compare_plot_set(const comparison& c, std::span<const run> before, std::span<const run> after,
-                                           const comparison_options& o = {}) {
+                                           const comparison_options& o = {},
+                                           std::span<const run_accumulator* const> before_sketched = {},
+                                           std::span<const run_accumulator* const> after_sketched = {}) {
     compare_plot_files out;
     const auto prefixes = detail::pair_prefixes(c);
+    const auto at = [](std::span<const run_accumulator* const> list, std::size_t i) { return i < list.size() ? list[i] : nullptr; };
     for (std::size_t i = 0; i < c.pairs.size(); ++i) {
         const auto& p = c.pairs[i];
-        out.pairs.push_back(detail::pair_plots(c, p, before[p.before_run], after[p.after_run], prefixes[i], o.compare.stats.subsets));
+        out.pairs.push_back(detail::pair_plots(c, p, before[p.before_run], after[p.after_run], prefixes[i], o.compare.stats.subsets,
+                                               at(before_sketched, p.before_run), at(after_sketched, p.after_run),
+                                               o.compare.stats.summary.method));
     }
     if (c.sweep) out.sweep = detail::sweep_compare_plots(*c.sweep, c.pairs);
     return out;

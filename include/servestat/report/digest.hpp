@@ -261,7 +261,7 @@ struct merged_change {
 
 namespace detail {
 
-inline bool judged(verdict v) { return v != verdict::too_few && v != verdict::single; }
+inline bool judged(verdict v) { return v != verdict::too_few && v != verdict::single && v != verdict::untested; }
 
 // User-facing latencies and throughput first; the server's own breakdown explains them.
 inline double importance(const change& c) {

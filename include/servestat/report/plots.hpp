@@ -16,6 +16,8 @@
 #include <utility>   // std::pair
 #include <vector>    // std::vector
 
+#include <fmt/format.h> // fmt::format
+
 #include "servestat/core/parallel.hpp"       // parallel_for
 #include "servestat/core/run.hpp"            // run
 #include "servestat/report/plot_file.hpp"    // plot_file
@@ -28,6 +30,8 @@
 #include "servestat/plot/timeline.hpp"       // timeline_chart
 #include "servestat/stats/metrics.hpp"       // collect_metric, latency_against_count
 #include "servestat/stats/quantile.hpp"      // percentiles_select
+#include "servestat/stats/quantile_sketch.hpp" // quantile_sketch
+#include "servestat/stats/run_accumulator.hpp" // run_accumulator
 #include "servestat/stats/run_stats.hpp"     // run_stats, find_summary
 #include "servestat/stats/subsets.hpp"       // split_into_subsets
 
@@ -273,6 +277,71 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
     return out;
 }
 
+namespace detail {
+
+// Values standing for a sketch's distribution: its values at `points` evenly spaced ranks, the exact
+// min and max at the ends and every other within the sketch's relative error, so an ECDF drawn
+// through them is the sketch's, as honest in value as its percentiles and within 1/points in rank.
+inline std::vector<double> sketch_quantile_values(const quantile_sketch& s, std::size_t points = 1001) {
+    std::vector<double> out;
+    if (s.empty()) return out;
+    const std::uint64_t n = s.count();
+    const std::uint64_t m = std::min<std::uint64_t>(n, points);
+    for (std::uint64_t j = 0; j < m; ++j) out.push_back(s.value_at_rank(m == 1 ? 0 : j * (n - 1) / (m - 1)));
+    return out;
+}
+
+// "sketched, each value within 0.5%": how a chart drawn from sketches says so.
+inline std::string sketched_words(double alpha) { return fmt::format("sketched, each value within {:g}%", 100 * alpha); }
+
+// "sketched ±0.5%": the same, short enough for a legend entry.
+inline std::string sketched_mark(double alpha) { return fmt::format("sketched ±{:g}%", 100 * alpha); }
+
+// The sketched counterpart of by_subset: all, short and long from their sketches.
+inline void sketched_by_subset(const run_accumulator& acc, metric m, std::vector<plot::named_values>& series,
+                               std::vector<std::size_t>& counts) {
+    for (const char* name : {"all", "short", "long"}) {
+        const metric_accumulator* found = acc.find_metric(name, m);
+        if (found == nullptr || found->count() == 0) continue;
+        series.push_back({name, sketch_quantile_values(found->sketch())});
+        counts.push_back(static_cast<std::size_t>(found->count()));
+    }
+}
+
+} // namespace detail
+
+// The charts of a run known by its accumulated statistics only (a summary file, a log streamed past
+// --memory-limit): the latency ECDFs drawn from the sketches and the percentile bars, each titled as
+// sketched with the bound. Nothing that needs every request (histograms, box plots, scatters,
+// timelines); the report says why in a sentence.
+inline std::vector<plot_file> sketched_run_plots(const run_accumulator& acc, const run_stats& st, const std::string& prefix) {
+    const std::string run_name = st.meta.label, sketched = " (" + detail::sketched_words(acc.sketch_alpha()) + ")";
+    std::vector<plot_file> out;
+    const auto file = [&](const std::string& kind, const std::string& title, std::string svg) {
+        out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
+    };
+    for (const auto& [m, kind, what, axis] :
+         {std::tuple{metric::e2e, "e2e-ecdf", "End-to-end latency", "end-to-end latency (s)"},
+          std::tuple{metric::ttft, "ttft-ecdf", "Time to first token", "time to first token (s)"}}) {
+        plot::ecdf_options counts;
+        std::vector<plot::named_values> series;
+        detail::sketched_by_subset(acc, m, series, counts.stands_for);
+        if (series.empty()) continue;
+        const std::string title = std::string(what) + " by prompt length" + sketched + " — " + run_name;
+        file(kind, title, plot::ecdf_chart(series, {title, axis, "fraction of requests"}, counts));
+        if (m != metric::e2e) continue;
+        file("e2e-percentiles", "p50 / p90 / p99 by subset" + sketched + " — " + run_name,
+             plot::grouped_bar_chart(detail::percentile_bars(st, metric::e2e),
+                                     {"End-to-end p50 / p90 / p99 by subset" + sketched + " — " + run_name, "subset",
+                                      "end-to-end latency (s)"}));
+    }
+    if (const auto parts = detail::time_components(st); parts.series.size() > 1)
+        file("time-breakdown", "Where the time goes at each percentile" + sketched + " — " + run_name,
+             plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode" + sketched + " — " + run_name,
+                                             "percentile", "time (s)"}));
+    return out;
+}
+
 // Overlaid distributions and percentiles of several runs, named by label.
 namespace detail {
 
@@ -304,25 +373,33 @@ inline std::vector<std::size_t> runs_to_highlight(const std::vector<std::optiona
 } // namespace detail
 
 // `knee_runs`: indices into `runs` of the sweeps' saturation knees, kept in colour among many runs.
+// `sketched[k]`, where set, is run k's accumulated statistics (a summary, a streamed log): its curve
+// is drawn from its sketch and named as sketched.
 inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& runs, const std::vector<run_stats>& stats,
-                                               const std::vector<std::size_t>& knee_runs = {}) {
+                                               const std::vector<std::size_t>& knee_runs = {},
+                                               const std::vector<const run_accumulator*>& sketched = {}) {
     std::vector<plot_file> out;
     for (const metric m : {metric::e2e, metric::ttft}) {
         std::vector<plot::named_values> series;
         std::vector<std::optional<double>> p99;
-        std::vector<std::size_t> knees;
+        std::vector<std::size_t> knees, stands_for;
         for (std::size_t k = 0; k < runs.size(); ++k) {
             const run* r = runs[k];
-            auto values = detail::metric_values(*r, m);
+            const run_accumulator* acc = k < sketched.size() ? sketched[k] : nullptr;
+            const metric_accumulator* from_sketch = acc ? acc->find_metric("all", m) : nullptr;
+            auto values = acc ? (from_sketch ? detail::sketch_quantile_values(from_sketch->sketch()) : std::vector<double>{})
+                              : detail::metric_values(*r, m);
             if (values.empty()) continue;
             if (std::find(knee_runs.begin(), knee_runs.end(), k) != knee_runs.end()) knees.push_back(series.size());
-            series.push_back({r->meta.label, std::move(values)});
+            stands_for.push_back(acc ? static_cast<std::size_t>(from_sketch->count()) : 0);
+            series.push_back({acc ? r->meta.label + " (" + detail::sketched_mark(acc->sketch_alpha()) + ")" : r->meta.label,
+                              std::move(values)});
             p99.push_back(k < stats.size() ? find_percentile(stats[k], "all", m, 99) : std::nullopt);
         }
         if (series.size() < 2) continue;
         const std::string what = m == metric::e2e ? "End-to-end latency" : "Time to first token";
         const std::string axis = m == metric::e2e ? "end-to-end latency (s)" : "time to first token (s)";
-        const plot::ecdf_options highlight{detail::runs_to_highlight(p99, knees), "other runs"};
+        const plot::ecdf_options highlight{detail::runs_to_highlight(p99, knees), "other runs", std::move(stands_for)};
         out.push_back({std::string("compare-") + std::string(to_string(m)) + "-ecdf.svg", what + " by run",
                        plot::ecdf_chart(series, {what + " by run", axis, "fraction of requests"}, highlight)});
     }

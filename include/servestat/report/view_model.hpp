@@ -2,7 +2,7 @@
 // findings, plot references), so JSON, Markdown and HTML can never disagree.
 #pragma once
 
-#include <algorithm> // std::all_of
+#include <algorithm> // std::all_of, std::max
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <span>     // std::span
@@ -66,9 +66,23 @@ inline json percentile_columns(const std::vector<double>& ps) {
     return columns;
 }
 
+// The relative error of a run's sketched percentiles (a summary file, a log streamed past
+// --memory-limit); none when every percentile is exact.
+inline std::optional<double> sketch_alpha_of(const run_stats& r) {
+    std::optional<double> out;
+    for (const auto& s : r.subsets)
+        for (const auto& m : s.metrics)
+            if (m.stats.sketch_alpha) out = std::max(out.value_or(0.0), *m.stats.sketch_alpha);
+    return out;
+}
+
+inline std::string bound_text(double alpha) { return fmt::format("{:g}%", 100 * alpha); }
+
 // One table per metric with values: a row per subset that has any.
 inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
     json tables = json::array();
+    const auto alpha = sketch_alpha_of(r);
+    const std::string sketched = alpha ? " — percentiles sketched, each within " + bound_text(*alpha) : "";
     for (metric m : all_metrics) {
         json rows = json::array();
         for (const auto& s : r.subsets) {
@@ -87,7 +101,7 @@ inline json metric_tables(const run_stats& r, const std::vector<double>& ps) {
         }
         if (rows.empty()) continue;
         tables.push_back({{"metric", std::string(to_string(m))},
-                          {"title", metric_title(m)},
+                          {"title", std::string(metric_title(m)) + sketched},
                           {"columns", percentile_columns(ps)},
                           {"rows", rows}});
     }
@@ -194,9 +208,15 @@ inline json reported_rows(const run_metadata& meta) {
     return rows;
 }
 
-inline json note_rows(const run_metadata& meta) {
+// A sketched run's notes end with the charts it cannot have, and why.
+inline json note_rows(const run_metadata& meta, bool sketched = false) {
     json rows = json::array();
     for (const auto& note : meta.notes) rows.push_back({{"text", note}});
+    if (sketched)
+        rows.push_back({{"text", "charts that need every request (the latency histogram and box plot, latency against "
+                                 "token counts, throughput and tail latency over time) are left out: this run is known "
+                                 "by its sketches, not its requests; its distribution curves are drawn from the "
+                                 "sketches"}});
     return rows;
 }
 
@@ -249,6 +269,8 @@ inline json compact_rows(const run_stats& r) {
 
 inline bool has_measured_requests(const run_stats& r) { return r.requests > 0 && r.meta.kind != run_kind::arrivals; }
 
+
+
 // The steady-state line of a run: the window and what --steady-state did or would do with it, or
 // why there is none.
 inline std::string steady_state_text(const steady_state_detection& d) {
@@ -298,7 +320,7 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"arrivals", arrivals_view(r)},
               {"duration_reported", r.duration_from == duration_source::reported},
               {"has_notes", !r.meta.notes.empty()},
-              {"notes", note_rows(r.meta)},
+              {"notes", note_rows(r.meta, sketch_alpha_of(r).has_value())},
               {"has_reported", !r.meta.reported.empty()},
               {"reported", reported_rows(r.meta)},
               {"headline", headline(r)},
@@ -319,7 +341,9 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
                                            r.skipped.noun(r.skipped.count), r.skipped.count == 1 ? "was" : "were")},
               {"has_steady_state", r.steady_state.window.has_value()},
               {"steady_state", steady_state_view(r.steady_state)},
-              {"steady_state_text", steady_state_text(r.steady_state)}};
+              {"steady_state_text", sketch_alpha_of(r) && !r.steady_state.window
+                                        ? "not searched: " + r.steady_state.reason + "."
+                                        : steady_state_text(r.steady_state)}};
     return view;
 }
 

@@ -7,7 +7,8 @@
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint64_t
 #include <optional> // std::optional
-#include <utility>  // std::move
+#include <string>   // std::string
+#include <utility>  // std::move, std::forward
 
 #include <fmt/format.h> // fmt::format
 
@@ -33,11 +34,18 @@ inline bool over_budget(const request_table& t, std::size_t limit) {
 
 } // namespace detail
 
+// A log read within the budget: its requests, kept whole while they fit; else none kept and every
+// request folded into `folded`. `kept`'s metadata and skipped lines are the log's either way.
+struct bounded_read {
+    run kept;
+    std::optional<run_accumulator> folded;
+};
+
 // stream(use) hands each request of one run to use(const request_record&), in log order, and returns
 // the run without its requests (metadata, skipped lines). stream_canonical_log is one.
 template <class Stream>
-run_stats analyze_bounded(Stream&& stream, const stats_options& o, const bounded_options& b) {
-    run kept;
+bounded_read read_bounded(Stream&& stream, const stats_options& o, const bounded_options& b) {
+    request_table kept;
     std::optional<run_accumulator> folded;
     request_table piece;
     const auto fold_piece = [&] {
@@ -47,29 +55,38 @@ run_stats analyze_bounded(Stream&& stream, const stats_options& o, const bounded
     };
     run streamed = stream([&](const request_record& r) {
         if (!folded) {
-            kept.requests.push_back(r);
-            if (!detail::over_budget(kept.requests, b.memory_limit)) return;
+            kept.push_back(r);
+            if (!detail::over_budget(kept, b.memory_limit)) return;
             folded.emplace(o, b.sketch_alpha);
-            folded->add(kept.requests);
-            kept.requests = request_table{};
+            folded->add(kept);
+            kept = request_table{};
             piece.reserve(b.piece_requests);
             return;
         }
         piece.push_back(r);
         if (piece.size() == b.piece_requests) fold_piece();
     });
-    if (!folded) {
-        streamed.requests = std::move(kept.requests);
-        return analyze(streamed, o);
-    }
-    if (!piece.empty()) fold_piece();
-    auto out = folded->result(streamed.meta, streamed.skipped);
-    out.meta.notes.push_back(fmt::format(
+    if (folded && !piece.empty()) fold_piece();
+    streamed.requests = std::move(kept);
+    return {std::move(streamed), std::move(folded)};
+}
+
+// What a streamed run's statistics say about themselves.
+inline std::string streamed_note(std::size_t requests, const bounded_options& b) {
+    return fmt::format(
         "{} requests did not fit in the memory limit of {} MiB: percentiles are read from sketches, each within "
         "{:g}% of the exact value; counts, rates, min and max are exact, means and std agree with an exact pass to "
         "the last digits; the steady-state window, peak concurrency and the waiting breakdown need every request "
         "at once and are left out",
-        out.requests, b.memory_limit >> 20, 100 * b.sketch_alpha));
+        requests, b.memory_limit >> 20, 100 * b.sketch_alpha);
+}
+
+template <class Stream>
+run_stats analyze_bounded(Stream&& stream, const stats_options& o, const bounded_options& b) {
+    bounded_read read = read_bounded(std::forward<Stream>(stream), o, b);
+    if (!read.folded) return analyze(read.kept, o);
+    auto out = read.folded->result(read.kept.meta, read.kept.skipped);
+    out.meta.notes.push_back(streamed_note(out.requests, b));
     return out;
 }
 

@@ -13,6 +13,7 @@
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
+#include <string_view> // std::string_view
 #include <vector>    // std::vector
 
 #include <fmt/format.h> // fmt::format
@@ -203,6 +204,16 @@ public:
     }
 
     const stats_options& options() const noexcept { return options_; }
+
+    // One metric of one subset as accumulated (its sketch draws what a chart can draw without the
+    // requests); null for a subset the options do not have.
+    const metric_accumulator* find_metric(std::string_view subset, metric m) const {
+        for (const auto& part : subsets_)
+            if (part.name == subset)
+                for (std::size_t k = 0; k < all_metrics.size(); ++k)
+                    if (all_metrics[k] == m) return &part.metrics[k];
+        return nullptr;
+    }
 
     // Statistics are read with these summary options (percentiles, method, ddof) rather than the
     // accumulator's own: a summary file answers any percentile.
