@@ -19,23 +19,25 @@ struct linear_fit {
 
 // Empty with fewer than two points or when every x is the same (the slope is undefined).
 // Centred sums: latency and token counts sit far from zero, and raw sums of squares would cancel.
-inline std::optional<linear_fit> least_squares(std::span<const double> x, std::span<const double> y) {
-    const std::size_t n = x.size() < y.size() ? x.size() : y.size();
+// The same over n pairs that for_each_pair(visit) passes to visit(x, y), twice, in the same order
+// each time: a fit over millions of requests needs no copy of them.
+template <class ForEachPair>
+std::optional<linear_fit> least_squares_over(std::size_t n, ForEachPair for_each_pair) {
     if (n < 2) return std::nullopt;
     double mean_x = 0, mean_y = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        mean_x += x[i];
-        mean_y += y[i];
-    }
+    for_each_pair([&](double x, double y) {
+        mean_x += x;
+        mean_y += y;
+    });
     mean_x /= static_cast<double>(n);
     mean_y /= static_cast<double>(n);
     double sxx = 0, sxy = 0, syy = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double dx = x[i] - mean_x, dy = y[i] - mean_y;
+    for_each_pair([&](double x, double y) {
+        const double dx = x - mean_x, dy = y - mean_y;
         sxx += dx * dx;
         sxy += dx * dy;
         syy += dy * dy;
-    }
+    });
     if (sxx == 0) return std::nullopt;
     linear_fit fit;
     fit.n = n;
@@ -43,6 +45,13 @@ inline std::optional<linear_fit> least_squares(std::span<const double> x, std::s
     fit.intercept = mean_y - fit.slope * mean_x;
     fit.r_squared = syy == 0 ? 1.0 : (sxy * sxy) / (sxx * syy);
     return fit;
+}
+
+inline std::optional<linear_fit> least_squares(std::span<const double> x, std::span<const double> y) {
+    const std::size_t n = x.size() < y.size() ? x.size() : y.size();
+    return least_squares_over(n, [&](auto&& visit) {
+        for (std::size_t i = 0; i < n; ++i) visit(x[i], y[i]);
+    });
 }
 
 // The two-sided p-value of the t-test that the slope is 0 (no linear relation), with n − 2 degrees
