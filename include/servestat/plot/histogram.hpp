@@ -72,7 +72,8 @@ inline binned_sample bin_sample(std::string name, std::span<const double> values
     return out;
 }
 
-inline std::string histogram_chart(const binned_sample& sample, const chart_labels& labels) {
+// A differently named function, not an overload: histogram_chart({"name", {}}, labels) stays unambiguous.
+inline std::string binned_histogram_chart(const binned_sample& sample, const chart_labels& labels) {
     frame f(labels);
     if (sample.n == 0) {
         f.no_data();
@@ -100,7 +101,7 @@ inline std::string histogram_chart(const binned_sample& sample, const chart_labe
 inline std::string histogram_chart(const named_values& sample, const chart_labels& labels, int bins = 0) {
     auto values = detail::finite_values(sample.values);
     const detail::ranked_values ranked(std::span<double>(values), histogram_chart_ranks(values.size()));
-    return histogram_chart(bin_sample(sample.name, values, ranked, bins), labels);
+    return binned_histogram_chart(bin_sample(sample.name, values, ranked, bins), labels);
 }
 
 } // namespace servestat::plot

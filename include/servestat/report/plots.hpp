@@ -21,10 +21,10 @@
 #include "servestat/core/run.hpp"            // run
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
-#include "servestat/plot/box.hpp"            // box_chart
-#include "servestat/plot/ecdf.hpp"           // ecdf_chart
-#include "servestat/plot/histogram.hpp"      // histogram_chart
-#include "servestat/plot/scatter.hpp"        // scatter_chart
+#include "servestat/plot/box.hpp"            // box_chart, box_chart_ranks
+#include "servestat/plot/ecdf.hpp"           // ecdf_chart, ecdf_chart_ranks
+#include "servestat/plot/histogram.hpp"      // histogram_chart, binned_histogram_chart, bin_sample
+#include "servestat/plot/scatter.hpp"        // scatter_chart, thin_points
 #include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
 #include "servestat/plot/timeline.hpp"       // timeline_chart
 #include "servestat/stats/metrics.hpp"       // collect_metric, for_each_latency_against_count
@@ -332,7 +332,7 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
                            plot::ecdf_chart(e2e, {"End-to-end latency by prompt length — " + run_name,
                                                   "end-to-end latency (s)", "fraction of requests"})));
         out.push_back(file("e2e-histogram", "End-to-end latency histogram — " + run_name,
-                           plot::histogram_chart(*samples[0][0].bins, {"End-to-end latency — " + run_name,
+                           plot::binned_histogram_chart(*samples[0][0].bins, {"End-to-end latency — " + run_name,
                                                                        "end-to-end latency (s)", "requests"})));
         out.push_back(file("e2e-box", "End-to-end latency by subset — " + run_name,
                            plot::box_chart(e2e, {"End-to-end latency by subset — " + run_name, "subset",
