@@ -83,6 +83,10 @@ TEST_CASE("thin_points keeps every stride-th finite pair, their range and the fi
     CHECK(thinned.fit->slope == fit->slope);
     CHECK(thinned.fit->intercept == fit->intercept);
     CHECK(thinned.fit->r_squared == fit->r_squared);
+    const auto unfitted = thin_points("requests", pairs, false); // the same dots without the fit's pass
+    CHECK(unfitted.x == thinned.x);
+    CHECK(unfitted.y == thinned.y);
+    CHECK_FALSE(unfitted.fit);
 }
 
 } // namespace test_plot_svg

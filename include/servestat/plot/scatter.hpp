@@ -15,12 +15,13 @@
 #include "servestat/plot/chart.hpp"       // frame
 #include "servestat/plot/data.hpp"        // named_points, chart_labels
 #include "servestat/plot/highlight.hpp"   // series_looks, other_colour
-#include "servestat/stats/linear_fit.hpp" // linear_fit, least_squares_over
+#include "servestat/stats/linear_fit.hpp" // linear_fit, least_squares_from, pair_sums
 
 namespace servestat::plot {
 
 using servestat::least_squares;
-using servestat::least_squares_over;
+using servestat::least_squares_from;
+using servestat::pair_sums;
 using servestat::linear_fit;
 
 namespace detail {
@@ -71,32 +72,37 @@ struct thinned_points {
 inline constexpr std::size_t scatter_dots_kept = 2000;
 
 // for_each_pair(visit) calls visit(x, y) for every pair, in the same order each time (it is called
-// two to four times). Pairs where either coordinate is not finite are left out: a fit over NaN
-// would be NaN.
+// twice). Pairs where either coordinate is not finite are left out: a fit over NaN would be NaN.
+// The first pass counts, measures and sums; the second picks the dots and, with `fit`, finishes
+// the fit.
 template <class ForEachPair>
 thinned_points thin_points(std::string name, ForEachPair for_each_pair, bool fit) {
     thinned_points out;
     out.name = std::move(name);
-    const auto for_each_finite = [&](auto&& visit) {
-        for_each_pair([&](double x, double y) {
-            if (std::isfinite(x) && std::isfinite(y)) visit(x, y);
-        });
-    };
+    pair_sums sums;
     for_each_pair([&](double x, double y) {
         ++out.pairs;
         if (!std::isfinite(x) || !std::isfinite(y)) return;
-        ++out.n;
         out.x_range.add(x);
         out.y_range.add(y);
+        sums.add(x, y);
     });
+    out.n = sums.n;
     const std::size_t stride = detail::stride_for(out.n, scatter_dots_kept);
     std::size_t k = 0;
-    for_each_finite([&](double x, double y) {
-        if (k++ % stride != 0) return;
-        out.x.push_back(x);
-        out.y.push_back(y);
-    });
-    if (fit) out.fit = least_squares_over(out.n, for_each_finite);
+    const auto picking_finite = [&](auto&& visit) {
+        for_each_pair([&](double x, double y) {
+            if (!std::isfinite(x) || !std::isfinite(y)) return;
+            if (k++ % stride == 0) {
+                out.x.push_back(x);
+                out.y.push_back(y);
+            }
+            visit(x, y);
+        });
+    };
+    const bool fit_reads_pairs = fit && sums.n >= 2; // least_squares_from reads none with fewer than two
+    if (fit) out.fit = least_squares_from(sums, picking_finite);
+    if (!fit_reads_pairs) picking_finite([](double, double) {});
     return out;
 }
 

@@ -58,10 +58,8 @@ inline constexpr const char* metric_title(metric m) {
 
 // Over the requests in place: a copy of their pairs took 64 MB for 4·10^6 requests.
 inline std::optional<linear_fit> fit_e2e_to_output_tokens(const run& r) {
-    const auto pairs = [&](auto&& visit) { for_each_latency_against_count(r.requests, r.requests.output_tokens(), visit); };
-    std::size_t n = 0;
-    pairs([&](double, double) { ++n; });
-    return least_squares_over(n, pairs);
+    return least_squares_over(
+        [&](auto&& visit) { for_each_latency_against_count(r.requests, r.requests.output_tokens(), visit); });
 }
 
 inline json percentile_columns(const std::vector<double>& ps) {

@@ -17,20 +17,25 @@ struct linear_fit {
     std::size_t n = 0;
 };
 
-// Empty with fewer than two points or when every x is the same (the slope is undefined).
-// Centred sums: latency and token counts sit far from zero, and raw sums of squares would cancel.
-// The same over n pairs that for_each_pair(visit) passes to visit(x, y), twice, in the same order
-// each time: a fit over millions of requests needs no copy of them.
+// The first of least_squares' two passes: the count and the sums that give the means.
+struct pair_sums {
+    std::size_t n = 0;
+    double x = 0, y = 0;
+    void add(double px, double py) noexcept {
+        ++n;
+        x += px;
+        y += py;
+    }
+};
+
+// The second pass, over the same pairs in the same order, which for_each_pair(visit) passes to
+// visit(x, y): a fit over millions of requests needs no copy of them, and a caller that reads them
+// anyway (for their range, say) takes the first pass's sums along.
 template <class ForEachPair>
-std::optional<linear_fit> least_squares_over(std::size_t n, ForEachPair for_each_pair) {
+std::optional<linear_fit> least_squares_from(const pair_sums& sums, ForEachPair for_each_pair) {
+    const std::size_t n = sums.n;
     if (n < 2) return std::nullopt;
-    double mean_x = 0, mean_y = 0;
-    for_each_pair([&](double x, double y) {
-        mean_x += x;
-        mean_y += y;
-    });
-    mean_x /= static_cast<double>(n);
-    mean_y /= static_cast<double>(n);
+    const double mean_x = sums.x / static_cast<double>(n), mean_y = sums.y / static_cast<double>(n);
     double sxx = 0, sxy = 0, syy = 0;
     for_each_pair([&](double x, double y) {
         const double dx = x - mean_x, dy = y - mean_y;
@@ -47,9 +52,20 @@ std::optional<linear_fit> least_squares_over(std::size_t n, ForEachPair for_each
     return fit;
 }
 
+// Both passes over the pairs for_each_pair visits.
+template <class ForEachPair>
+std::optional<linear_fit> least_squares_over(ForEachPair for_each_pair) {
+    pair_sums sums;
+    for_each_pair([&](double x, double y) { sums.add(x, y); });
+    return least_squares_from(sums, for_each_pair);
+}
+
+// Empty with fewer than two points or when every x is the same (the slope is undefined).
+// Centred sums: latency and token counts sit far from zero, and raw sums of squares would cancel.
 inline std::optional<linear_fit> least_squares(std::span<const double> x, std::span<const double> y) {
     const std::size_t n = x.size() < y.size() ? x.size() : y.size();
-    return least_squares_over(n, [&](auto&& visit) {
+    if (n < 2) return std::nullopt;
+    return least_squares_over([&](auto&& visit) {
         for (std::size_t i = 0; i < n; ++i) visit(x[i], y[i]);
     });
 }
