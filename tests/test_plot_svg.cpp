@@ -1,6 +1,8 @@
 // The SVG writer: escaped text, fixed numbers, least-squares fits for the scatter line.
 #include <catch2/catch.hpp> // Catch2 v2
 
+#include <cstddef> // std::size_t
+#include <limits> // std::numeric_limits
 #include <string> // std::string
 #include <vector> // std::vector
 
@@ -51,6 +53,40 @@ TEST_CASE("least_squares has no fit for one point or constant x", "[plot]") {
     const std::vector<double> one{1}, same{2, 2, 2}, y{1, 2, 3};
     CHECK_FALSE(least_squares(one, one));
     CHECK_FALSE(least_squares(same, y));
+}
+
+TEST_CASE("thin_points keeps every stride-th finite pair, their range and the fit over all of them", "[plot]") {
+    std::vector<double> x, y;
+    for (int i = 0; i < 5001; ++i) {
+        x.push_back(i % 97);
+        y.push_back(i == 10 ? std::numeric_limits<double>::quiet_NaN() : 0.01 * i + 0.5 * (i % 7));
+    }
+    const auto pairs = [&](auto&& visit) {
+        for (std::size_t i = 0; i < x.size(); ++i) visit(x[i], y[i]);
+    };
+    const auto thinned = thin_points("requests", pairs, true);
+    CHECK(thinned.pairs == 5001);
+    CHECK(thinned.n == 5000); // the NaN left out
+    std::vector<double> fx, fy;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (i != 10) fx.push_back(x[i]), fy.push_back(y[i]);
+    const std::size_t stride = 3; // ceil(5000 / 2000)
+    REQUIRE(thinned.x.size() == (fx.size() + stride - 1) / stride);
+    for (std::size_t k = 0; k < thinned.x.size(); ++k) {
+        CHECK(thinned.x[k] == fx[k * stride]);
+        CHECK(thinned.y[k] == fy[k * stride]);
+    }
+    CHECK(thinned.x_range.lo == 0);
+    CHECK(thinned.x_range.hi == 96);
+    const auto fit = least_squares(fx, fy); // the same sums in the same order: equal to the bit
+    REQUIRE(thinned.fit);
+    CHECK(thinned.fit->slope == fit->slope);
+    CHECK(thinned.fit->intercept == fit->intercept);
+    CHECK(thinned.fit->r_squared == fit->r_squared);
+    const auto unfitted = thin_points("requests", pairs, false); // the same dots without the fit's pass
+    CHECK(unfitted.x == thinned.x);
+    CHECK(unfitted.y == thinned.y);
+    CHECK_FALSE(unfitted.fit);
 }
 
 } // namespace test_plot_svg

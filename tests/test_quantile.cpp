@@ -1,7 +1,8 @@
 // Tests for servestat/stats/quantile.hpp: agreement with numpy 1.24, selection == sorting, hand-derived values.
 #include "servestat/stats/quantile.hpp"
+#include "servestat/stats/radix_select.hpp" // detail::radix_select
 
-#include <algorithm>   // std::sort, std::shuffle, std::max
+#include <algorithm>   // std::sort, std::shuffle, std::max, std::unique
 #include <array>       // std::array
 #include <cmath>       // std::fabs
 #include <cstdlib>     // std::getenv
@@ -188,6 +189,37 @@ TEST_CASE("percentiles_select equals percentile_sorted on large samples of every
                     CHECK(selected[i] == servestat::percentile_sorted(sorted, ps[i], m));
                 }
             }
+        }
+    }
+}
+
+// A chart asks for ~500 evenly spaced ranks at once, many of them in one bucket of the histogram
+// (all of them when a far outlier crowds the rest together): each must still be the sorted value.
+TEST_CASE("radix_select finds hundreds of ranks, many to a bucket, as a sort would", "[quantile][select]") {
+    std::mt19937_64 rng(17);
+    std::lognormal_distribution<double> lognormal(-1.0, 1.5);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_int_distribution<int> few(0, 9);
+    const std::vector<std::pair<const char*, std::function<double(std::size_t)>>> shapes{
+        {"lognormal", [&](std::size_t) { return lognormal(rng); }},
+        {"far outlier", [&](std::size_t i) { return i == 17 ? 1e12 : 1e9 + normal(rng); }},
+        {"ties", [&](std::size_t) { return few(rng) * 0.5; }},
+        {"signed", [&](std::size_t) { return normal(rng) * 1e-3; }},
+    };
+    for (std::size_t n : {std::size_t{2048}, std::size_t{100000}}) {
+        for (const auto& [name, draw] : shapes) {
+            std::vector<double> data(n);
+            for (std::size_t i = 0; i < n; ++i) data[i] = draw(i);
+            const std::vector<double> sorted = sorted_copy(data);
+            std::vector<std::size_t> ranks;
+            for (std::size_t j = 0; j < 500; ++j) ranks.push_back(j * (n - 1) / 499);
+            ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+            const std::vector<double> unchanged = data;
+            const auto selected = servestat::detail::radix_select(data, ranks);
+            INFO(name << " n=" << n);
+            CHECK(data == unchanged);
+            REQUIRE(selected.size() == ranks.size());
+            for (std::size_t k = 0; k < ranks.size(); ++k) CHECK(selected[k] == sorted[ranks[k]]);
         }
     }
 }

@@ -10,10 +10,9 @@
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/plot/chart.hpp"     // frame, detail::finite_values
+#include "servestat/plot/chart.hpp"     // frame, detail::finite_values, detail::ranked_values, detail::linear_percentile
 #include "servestat/plot/data.hpp"      // named_values, chart_labels
 #include "servestat/plot/highlight.hpp" // series_looks, other_colour
-#include "servestat/stats/quantile.hpp" // percentiles_select
 
 namespace servestat::plot {
 
@@ -23,43 +22,45 @@ struct box_stats {
     double p5, p25, p50, p75, p95;
 };
 
-// Linear-method percentiles, the same numbers the summary tables print; `values` (finite, not
-// empty) are reordered.
-inline box_stats box_of(std::vector<double>& values) {
-    static constexpr double ps[] = {5, 25, 50, 75, 95};
-    const auto at = percentiles_select(values, ps);
-    return {at[0], at[1], at[2], at[3], at[4]};
+inline constexpr double box_percentiles[] = {5, 25, 50, 75, 95};
+
+// Linear-method percentiles, the same numbers the summary tables print; `values` ranked at least at
+// box_chart_ranks(values.size()).
+inline box_stats box_of(const ranked_values& values) {
+    return {linear_percentile(values, 5), linear_percentile(values, 25), linear_percentile(values, 50),
+            linear_percentile(values, 75), linear_percentile(values, 95)};
 }
 
 } // namespace detail
 
-inline std::string box_chart(std::span<const named_values> series, const chart_labels& labels) {
+// The ranks a box of n finite values reads.
+inline std::vector<std::size_t> box_chart_ranks(std::size_t n) { return detail::linear_percentile_ranks(n, detail::box_percentiles); }
+
+// Series without finite values are left out.
+inline std::string box_chart(std::span<const ranked_series> series, const chart_labels& labels) {
     frame f(labels);
-    std::vector<std::vector<double>> sorted; // each series' finite values, in no particular order
+    std::vector<std::size_t> counts;
     std::vector<std::string> names;
-    for (const auto& s : series) {
-        auto v = detail::finite_values(s.values);
-        if (v.empty()) continue;
-        sorted.push_back(std::move(v));
-        names.push_back(s.name);
-    }
-    if (sorted.empty()) {
-        f.no_data();
-        return std::move(f).finish();
-    }
     std::vector<detail::box_stats> boxes;
     detail::range r;
-    for (auto& v : sorted) {
-        boxes.push_back(detail::box_of(v));
+    for (const auto& s : series) {
+        if (s.values.empty()) continue;
+        counts.push_back(s.values.size());
+        names.push_back(s.name);
+        boxes.push_back(detail::box_of(s.values));
         r.add(boxes.back().p5);
         r.add(boxes.back().p95);
+    }
+    if (boxes.empty()) {
+        f.no_data();
+        return std::move(f).finish();
     }
     f.category_axis(names);
     const scale y = f.y_scale(std::min(0.0, r.lo), r.hi);
     f.y_axis(y);
     // Beyond the palette a few boxes coloured, the rest grey: the axis names every box.
     const auto looks = detail::series_looks(boxes.size(), {});
-    const double slot = frame::category_slot(sorted.size());
+    const double slot = frame::category_slot(boxes.size());
     for (std::size_t i = 0; i < boxes.size(); ++i) {
         const auto& b = boxes[i];
         const double middle = frame::plot_left + slot * (static_cast<double>(i) + 0.5);
@@ -69,7 +70,7 @@ inline std::string box_chart(std::span<const named_values> series, const chart_l
         f.svg.line(middle - half / 2, y(b.p5), middle + half / 2, y(b.p5), "#333333", 1.5);
         f.svg.line(middle - half / 2, y(b.p95), middle + half / 2, y(b.p95), "#333333", 1.5);
         f.svg.rect(middle - half, y(b.p75), 2 * half, y(b.p25) - y(b.p75), looks[i].colour(),
-                   fmt::format("{} (n={}): p5 {}, p25 {}, median {}, p75 {}, p95 {}", names[i], sorted[i].size(),
+                   fmt::format("{} (n={}): p5 {}, p25 {}, median {}, p75 {}, p95 {}", names[i], counts[i],
                                exact(b.p5), exact(b.p25), exact(b.p50), exact(b.p75), exact(b.p95)));
         f.svg.line(middle - half, y(b.p50), middle + half, y(b.p50), "#000000", 2.5);
     }
@@ -81,6 +82,17 @@ inline std::string box_chart(std::span<const named_values> series, const chart_l
         legend.push_back({detail::others_legend_name(grey, ""), other_colour, legend_mark::box, {}, {}});
     f.legend(legend);
     return std::move(f).finish();
+}
+
+inline std::string box_chart(std::span<const named_values> series, const chart_labels& labels) {
+    std::vector<ranked_series> ranked;
+    ranked.reserve(series.size());
+    for (const auto& s : series) {
+        auto values = detail::finite_values(s.values);
+        auto ranks = box_chart_ranks(values.size());
+        ranked.push_back({s.name, detail::ranked_values(std::move(values), std::move(ranks))});
+    }
+    return box_chart(ranked, labels);
 }
 
 } // namespace servestat::plot

@@ -19,7 +19,7 @@
 #include "servestat/plot/svg.hpp"   // svg_document, series_colour
 #include "servestat/plot/text_fit.hpp"     // fit_lines, shorten_middle, shorten_end
 #include "servestat/plot/text_metrics.hpp" // text_width, text_ascent_em
-#include "servestat/stats/quantile.hpp"     // detail::select_order_statistics, detail::radix_select
+#include "servestat/stats/quantile.hpp"     // detail::select_order_statistics, detail::radix_select, detail::plan_quantile
 
 namespace servestat::plot {
 
@@ -94,12 +94,19 @@ inline std::vector<double> finite_values(std::span<const double> values) {
 
 // Order statistics of a sample at chosen ranks, found by selection: a chart of 4·10^6 latencies
 // draws a few hundred of them, and sorting them all took most of `report`'s extra time.
+// One selection answers every chart drawn from the same sample (ECDF steps, box percentiles,
+// histogram quartiles): ask for the union of their ranks.
 class ranked_values {
 public:
+    ranked_values() = default;
     // `values` finite (they are reordered); `ranks` below values.size(), in any order.
-    ranked_values(std::vector<double> values, std::vector<std::size_t> ranks) : n_(values.size()), ranks_(std::move(ranks)) {
+    ranked_values(std::vector<double> values, std::vector<std::size_t> ranks)
+        : ranked_values(std::span<double>(values), std::move(ranks)) {}
+    // The same without taking the values: the caller keeps them (possibly reordered) for other uses.
+    ranked_values(std::span<double> values, std::vector<std::size_t> ranks) : n_(values.size()), ranks_(std::move(ranks)) {
         std::sort(ranks_.begin(), ranks_.end());
         ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
+        if (ranks_.empty()) return;
         if (values.size() < servestat::detail::radix_select_min_size) {
             servestat::detail::select_order_statistics(values, ranks_);
             for (std::size_t r : ranks_) at_.push_back(values[r]);
@@ -117,15 +124,44 @@ public:
     double back() const { return (*this)[n_ - 1]; }
 
 private:
-    std::size_t n_;
+    std::size_t n_ = 0;
     std::vector<std::size_t> ranks_;
     std::vector<double> at_;
 };
+
+// The ranks numpy's linear percentiles `ps` of n values read (the method the summary tables use).
+inline std::vector<std::size_t> linear_percentile_ranks(std::size_t n, std::span<const double> ps) {
+    std::vector<std::size_t> ranks;
+    if (n == 0) return ranks;
+    for (double p : ps) {
+        const auto plan = servestat::detail::plan_quantile(n, p / 100.0, quantile_method::linear);
+        ranks.push_back(plan.lower);
+        ranks.push_back(plan.upper);
+    }
+    return ranks;
+}
+
+// Linear percentile p of values ranked at least at linear_percentile_ranks(n, {p}): the same
+// arithmetic as percentiles_select, on the two order statistics it reads.
+inline double linear_percentile(const ranked_values& v, double p) {
+    auto plan = servestat::detail::plan_quantile(v.size(), p / 100.0, quantile_method::linear);
+    const double read[] = {v[plan.lower], v[plan.upper]};
+    plan.lower = 0;
+    plan.upper = 1;
+    return servestat::detail::evaluate_plan(plan, read);
+}
 
 // The whole text as a tooltip when what is drawn is not all of it.
 inline std::string tooltip_if(bool shortened, std::string_view whole) { return shortened ? std::string(whole) : std::string(); }
 
 } // namespace detail
+
+// A named sample whose order statistics were selected beforehand, at the ranks the charts drawing it
+// read (ecdf_chart_ranks, box_chart_ranks, histogram_chart_ranks of its size, or their union).
+struct ranked_series {
+    std::string name;
+    detail::ranked_values values; // of the finite values only
+};
 
 // The canvas with its title and axis labels; charts draw into the plot area [plot_left, plot_right]
 // × [plot_top(), plot_bottom()], the legend sits in the right margin. The area's top moves down when

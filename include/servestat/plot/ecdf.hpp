@@ -91,22 +91,22 @@ inline std::string ecdf_tooltip(const std::string& name, const ranked_values& v,
 
 } // namespace detail
 
-inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels,
+// Every rank an ECDF of n finite values reads: the steps drawn, the maximum, the marked quantiles.
+inline std::vector<std::size_t> ecdf_chart_ranks(std::size_t n) {
+    std::vector<std::size_t> ranks = detail::ecdf_ranks(n);
+    if (n > 0) {
+        ranks.push_back(n - 1);
+        for (double q : detail::ecdf_marker_fractions) ranks.push_back(detail::rank_at(n, q));
+    }
+    return ranks;
+}
+
+inline std::string ecdf_chart(std::span<const ranked_series> series, const chart_labels& labels,
                               const ecdf_options& options) {
     frame f(labels);
-    std::vector<detail::ranked_values> sorted; // the ranks drawn, marked and named in tooltips
     detail::range r;
-    for (const auto& s : series) {
-        auto values = detail::finite_values(s.values);
-        const std::size_t n = values.size();
-        std::vector<std::size_t> ranks = detail::ecdf_ranks(n);
-        if (n > 0) {
-            ranks.push_back(n - 1);
-            for (double q : detail::ecdf_marker_fractions) ranks.push_back(detail::rank_at(n, q));
-        }
-        sorted.emplace_back(std::move(values), std::move(ranks));
-        if (!sorted.back().empty()) r.add(sorted.back().front()), r.add(sorted.back().back());
-    }
+    for (const auto& s : series)
+        if (!s.values.empty()) r.add(s.values.front()), r.add(s.values.back());
     if (!r.any) {
         f.no_data();
         return std::move(f).finish();
@@ -122,16 +122,16 @@ inline std::string ecdf_chart(std::span<const named_values> series, const chart_
     for (std::size_t i = 0; i < series.size(); ++i) { // grey first: the coloured curves stay on top
         if (looks[i].coloured()) continue;
         grey_names.append(grey_names.empty() ? "" : ", ").append(series[i].name);
-        if (!sorted[i].empty())
-            f.svg.polyline(detail::ecdf_points(sorted[i], x, y), other_colour, 1,
-                           detail::ecdf_tooltip(series[i].name, sorted[i], x, stands_for(i)));
+        if (!series[i].values.empty())
+            f.svg.polyline(detail::ecdf_points(series[i].values, x, y), other_colour, 1,
+                           detail::ecdf_tooltip(series[i].name, series[i].values, x, stands_for(i)));
     }
     std::vector<legend_entry> legend;
     for (std::size_t i = 0; i < series.size(); ++i) {
         if (!looks[i].coloured()) continue;
         const std::string colour = looks[i].colour();
         legend.push_back({series[i].name, colour, legend_mark::line, {}, {}});
-        const auto& v = sorted[i];
+        const auto& v = series[i].values;
         if (v.empty()) continue;
         f.svg.polyline(detail::ecdf_points(v, x, y), colour, 2, detail::ecdf_tooltip(series[i].name, v, x, stands_for(i)));
         for (double q : detail::ecdf_marker_fractions) {
@@ -148,7 +148,23 @@ inline std::string ecdf_chart(std::span<const named_values> series, const chart_
     return std::move(f).finish();
 }
 
+inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels,
+                              const ecdf_options& options) {
+    std::vector<ranked_series> ranked;
+    ranked.reserve(series.size());
+    for (const auto& s : series) {
+        auto values = detail::finite_values(s.values);
+        auto ranks = ecdf_chart_ranks(values.size());
+        ranked.push_back({s.name, detail::ranked_values(std::move(values), std::move(ranks))});
+    }
+    return ecdf_chart(ranked, labels, options);
+}
+
 inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels) {
+    return ecdf_chart(series, labels, ecdf_options{});
+}
+
+inline std::string ecdf_chart(std::span<const ranked_series> series, const chart_labels& labels) {
     return ecdf_chart(series, labels, ecdf_options{});
 }
 

@@ -15,49 +15,16 @@
 #include "servestat/plot/chart.hpp"       // frame
 #include "servestat/plot/data.hpp"        // named_points, chart_labels
 #include "servestat/plot/highlight.hpp"   // series_looks, other_colour
-#include "servestat/stats/linear_fit.hpp" // linear_fit, least_squares
+#include "servestat/stats/linear_fit.hpp" // linear_fit, least_squares_from, pair_sums
 
 namespace servestat::plot {
 
 using servestat::least_squares;
+using servestat::least_squares_from;
+using servestat::pair_sums;
 using servestat::linear_fit;
 
 namespace detail {
-
-// Pairs where both coordinates are finite: a fit over NaN would be NaN.
-inline named_points finite_pairs(const named_points& s) {
-    named_points out{s.name, {}, {}};
-    const std::size_t n = std::min(s.x.size(), s.y.size());
-    for (std::size_t i = 0; i < n; ++i)
-        if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) {
-            out.x.push_back(s.x[i]);
-            out.y.push_back(s.y[i]);
-        }
-    return out;
-}
-
-inline std::vector<named_points> finite_series(std::span<const named_points> series) {
-    std::vector<named_points> out;
-    for (const auto& s : series) out.push_back(finite_pairs(s));
-    return out;
-}
-
-// Axes from zero (or below) to the largest value, drawn; empty (and "no data" shown) without points.
-inline std::optional<std::pair<scale, scale>> point_axes(frame& f, const std::vector<named_points>& series) {
-    range xr, yr;
-    for (const auto& s : series) {
-        for (double v : s.x) xr.add(v);
-        for (double v : s.y) yr.add(v);
-    }
-    if (!xr.any) {
-        f.no_data();
-        return std::nullopt;
-    }
-    std::pair<scale, scale> axes{f.x_scale(std::min(0.0, xr.lo), xr.hi), f.y_scale(std::min(0.0, yr.lo), yr.hi)};
-    f.x_axis(axes.first);
-    f.y_axis(axes.second);
-    return axes;
-}
 
 // Three significant digits without an exponent: slopes per token are often 0.0001 s.
 inline std::string significant(double v) {
@@ -90,6 +57,55 @@ inline std::size_t stride_for(std::size_t n, std::size_t keep) { return std::max
 
 } // namespace detail
 
+// A series as a scatter draws it: every stride_for(n, kept)-th of its n finite pairs, the range of
+// all of them and, when a fit line is drawn, their least-squares fit. Thinned before it is drawn, so
+// the millions of pairs of a large run need not be held to be drawn.
+struct thinned_points {
+    std::string name;
+    std::size_t pairs = 0;     // visited, finite or not
+    std::size_t n = 0;         // finite: the ones drawn, counted and fitted
+    detail::range x_range, y_range;
+    std::vector<double> x, y;  // the pairs drawn
+    std::optional<linear_fit> fit;
+};
+
+inline constexpr std::size_t scatter_dots_kept = 2000;
+
+// for_each_pair(visit) calls visit(x, y) for every pair, in the same order each time (it is called
+// twice). Pairs where either coordinate is not finite are left out: a fit over NaN would be NaN.
+// The first pass counts, measures and sums; the second picks the dots and, with `fit`, finishes
+// the fit.
+template <class ForEachPair>
+thinned_points thin_points(std::string name, ForEachPair for_each_pair, bool fit) {
+    thinned_points out;
+    out.name = std::move(name);
+    pair_sums sums;
+    for_each_pair([&](double x, double y) {
+        ++out.pairs;
+        if (!std::isfinite(x) || !std::isfinite(y)) return;
+        out.x_range.add(x);
+        out.y_range.add(y);
+        sums.add(x, y);
+    });
+    out.n = sums.n;
+    const std::size_t stride = detail::stride_for(out.n, scatter_dots_kept);
+    std::size_t k = 0;
+    const auto picking_finite = [&](auto&& visit) {
+        for_each_pair([&](double x, double y) {
+            if (!std::isfinite(x) || !std::isfinite(y)) return;
+            if (k++ % stride == 0) {
+                out.x.push_back(x);
+                out.y.push_back(y);
+            }
+            visit(x, y);
+        });
+    };
+    const bool fit_reads_pairs = fit && sums.n >= 2; // least_squares_from reads none with fewer than two
+    if (fit) out.fit = least_squares_from(sums, picking_finite);
+    if (!fit_reads_pairs) picking_finite([](double, double) {});
+    return out;
+}
+
 struct scatter_options {
     bool fit_line = false; // a least-squares line per coloured series, its equation and r² in the legend
     // The series to colour (indices into the series); empty: every series while they fit the
@@ -99,37 +115,42 @@ struct scatter_options {
     std::string others_name; // the grey entry's noun, e.g. "other runs"; empty: "other series"
 };
 
-inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels,
+// Series thinned by thin_points, with their fits where options.fit_line and they are coloured.
+inline std::string scatter_chart(std::span<const thinned_points> series, const chart_labels& labels,
                                  const scatter_options& options) {
     frame f(labels);
-    const auto clean = detail::finite_series(series);
-    const auto axes = detail::point_axes(f, clean);
-    if (!axes) return std::move(f).finish();
-    // Named references, not a structured binding: clang 14 (the fuzz build; Debian 12's clang) cannot
-    // capture a binding in a lambda.
-    const scale& x = axes->first;
-    const scale& y = axes->second;
-    const auto looks = detail::series_looks(clean.size(), options.highlight);
-    const auto dots = [&](const named_points& s, const std::string& colour, double r) {
-        const std::size_t stride = detail::stride_for(s.x.size(), 2000);
-        for (std::size_t k = 0; k < s.x.size(); k += stride)
+    detail::range xr, yr; // axes from zero (or below) to the largest value drawn
+    for (const auto& s : series) {
+        if (s.x_range.any) xr.add(s.x_range.lo), xr.add(s.x_range.hi);
+        if (s.y_range.any) yr.add(s.y_range.lo), yr.add(s.y_range.hi);
+    }
+    if (!xr.any) {
+        f.no_data();
+        return std::move(f).finish();
+    }
+    const scale x = f.x_scale(std::min(0.0, xr.lo), xr.hi), y = f.y_scale(std::min(0.0, yr.lo), yr.hi);
+    f.x_axis(x);
+    f.y_axis(y);
+    const auto looks = detail::series_looks(series.size(), options.highlight);
+    const auto dots = [&](const thinned_points& s, const std::string& colour, double r) {
+        for (std::size_t k = 0; k < s.x.size(); ++k)
             f.svg.circle(x(s.x[k]), y(s.y[k]), r, colour, fmt::format("{}: x {}, y {}", s.name, exact(s.x[k]), exact(s.y[k])));
     };
     std::string grey_names;
-    for (std::size_t i = 0; i < clean.size(); ++i) // grey first, underneath
+    for (std::size_t i = 0; i < series.size(); ++i) // grey first, underneath
         if (!looks[i].coloured()) {
-            dots(clean[i], other_colour, 1.5);
-            grey_names.append(grey_names.empty() ? "" : ", ").append(clean[i].name);
+            dots(series[i], other_colour, 1.5);
+            grey_names.append(grey_names.empty() ? "" : ", ").append(series[i].name);
         }
     std::vector<legend_entry> legend;
-    for (std::size_t i = 0; i < clean.size(); ++i) {
+    for (std::size_t i = 0; i < series.size(); ++i) {
         if (!looks[i].coloured()) continue;
-        const auto& s = clean[i];
+        const auto& s = series[i];
         const std::string colour = looks[i].colour();
         dots(s, colour, 2.5);
-        legend.push_back({fmt::format("{} (n={})", s.name, s.x.size()), colour, legend_mark::box, {}, {}});
+        legend.push_back({fmt::format("{} (n={})", s.name, s.n), colour, legend_mark::box, {}, {}});
         if (!options.fit_line) continue;
-        const auto fit = least_squares(s.x, s.y);
+        const auto& fit = s.fit;
         if (!fit) continue;
         if (const auto span = detail::fit_span(*fit, x, y)) {
             const auto [from, to] = *span;
@@ -143,6 +164,26 @@ inline std::string scatter_chart(std::span<const named_points> series, const cha
         legend.push_back({detail::others_legend_name(grey, options.others_name), other_colour, legend_mark::box, {}, grey_names});
     f.legend(legend);
     return std::move(f).finish();
+}
+
+inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels,
+                                 const scatter_options& options) {
+    const auto looks = detail::series_looks(series.size(), options.highlight);
+    std::vector<thinned_points> thinned;
+    thinned.reserve(series.size());
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto& s = series[i];
+        const std::size_t n = std::min(s.x.size(), s.y.size());
+        const auto pairs = [&](auto&& visit) {
+            for (std::size_t k = 0; k < n; ++k) visit(s.x[k], s.y[k]);
+        };
+        thinned.push_back(thin_points(s.name, pairs, options.fit_line && looks[i].coloured()));
+    }
+    return scatter_chart(thinned, labels, options);
+}
+
+inline std::string scatter_chart(std::span<const thinned_points> series, const chart_labels& labels, bool fit_line) {
+    return scatter_chart(series, labels, scatter_options{.fit_line = fit_line});
 }
 
 inline std::string scatter_chart(std::span<const named_points> series, const chart_labels& labels, bool fit_line) {

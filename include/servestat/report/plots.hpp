@@ -1,9 +1,10 @@
 // Which plots a report shows, and the data each is drawn from.
 #pragma once
 
-#include <algorithm> // std::max, std::min, std::minmax_element, std::find, std::sort
+#include <algorithm> // std::max, std::min, std::minmax_element, std::find, std::sort, std::ranges::all_of, std::ranges::copy
+#include <array>     // std::array
 #include <cctype>    // std::isalnum, std::tolower
-#include <cmath>     // std::ceil
+#include <cmath>     // std::ceil, std::isfinite
 #include <cstdint>   // std::int32_t
 #include <cstddef>   // std::size_t
 #include <functional> // std::function
@@ -22,13 +23,13 @@
 #include "servestat/core/run.hpp"            // run
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
-#include "servestat/plot/box.hpp"            // box_chart
-#include "servestat/plot/ecdf.hpp"           // ecdf_chart
-#include "servestat/plot/histogram.hpp"      // histogram_chart
-#include "servestat/plot/scatter.hpp"        // scatter_chart
+#include "servestat/plot/box.hpp"            // box_chart, box_chart_ranks
+#include "servestat/plot/ecdf.hpp"           // ecdf_chart, ecdf_chart_ranks
+#include "servestat/plot/histogram.hpp"      // histogram_chart, binned_histogram_chart, bin_sample
+#include "servestat/plot/scatter.hpp"        // scatter_chart, thin_points
 #include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
 #include "servestat/plot/timeline.hpp"       // timeline_chart
-#include "servestat/stats/metrics.hpp"       // collect_metric, latency_against_count
+#include "servestat/stats/metrics.hpp"       // collect_metric, for_each_latency_against_count
 #include "servestat/stats/quantile.hpp"      // percentiles_select
 #include "servestat/stats/quantile_sketch.hpp" // quantile_sketch
 #include "servestat/stats/run_accumulator.hpp" // run_accumulator
@@ -61,14 +62,50 @@ inline std::vector<double> metric_values(const run& r, metric m) {
     return metric_values(r, m, subset{"all", row_set::every(r.requests.size())});
 }
 
-// Subsets worth drawing: all, and short/long when they have requests.
-inline std::vector<plot::named_values> by_subset(const run& r, metric m, const std::vector<subset>& subsets) {
-    std::vector<plot::named_values> out;
-    for (const auto& s : subsets) {
-        if (s.name != "all" && s.name != "short" && s.name != "long") continue;
-        auto values = metric_values(r, m, s);
-        if (!values.empty()) out.push_back({s.name, std::move(values)});
-    }
+// The subsets whose distributions are drawn: all, and short/long when they have requests.
+inline bool drawn_subset(const std::string& name) { return name == "all" || name == "short" || name == "long"; }
+
+// One subset's values of one metric as the distribution charts (ECDF, box, histogram) read them:
+// collected once, the order statistics every one of those charts reads selected in one pass, and
+// for the histogram's sample its bins counted from the same values. The values themselves are not
+// kept: 4·10^6 requests would hold 32 MB per sample.
+struct drawn_sample {
+    bool present = false; // the subset has values of the metric (drawn as a series even if none is finite)
+    plot::ranked_series ranked;
+    std::optional<plot::binned_sample> bins;
+};
+
+// Which charts read a sample, so which ranks it is selected at.
+struct sample_uses {
+    bool box = false, histogram = false; // every drawn sample feeds an ECDF
+};
+
+inline std::vector<std::size_t> ranks_read(std::size_t n, const sample_uses& uses) {
+    auto ranks = plot::ecdf_chart_ranks(n);
+    if (uses.box) std::ranges::copy(plot::box_chart_ranks(n), std::back_inserter(ranks));
+    if (uses.histogram) std::ranges::copy(plot::histogram_chart_ranks(n), std::back_inserter(ranks));
+    return ranks;
+}
+
+// `scratch` is the worker's list, reused from sample to sample.
+inline drawn_sample draw_sample(const run& r, metric m, const subset& s, const sample_uses& uses,
+                                std::vector<double>& scratch) {
+    scratch.clear();
+    collect_metric(r.requests, m, s.rows, scratch);
+    drawn_sample out;
+    out.present = !scratch.empty();
+    if (!std::ranges::all_of(scratch, [](double v) { return std::isfinite(v); }))
+        std::erase_if(scratch, [](double v) { return !std::isfinite(v); });
+    out.ranked = {s.name, plot::detail::ranked_values(std::span<double>(scratch), ranks_read(scratch.size(), uses))};
+    if (uses.histogram) out.bins = plot::bin_sample(s.name, scratch, out.ranked.values);
+    return out;
+}
+
+// The series of one metric's charts: the present samples, in subset order.
+inline std::vector<plot::ranked_series> present_series(const std::vector<drawn_sample>& samples) {
+    std::vector<plot::ranked_series> out;
+    for (const auto& s : samples)
+        if (s.present) out.push_back(s.ranked);
     return out;
 }
 
@@ -111,25 +148,34 @@ inline plot::bar_table time_components(const run_stats& st) {
 // Completions per second and the p99 of their e2e, in bins of about a sixtieth of the run.
 inline std::pair<plot::named_points, plot::named_points> timelines(const run& r) {
     const auto& t = r.requests;
+    const auto status = t.status();
+    const auto sent = t.t_sent(), end = t.t_end(); // read inline: metric_value per row cost as much as the rest
     double first = 0, last = 0;
     bool any = false;
     for (std::size_t i = 0; i < t.size(); ++i)
-        if (is_present(t.t_sent()[i]) && is_present(t.t_end()[i])) {
-            first = any ? std::min(first, t.t_sent()[i]) : t.t_sent()[i];
-            last = any ? std::max(last, t.t_end()[i]) : t.t_end()[i];
+        if (is_present(sent[i]) && is_present(end[i])) {
+            first = any ? std::min(first, sent[i]) : sent[i];
+            last = any ? std::max(last, end[i]) : end[i];
             any = true;
         }
     plot::named_points rate{"completed requests/s", {}, {}}, tail{"p99 e2e of completions", {}, {}};
     if (!any || last <= first) return {rate, tail};
     const double width = std::max(1.0, std::ceil((last - first) / 60.0));
     const auto bins = static_cast<std::size_t>(std::ceil((last - first) / width));
+    const auto for_each_completion = [&](auto&& visit) { // visit(bin, e2e)
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            if (status[i] != request_status::ok) continue;
+            const double s = sent[i], e = end[i];
+            if (!is_present(s) || !is_present(e)) continue;
+            visit(std::min(bins - 1, static_cast<std::size_t>((e - first) / width)), e - s);
+        }
+    };
+    // Counted first: bins grown by doubling copied and faulted in several times their size.
+    std::vector<std::size_t> sizes(bins);
+    for_each_completion([&](std::size_t b, double) { ++sizes[b]; });
     std::vector<std::vector<double>> latencies(bins);
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const auto e2e = metric_value(t, metric::e2e, i);
-        if (t.status()[i] != request_status::ok || !e2e) continue;
-        const auto b = std::min(bins - 1, static_cast<std::size_t>((t.t_end()[i] - first) / width));
-        latencies[b].push_back(*e2e);
-    }
+    for (std::size_t b = 0; b < bins; ++b) latencies[b].reserve(sizes[b]);
+    for_each_completion([&](std::size_t b, double e2e) { latencies[b].push_back(e2e); });
     const std::vector<double> p99{99.0};
     for (std::size_t b = 0; b < bins; ++b) {
         const double middle = (static_cast<double>(b) + 0.5) * width;
@@ -194,7 +240,9 @@ inline void add_arrival_plots(const run& r, const std::string& run_name,
 } // namespace detail
 
 // One run's charts. They are drawn side by side on `threads` threads (0 = every core), each into its
-// own slot, and listed in the same order whatever the number.
+// own slot, and listed in the same order whatever the number. Each sample of e2e and ttft is read
+// once for all the charts that draw it; the whole run's samples are drawn while the requests are
+// split into subsets, the subsets' after.
 inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const std::string& prefix,
                                         const subset_options& subset_options, std::size_t threads = 0) {
     const std::string run_name = r.meta.label;
@@ -209,45 +257,17 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
         });
         return out;
     }
-    const auto subsets = split_into_subsets(r.requests, subset_options);
-    const auto e2e = detail::by_subset(r, metric::e2e, subsets);
-    const auto ttft = detail::by_subset(r, metric::ttft, subsets);
+    // Thinned while the requests are read: a copy of every (count, e2e) pair took 64 MB per chart.
     const auto scatter = [&](count_column counts, const char* kind, const char* what) -> files {
-        auto pairs = latency_against_count(r.requests, counts);
-        if (pairs.x.size() <= 1) return {};
-        const std::vector<plot::named_points> series{{"requests", std::move(pairs.x), std::move(pairs.y)}};
+        const auto pairs = [&](auto&& visit) { for_each_latency_against_count(r.requests, counts, visit); };
+        const std::vector<plot::thinned_points> series{plot::thin_points("requests", pairs, true)};
+        if (series.front().pairs <= 1) return {};
         return {file(std::string("e2e-vs-") + kind, std::string("Latency against ") + what + " — " + run_name,
                      plot::scatter_chart(series, {std::string("End-to-end latency against ") + what + " — " + run_name,
                                                   what, "end-to-end latency (s)"}, true))};
     };
-    const std::vector<std::function<files()>> charts{
-        [&]() -> files {
-            if (e2e.empty()) return {};
-            return {file("e2e-ecdf", "End-to-end latency distribution by prompt length — " + run_name,
-                         plot::ecdf_chart(e2e, {"End-to-end latency by prompt length — " + run_name, "end-to-end latency (s)",
-                                                "fraction of requests"}))};
-        },
-        [&]() -> files {
-            if (e2e.empty()) return {};
-            return {file("e2e-histogram", "End-to-end latency histogram — " + run_name,
-                         plot::histogram_chart(e2e.front(), {"End-to-end latency — " + run_name, "end-to-end latency (s)",
-                                                             "requests"}))};
-        },
-        [&]() -> files {
-            if (e2e.empty()) return {};
-            return {file("e2e-box", "End-to-end latency by subset — " + run_name,
-                         plot::box_chart(e2e, {"End-to-end latency by subset — " + run_name, "subset", "end-to-end latency (s)"})),
-                    file("e2e-percentiles", "p50 / p90 / p99 by subset — " + run_name,
-                         plot::grouped_bar_chart(detail::percentile_bars(st, metric::e2e),
-                                                 {"End-to-end p50 / p90 / p99 by subset — " + run_name, "subset",
-                                                  "end-to-end latency (s)"}))};
-        },
-        [&]() -> files {
-            if (ttft.empty()) return {};
-            return {file("ttft-ecdf", "Time to first token by prompt length — " + run_name,
-                         plot::ecdf_chart(ttft, {"Time to first token by prompt length — " + run_name,
-                                                 "time to first token (s)", "fraction of requests"}))};
-        },
+    // Charts that read the requests directly, in the order they are listed after the distributions.
+    const std::vector<std::function<files()>> direct_charts{
         [&]() -> files {
             const auto parts = detail::time_components(st);
             if (parts.series.size() <= 1) return {};
@@ -270,10 +290,67 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
                                                       "time since start (s)", "p99 end-to-end latency (s)"}))};
         },
     };
-    std::vector<files> drawn(charts.size());
-    parallel_for(charts.size(), threads, [&](std::size_t k) { drawn[k] = charts[k](); });
+
+    // Samples: e2e (ECDF, box; the whole run's also the histogram) and ttft (ECDF) of each drawn
+    // subset. "all" comes first in every split, and has values whenever a subset has.
+    const std::array<metric, 2> drawn_metrics{metric::e2e, metric::ttft};
+    const auto uses = [](metric m, std::size_t subset_index) {
+        return detail::sample_uses{m == metric::e2e, m == metric::e2e && subset_index == 0};
+    };
+    const subset whole{"all", row_set::every(r.requests.size())};
+    std::vector<subset> subsets;
+    std::array<std::vector<detail::drawn_sample>, 2> samples; // [metric][index among the drawn subsets]
+    std::vector<files> direct(direct_charts.size());
+    // First the split, the direct charts and the whole run's samples, the longest first (the
+    // timelines, the scatters, the split) so that no thread is left with a long one at the end.
+    using task = std::function<void(std::vector<double>& scratch)>;
+    std::vector<task> first_stage;
+    for (std::size_t k = direct_charts.size(); k-- > 1;) // the timelines, the scatters
+        first_stage.push_back([&, k](std::vector<double>&) { direct[k] = direct_charts[k](); });
+    first_stage.push_back([&](std::vector<double>&) { subsets = split_into_subsets(r.requests, subset_options); });
+    for (auto& s : samples) s.resize(1);
+    for (std::size_t m = 0; m < drawn_metrics.size(); ++m)
+        first_stage.push_back([&, m](std::vector<double>& scratch) {
+            samples[m][0] = detail::draw_sample(r, drawn_metrics[m], whole, uses(drawn_metrics[m], 0), scratch);
+        });
+    first_stage.push_back([&](std::vector<double>&) { direct[0] = direct_charts[0](); }); // the breakdown: a few numbers
+    std::vector<std::vector<double>> scratch(worker_count(first_stage.size(), threads)); // one list per worker
+    parallel_for(first_stage.size(), threads, [&](std::size_t k, std::size_t worker) { first_stage[k](scratch[worker]); });
+    // Then the other drawn subsets' samples ("all" is subsets[0], drawn above).
+    std::vector<const subset*> parts;
+    for (std::size_t k = 1; k < subsets.size(); ++k)
+        if (detail::drawn_subset(subsets[k].name)) parts.push_back(&subsets[k]);
+    for (auto& s : samples) s.resize(1 + parts.size());
+    parallel_for(drawn_metrics.size() * parts.size(), threads, [&](std::size_t task, std::size_t worker) {
+        const std::size_t m = task % drawn_metrics.size(), k = task / drawn_metrics.size();
+        samples[m][k + 1] = detail::draw_sample(r, drawn_metrics[m], *parts[k], uses(drawn_metrics[m], k + 1),
+                                                scratch[worker]);
+    });
+    scratch.clear(); // the columns' copies go before the charts are laid out
+    scratch.shrink_to_fit();
+
+    const auto e2e = detail::present_series(samples[0]), ttft = detail::present_series(samples[1]);
     files out;
-    for (auto& d : drawn) std::move(d.begin(), d.end(), std::back_inserter(out));
+    if (!e2e.empty()) {
+        out.push_back(file("e2e-ecdf", "End-to-end latency distribution by prompt length — " + run_name,
+                           plot::ecdf_chart(e2e, {"End-to-end latency by prompt length — " + run_name,
+                                                  "end-to-end latency (s)", "fraction of requests"})));
+        out.push_back(file("e2e-histogram", "End-to-end latency histogram — " + run_name,
+                           plot::binned_histogram_chart(*samples[0][0].bins, {"End-to-end latency — " + run_name,
+                                                                       "end-to-end latency (s)", "requests"})));
+        out.push_back(file("e2e-box", "End-to-end latency by subset — " + run_name,
+                           plot::box_chart(e2e, {"End-to-end latency by subset — " + run_name, "subset",
+                                                 "end-to-end latency (s)"})));
+        out.push_back(file("e2e-percentiles", "p50 / p90 / p99 by subset — " + run_name,
+                           plot::grouped_bar_chart(detail::percentile_bars(st, metric::e2e),
+                                                   {"End-to-end p50 / p90 / p99 by subset — " + run_name, "subset",
+                                                    "end-to-end latency (s)"})));
+    }
+    if (!ttft.empty())
+        out.push_back(file("ttft-ecdf", "Time to first token by prompt length — " + run_name,
+                           plot::ecdf_chart(ttft, {"Time to first token by prompt length — " + run_name,
+                                                   "time to first token (s)", "fraction of requests"})));
+    for (auto& d : direct) std::move(d.begin(), d.end(), std::back_inserter(out));
     return out;
 }
 

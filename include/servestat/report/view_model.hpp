@@ -20,7 +20,8 @@
 #include "servestat/report/grid_view.hpp"   // grid_view
 #include "servestat/report/report_digest.hpp" // report_summary, report_kpi_sources, sweep_titles
 #include "servestat/report/sweep_view.hpp"  // sweep_view
-#include "servestat/stats/linear_fit.hpp"   // least_squares
+#include "servestat/stats/linear_fit.hpp"   // least_squares_over
+#include "servestat/stats/metrics.hpp"      // for_each_latency_against_count
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats
 
 namespace servestat::report {
@@ -55,9 +56,10 @@ inline constexpr const char* metric_title(metric m) {
     return "";
 }
 
+// Over the requests in place: a copy of their pairs took 64 MB for 4·10^6 requests.
 inline std::optional<linear_fit> fit_e2e_to_output_tokens(const run& r) {
-    const auto pairs = latency_against_count(r.requests, r.requests.output_tokens());
-    return least_squares(pairs.x, pairs.y);
+    return least_squares_over(
+        [&](auto&& visit) { for_each_latency_against_count(r.requests, r.requests.output_tokens(), visit); });
 }
 
 inline json percentile_columns(const std::vector<double>& ps) {

@@ -17,25 +17,32 @@ struct linear_fit {
     std::size_t n = 0;
 };
 
-// Empty with fewer than two points or when every x is the same (the slope is undefined).
-// Centred sums: latency and token counts sit far from zero, and raw sums of squares would cancel.
-inline std::optional<linear_fit> least_squares(std::span<const double> x, std::span<const double> y) {
-    const std::size_t n = x.size() < y.size() ? x.size() : y.size();
-    if (n < 2) return std::nullopt;
-    double mean_x = 0, mean_y = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        mean_x += x[i];
-        mean_y += y[i];
+// The first of least_squares' two passes: the count and the sums that give the means.
+struct pair_sums {
+    std::size_t n = 0;
+    double x = 0, y = 0;
+    void add(double px, double py) noexcept {
+        ++n;
+        x += px;
+        y += py;
     }
-    mean_x /= static_cast<double>(n);
-    mean_y /= static_cast<double>(n);
+};
+
+// The second pass, over the same pairs in the same order, which for_each_pair(visit) passes to
+// visit(x, y): a fit over millions of requests needs no copy of them, and a caller that reads them
+// anyway (for their range, say) takes the first pass's sums along.
+template <class ForEachPair>
+std::optional<linear_fit> least_squares_from(const pair_sums& sums, ForEachPair for_each_pair) {
+    const std::size_t n = sums.n;
+    if (n < 2) return std::nullopt;
+    const double mean_x = sums.x / static_cast<double>(n), mean_y = sums.y / static_cast<double>(n);
     double sxx = 0, sxy = 0, syy = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double dx = x[i] - mean_x, dy = y[i] - mean_y;
+    for_each_pair([&](double x, double y) {
+        const double dx = x - mean_x, dy = y - mean_y;
         sxx += dx * dx;
         sxy += dx * dy;
         syy += dy * dy;
-    }
+    });
     if (sxx == 0) return std::nullopt;
     linear_fit fit;
     fit.n = n;
@@ -43,6 +50,24 @@ inline std::optional<linear_fit> least_squares(std::span<const double> x, std::s
     fit.intercept = mean_y - fit.slope * mean_x;
     fit.r_squared = syy == 0 ? 1.0 : (sxy * sxy) / (sxx * syy);
     return fit;
+}
+
+// Both passes over the pairs for_each_pair visits.
+template <class ForEachPair>
+std::optional<linear_fit> least_squares_over(ForEachPair for_each_pair) {
+    pair_sums sums;
+    for_each_pair([&](double x, double y) { sums.add(x, y); });
+    return least_squares_from(sums, for_each_pair);
+}
+
+// Empty with fewer than two points or when every x is the same (the slope is undefined).
+// Centred sums: latency and token counts sit far from zero, and raw sums of squares would cancel.
+inline std::optional<linear_fit> least_squares(std::span<const double> x, std::span<const double> y) {
+    const std::size_t n = x.size() < y.size() ? x.size() : y.size();
+    if (n < 2) return std::nullopt;
+    return least_squares_over([&](auto&& visit) {
+        for (std::size_t i = 0; i < n; ++i) visit(x[i], y[i]);
+    });
 }
 
 // The two-sided p-value of the t-test that the slope is 0 (no linear relation), with n − 2 degrees

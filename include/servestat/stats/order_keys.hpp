@@ -3,7 +3,7 @@
 #pragma once
 
 #include <algorithm> // std::max, std::min
-#include <bit>       // std::bit_cast, std::bit_width, std::countl_zero
+#include <bit>       // std::bit_cast, std::bit_width
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint64_t
 
@@ -15,8 +15,10 @@ inline std::uint64_t order_key(double x) noexcept {
     return (bits >> 63) ? ~bits : bits | (std::uint64_t{1} << 63);
 }
 
-// Which bucket a key falls in: the `bits` bits below the highest bit in which the smallest and
-// largest key differ, so buckets spread over the keys' actual range.
+// Which bucket a key falls in: keys shifted right until the span from the smallest to the largest
+// takes `bits` bits, so the buckets cover the keys' actual range. (Cutting below the highest bit in
+// which the two keys differ instead left latencies between 0.05 and 10 s in 288 buckets of 65,536:
+// the keys' exponents differ in a high bit, but span few values of it.)
 struct key_buckets {
     std::uint64_t base = 0;
     int shift = 0;
@@ -30,9 +32,8 @@ inline key_buckets make_key_buckets(std::uint64_t low, std::uint64_t high, std::
     key_buckets b;
     b.base = low;
     if (low == high) return b;
-    const int top = 63 - std::countl_zero(low ^ high);
     const int bits = std::max(8, std::min(16, static_cast<int>(std::bit_width(n)) - 4));
-    b.shift = std::max(0, top + 1 - bits);
+    b.shift = std::max(0, static_cast<int>(std::bit_width(high - low)) - bits); // at most 2^bits + 1 buckets
     b.base = low >> b.shift;
     b.count = static_cast<std::size_t>((high >> b.shift) - b.base) + 1;
     return b;

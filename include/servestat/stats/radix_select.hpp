@@ -4,10 +4,12 @@
 // percentiles a report asks for, and it leaves the sample untouched.
 #pragma once
 
-#include <algorithm> // std::nth_element, std::minmax_element
+#include <algorithm> // std::max, std::min, std::nth_element
+#include <array>     // std::array
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <span>      // std::span
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "servestat/stats/order_keys.hpp" // order_key, key_buckets
@@ -20,10 +22,42 @@ inline constexpr std::size_t radix_select_min_size = 2048;
 // -0.0 and +0.0 are equal to std::less, so they must share a bucket.
 inline std::uint64_t select_key(double x) noexcept { return order_key(x + 0.0); }
 
+// The smallest and the largest of finite, non-empty values, in four independent lanes without a
+// branch: std::minmax_element's comparison of each pair mispredicts half the time on unordered
+// latencies, and was a third of a selection's time.
+inline std::pair<double, double> extremes(std::span<const double> values) noexcept {
+    std::array<double, 4> lo, hi;
+    lo.fill(values[0]);
+    hi.fill(values[0]);
+    std::size_t i = 0;
+    for (; i + 4 <= values.size(); i += 4)
+        for (std::size_t lane = 0; lane < 4; ++lane) {
+            lo[lane] = std::min(lo[lane], values[i + lane]);
+            hi[lane] = std::max(hi[lane], values[i + lane]);
+        }
+    for (; i < values.size(); ++i) {
+        lo[0] = std::min(lo[0], values[i]);
+        hi[0] = std::max(hi[0], values[i]);
+    }
+    return {std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3])), std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]))};
+}
+
+// Puts the values of rank `ranks` (ascending, relative to `base`) of [first, last) where a sort
+// would: each range split at its middle wanted rank, O(n log k) for k ranks. One nth_element per
+// rank over the whole range was O(n k): a chart's ~500 ranks fall many to a bucket.
+inline void select_ranks(double* first, double* last, double* base, std::span<const std::size_t> ranks) {
+    if (ranks.empty()) return;
+    const std::size_t middle = ranks.size() / 2;
+    double* nth = base + ranks[middle];
+    std::nth_element(first, nth, last);
+    select_ranks(first, nth, base, ranks.first(middle));
+    select_ranks(nth + 1, last, base, ranks.subspan(middle + 1));
+}
+
 // The values of rank `positions` (sorted ascending, unique, each < values.size()), in that order.
 inline std::vector<double> radix_select(std::span<const double> values, std::span<const std::size_t> positions) {
-    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    const key_buckets bucket_of = make_key_buckets(select_key(*lo), select_key(*hi), values.size());
+    const auto [lo, hi] = extremes(values);
+    const key_buckets bucket_of = make_key_buckets(select_key(lo), select_key(hi), values.size());
     std::vector<std::uint32_t> counts(bucket_of.count, 0);
     for (double x : values) ++counts[bucket_of(select_key(x))];
 
@@ -45,13 +79,14 @@ inline std::vector<double> radix_select(std::span<const double> values, std::spa
     for (double x : values)
         if (const auto slot = slot_of_bucket[bucket_of(select_key(x))]; slot != unwanted) members[slot].push_back(x);
 
-    std::vector<double> out;
-    out.reserve(positions.size());
-    for (std::size_t i = 0; i < positions.size(); ++i) {
+    // Positions ascend, so each bucket's wanted ranks form one run, ascending too.
+    std::vector<double> out(positions.size());
+    for (std::size_t i = 0, next; i < positions.size(); i = next) {
+        for (next = i + 1; next < positions.size() && slot_of_position[next] == slot_of_position[i];) ++next;
         auto& m = members[slot_of_position[i]];
-        const auto nth = m.begin() + static_cast<std::ptrdiff_t>(rank_in_bucket[i]);
-        std::nth_element(m.begin(), nth, m.end());
-        out.push_back(*nth);
+        const std::span<const std::size_t> ranks(rank_in_bucket.data() + i, next - i);
+        select_ranks(m.data(), m.data() + m.size(), m.data(), ranks);
+        for (std::size_t k = i; k < next; ++k) out[k] = m[rank_in_bucket[k]];
     }
     return out;
 }
