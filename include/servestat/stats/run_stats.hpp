@@ -127,16 +127,26 @@ inline std::optional<double> run_duration(const request_table& t) {
 inline std::size_t peak_in_flight(const request_table& t, const in_flight_order& order) {
     const auto sent = t.t_sent(), ended = t.t_end(); // compared only: order keys will do
     const auto start_of = [&](std::uint32_t k) { return sent.order_key(order.rows[k]); };
-    const auto end_of = [&](std::uint32_t k) { return ended.order_key(order.rows[k]); };
-    const auto instant = [&](std::uint32_t k) { return !(end_of(k) > start_of(k)); };
     const std::size_t n = order.rows.size();
+    // Whether each request (by send position) is an instant, found once: the walks below ask it of
+    // requests in end order, where each question was two more reads at random places.
+    std::vector<bool> instant(n);
+    for (std::uint32_t k = 0; k < n; ++k) instant[k] = !(ended.order_key(order.rows[k]) > start_of(k));
+    // The end times in end order are read in sequence by both walks; each is looked up once per step.
+    const auto end_at = [&](std::size_t e) { return ended.order_key(order.rows[order.ends[e]]); };
     std::size_t in_flight = 0, peak = 0, e = 0, z = 0;
     for (std::uint32_t k = 0; k < n; ++k) {
         const double s = start_of(k);
-        for (; e < n && (instant(order.ends[e]) || end_of(order.ends[e]) <= s); ++e)
-            if (!instant(order.ends[e])) --in_flight;
-        for (; z < n && (!instant(order.ends[z]) || end_of(order.ends[z]) < s); ++z)
-            if (instant(order.ends[z])) --in_flight;
+        for (; e < n; ++e) {
+            const bool zero = instant[order.ends[e]];
+            if (!zero && end_at(e) > s) break;
+            if (!zero) --in_flight;
+        }
+        for (; z < n; ++z) {
+            const bool zero = instant[order.ends[z]];
+            if (zero && !(end_at(z) < s)) break;
+            if (zero) --in_flight;
+        }
         peak = std::max(peak, ++in_flight);
     }
     return peak;
