@@ -6,6 +6,7 @@
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
+#include <servestat/core/request_record.hpp> // identical
 #include <servestat/ingest/detect.hpp> // find_format, detect_format, read_runs, load_options
 
 #include "internal.hpp"
@@ -16,6 +17,7 @@ namespace {
 struct outcome {
     bool ok = false;
     std::vector<servestat::run> runs;
+    std::string error; // what an input_error said
 };
 
 // The error contract of a reader: it returns runs, or throws input_error naming the file it was
@@ -28,7 +30,7 @@ outcome guarded_read(std::string_view target, const std::string& path, bool usag
     } catch (const servestat::input_error& e) {
         if (e.file() != path)
             violation(target, "input_error names the file '" + e.file() + "', not '" + path + "': " + e.what());
-        return {};
+        return {false, {}, e.what()};
     } catch (const servestat::usage_error& e) {
         if (!usage_names_file) violation(target, std::string("usage_error from a reader: ") + e.what());
         if (std::string_view(e.what()).find(path) == std::string_view::npos)
@@ -36,6 +38,27 @@ outcome guarded_read(std::string_view target, const std::string& path, bool usag
         return {};
     } catch (...) {
         escaped(target);
+    }
+}
+
+// Readers that split a file into pieces read side by side (the canonical log, CSV logs) must give
+// what one thread gives: the same rows bit for bit, or the same first error. Pieces of 64 bytes put
+// cuts everywhere a small input can have them.
+template <class Read>
+void same_in_pieces(std::string_view target, const std::string& path, const outcome& serial, servestat::load_options o,
+                    bool usage_names_file, Read&& read) {
+    o.read.threads = 3;
+    o.read.min_piece_bytes = 64;
+    const outcome pieces = guarded_read(target, path, usage_names_file, [&] { return read(path, o); });
+    if (pieces.ok != serial.ok) violation(target, "reading in pieces changed whether the file reads: " + pieces.error + serial.error);
+    if (pieces.error != serial.error) violation(target, "reading in pieces changed the error: " + pieces.error + " / " + serial.error);
+    if (!pieces.ok) return;
+    if (pieces.runs.size() != serial.runs.size()) violation(target, "reading in pieces changed the number of runs");
+    for (std::size_t r = 0; r < serial.runs.size(); ++r) {
+        const auto &a = serial.runs[r].requests, &b = pieces.runs[r].requests;
+        if (a.size() != b.size()) violation(target, "reading in pieces changed a run's request count");
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (!servestat::identical(a.row(i), b.row(i))) violation(target, "reading in pieces changed request " + std::to_string(i));
     }
 }
 
@@ -47,6 +70,7 @@ void read_both_ways(std::string_view target, std::string_view bytes, servestat::
     const std::string& path = memory_file(bytes);
     const outcome strict = guarded_read(target, path, usage_names_file, [&] { return read(path, o); });
     if (strict.ok) check_runs(target, strict.runs);
+    same_in_pieces(target, path, strict, o, usage_names_file, read);
     constexpr std::size_t small_limit = 4096;
     o.read.skip_bad = true;
     o.read.max_line_bytes = small_limit;
