@@ -3,7 +3,7 @@
 // when a chosen statistic regressed beyond noise.
 #pragma once
 
-#include <algorithm>  // std::find
+#include <algorithm>  // std::find, std::count_if, std::max
 #include <charconv>   // std::from_chars
 #include <cstdint>    // std::uint64_t
 #include <cstdio>     // std::fputs
@@ -169,14 +169,26 @@ inline void print_table(const json& view) {
             for (const auto& note : view["stats"]["pairs"][index][side]["notes"])
                 std::fputs(fmt::format("  {} note: {}\n", side, note.get<std::string>()).c_str(), stdout);
         ++index;
-        std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>22} {:>20} {:>9}  {}\n", "statistic", "before", "after",
-                               "change", "95% CI", "p", "verdict")
+        // The change column is as wide as its widest entry (a sketched one carries its bound).
+        std::size_t change_width = 22;
+        const auto widen = [&](const json& rows) {
+            for (const auto& row : rows) {
+                const auto& text = row["change"].get_ref<const std::string&>();
+                change_width = std::max<std::size_t>(change_width, std::count_if(text.begin(), text.end(), [](char c) {
+                                                         return (static_cast<unsigned char>(c) & 0xC0) != 0x80; // code points
+                                                     }));
+            }
+        };
+        widen(pair["run_rows"]);
+        for (const auto& subset : pair["subsets"]) widen(subset["rows"]);
+        std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>{}} {:>20} {:>9}  {}\n", "statistic", "before", "after", "change",
+                               change_width, "95% CI", "p", "verdict")
                        .c_str(),
                    stdout);
-        auto print_row = [](const json& row) {
-            std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>22} {:>20} {:>9}  {}\n", row["name"].get<std::string>(),
+        auto print_row = [&](const json& row) {
+            std::fputs(fmt::format("  {:<24} {:>12} {:>12} {:>{}} {:>20} {:>9}  {}\n", row["name"].get<std::string>(),
                                    row["before"].get<std::string>(), row["after"].get<std::string>(),
-                                   row["change"].get<std::string>(), row["ci"].get<std::string>(),
+                                   row["change"].get<std::string>(), change_width, row["ci"].get<std::string>(),
                                    row["p"].get<std::string>(), row["verdict"].get<std::string>())
                            .c_str(),
                        stdout);

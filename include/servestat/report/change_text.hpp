@@ -91,8 +91,9 @@ inline std::string delta_text(const change& c, double d) {
 
 inline std::string change_text(const change& c) {
     if (!c.delta) return missing_value;
-    // A change of sketched percentiles carries the bound of its error: "+0.0% ±2.0%", not a bare 0.
-    const std::string bound = c.sketch_bound ? fmt::format(" ±{:.1f}%", 100 * *c.sketch_bound) : std::string();
+    // A change of sketched percentiles carries the bound of its error, "+0.0%, sketched ±2.0%", not
+    // a bare 0 (and not a bare ±, which reads as a confidence interval).
+    const std::string bound = c.sketch_bound ? fmt::format(", sketched ±{:.1f}%", 100 * *c.sketch_bound) : std::string();
     return c.relative ? delta_text(c, *c.delta) + " (" + signed_percent(*c.relative) + bound + ")" : delta_text(c, *c.delta);
 }
 

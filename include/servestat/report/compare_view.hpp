@@ -70,6 +70,36 @@ inline bool has_untested(const comparison& c) {
     return false;
 }
 
+// What a comparison of sketched sides can say first: which side is sketched, and the point changes
+// of the medians users feel, with their sketch error; no verdict, since nothing could be tested.
+inline std::string untested_summary(const comparison& c) {
+    std::vector<std::string> sides;
+    std::string changes;
+    if (c.pairs.size() == 1) {
+        const auto& rc = c.pairs.front().comparison;
+        const auto sketched = [](const run_stats& r) {
+            return std::any_of(r.subsets.begin(), r.subsets.end(), [](const subset_stats& s) {
+                return std::any_of(s.metrics.begin(), s.metrics.end(), [](const auto& m) { return m.stats.sketch_alpha.has_value(); });
+            });
+        };
+        for (const auto& [side, r] : {std::pair{"before", &rc.before}, std::pair{"after", &rc.after}})
+            if (sketched(*r))
+                sides.push_back(fmt::format("{} ({}) is {}", side, r->meta.label,
+                                            r->meta.source.format == "servestat-summary" ? "a summary file" : "a streamed log"));
+        for (const auto& [name, words] : {std::pair{"e2e.p50", "e2e p50"}, std::pair{"ttft.p50", "TTFT p50"}})
+            if (const change* x = find_change(rc, name); x && x->relative)
+                changes.append(changes.empty() ? "" : ", ").append(fmt::format("{} {}", words, signed_percent(*x->relative)));
+    }
+    std::string which = sides.empty() ? "a side is a summary or a streamed log" : sides.front();
+    if (sides.size() == 2) which += " and " + sides.back();
+    if (changes.empty())
+        return "Nothing was tested: " + which + ", known by quantile sketches that hold no requests to bootstrap or rank; "
+               "the changes below are point values.";
+    return fmt::format("Point changes, untested: {} (each within its sketch error, shown as \"sketched ±\" below). Nothing "
+                       "was tested: {}, known by quantile sketches that hold no requests to bootstrap or rank.",
+                       changes, which);
+}
+
 // The significant changes merged across levels (ties by name): grouped by subset and metric for
 // the body, one by one for the appendix; or a sentence saying there are none.
 inline void add_significant(const comparison& c, const verdict_options& o, digest_findings& out) {
@@ -605,9 +635,7 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             out.push_back({6 + best->score, std::string(direction == verdict::improved ? "Largest gain: " : "Largest cost: ") +
                                                 group_sentence(param, *best, v)});
     }
-    if (merged.empty() && detail::has_untested(c))
-        out.push_back({9, "Nothing was tested: a side is a summary or a streamed log, whose sketches hold no requests "
-                          "to bootstrap or rank; the changes below are point values."});
+    if (merged.empty() && detail::has_untested(c)) out.push_back({9, detail::untested_summary(c)});
     else if (merged.empty())
         out.push_back({9, fmt::format("No statistic changed significantly: every difference is within the ±{} noise "
                                       "band or not significant (Mann–Whitney p ≥ {:g}).",
