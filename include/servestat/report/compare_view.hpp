@@ -95,7 +95,7 @@ inline std::string untested_summary(const comparison& c) {
     if (changes.empty())
         return "Nothing was tested: " + which + ", known by quantile sketches that hold no requests to bootstrap or rank; "
                "the changes below are point values.";
-    return fmt::format("Point changes, untested: {} (each within its sketch error, shown as \"sketched ±\" below). Nothing "
+    return fmt::format("Point changes, untested: {} (estimates accurate to their sketch error, shown as \"sketched ±\" below; no interval for run-to-run noise). Nothing "
                        "was tested: {}, known by quantile sketches that hold no requests to bootstrap or rank.",
                        changes, which);
 }
