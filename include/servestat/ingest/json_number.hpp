@@ -14,11 +14,6 @@
 
 namespace servestat::detail {
 
-// Reads the JSON number at the start of `text` (strict grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) into `out`; returns its length, or 0 when no
-// number starts there, it is out of a double's range or its exponent has over 5 digits. Up to 19 significant digits with a power of
-// ten up to 22 is exact in one operation (Clinger's fast path: both operands are exact doubles, so
-// IEEE rounds the result once); other numbers go through std::from_chars, also correctly rounded.
 [[gnu::always_inline]] inline bool is_json_digit(const char* p, const char* end) noexcept {
     return p != end && static_cast<unsigned char>(*p - '0') <= 9;
 }
@@ -59,10 +54,15 @@ namespace servestat::detail {
             if (n < 8) return static_cast<int>(p - first);
         }
     }
-    for (; p != end && static_cast<unsigned char>(*p - '0') <= 9; ++p) mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p - '0');
+    for (; is_json_digit(p, end); ++p) mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p - '0');
     return static_cast<int>(p - first);
 }
 
+// Reads the JSON number at the start of `text` (strict grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) into `out`; returns its length, or 0 when no
+// number starts there, it is out of a double's range or its exponent has over 5 digits. Up to 19 significant digits with a power of
+// ten up to 22 is exact in one operation (Clinger's fast path: both operands are exact doubles, so
+// IEEE rounds the result once); other numbers go through std::from_chars, also correctly rounded.
 [[gnu::always_inline]] inline std::size_t json_number(std::string_view text, double& out) noexcept {
     static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
