@@ -107,7 +107,7 @@ struct csv_requests_read {
 // appended to `out`. `csv` must be a reader of `file` that has read only the header.
 template <class Fill>
 csv_requests_read read_csv_requests(csv_reader& csv, const std::filesystem::path& file, const read_options& options,
-                              request_table& out, skipped_lines& skipped, Fill&& fill) {
+                                    request_table& out, skipped_lines& skipped, Fill&& fill) {
     const std::uintmax_t size = [&] {
         std::error_code ec;
         const auto n = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
