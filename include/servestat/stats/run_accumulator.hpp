@@ -186,7 +186,8 @@ public:
         out.output_tokens = output_tokens_.result(options_.summary);
         for (const auto& e : errors_)
             if (e.count > 0) out.errors.push_back(e);
-        out.steady_state = {std::nullopt, "the log was streamed: the window search needs every request at once"};
+        out.steady_state = {std::nullopt, "known by its summary, not its requests (a summary file, or a log streamed past "
+                                          "the memory limit): the window search needs every request at once"};
         if (meta.shared_clock && first_sent_ && last_end_ && *last_end_ > *first_sent_) {
             out.duration = *last_end_ - *first_sent_;
             out.duration_from = duration_source::requests;
