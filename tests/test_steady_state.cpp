@@ -4,8 +4,9 @@
 // definition and requests in flight by brute force) or by hand, as each case says.
 #include <catch2/catch.hpp> // Catch2 v2
 
-#include <algorithm> // std::min
+#include <algorithm> // std::min, std::sort, std::stable_sort
 #include <cstddef> // std::size_t
+#include <cstdint> // std::uint32_t
 #include <random>  // std::mt19937_64, std::uniform_int_distribution
 #include <string>  // std::string
 #include <vector>  // std::vector
@@ -82,6 +83,33 @@ TEST_CASE("in_flight_series counts as its definition does, with ties and zero-le
         INFO("row " << rows[k] << " sent " << sent << " ended " << end);
         CHECK(series[k] == std::min(at_send, at_end));
     }
+}
+
+TEST_CASE("the end order of a log in completion order is the row order, ties in send order") {
+    // Coarse times (many equal sends and ends), rows in end order as the driver writes them: the end
+    // order is then found without a sort, and must be what sorting (end time, send position) gives.
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<int> tick(0, 40), length(0, 6);
+    std::vector<request_record> requests;
+    for (int i = 0; i < 500; ++i) {
+        request_record q;
+        q.t_sent = 0.25 * tick(rng);
+        q.t_end = *q.t_sent + 0.25 * length(rng);
+        q.status = request_status::ok;
+        requests.push_back(q);
+    }
+    std::stable_sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) { return *a.t_end < *b.t_end; });
+    request_table t;
+    for (const auto& q : requests) t.push_back(q);
+    REQUIRE(detail::ends_in_row_order(t, t.size()));
+    const auto order = detail::order_in_flight(t);
+    std::vector<std::uint32_t> expected(order.rows.size());
+    for (std::uint32_t k = 0; k < expected.size(); ++k) expected[k] = k;
+    std::sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const double ea = t.t_end()[order.rows[a]], eb = t.t_end()[order.rows[b]];
+        return ea < eb || (ea == eb && a < b);
+    });
+    CHECK(order.ends == expected);
 }
 
 TEST_CASE("mser_truncation drops the batches whose removal minimises the marginal standard error") {

@@ -3,7 +3,7 @@
 // the ramp-up and the drain out (`--steady-state`) and a report can say where they were.
 #pragma once
 
-#include <algorithm> // std::min
+#include <algorithm> // std::min, std::sort
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint32_t, std::int32_t, std::int64_t
 #include <limits>    // std::numeric_limits
@@ -94,11 +94,33 @@ inline bool can_order_in_flight(const request_table& t) {
     return t.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
 }
 
+// Whether every request has both times and the end times never decrease from row to row: a log
+// written in completion order, as the load driver and most peers write theirs.
+inline bool ends_in_row_order(const request_table& t, std::size_t timed) {
+    if (timed != t.size()) return false;
+    const auto ended = t.t_end();
+    for (std::size_t i = 1; i < t.size(); ++i)
+        if (ended.order_key(i) < ended.order_key(i - 1)) return false;
+    return true;
+}
+
 inline in_flight_order order_in_flight(const request_table& t) {
     in_flight_order out{timed_rows_in_send_order(t), {}};
-    out.ends.resize(out.rows.size());
-    for (std::size_t k = 0; k < out.ends.size(); ++k) out.ends[k] = static_cast<std::uint32_t>(k);
+    const std::size_t n = out.rows.size();
+    out.ends.resize(n);
     const auto ended = t.t_end();
+    if (ends_in_row_order(t, n)) {
+        // The end order is the row order, so the send positions in end order are `rows` inverted:
+        // no sort. Equal end times then stand in row order; they are put in send order, as the sort
+        // below puts them.
+        for (std::size_t k = 0; k < n; ++k) out.ends[out.rows[k]] = static_cast<std::uint32_t>(k);
+        for (std::size_t first = 0, last = 1; first < n; first = last++) {
+            while (last < n && ended.order_key(last) == ended.order_key(first)) ++last;
+            if (last - first > 1) std::sort(out.ends.begin() + static_cast<std::ptrdiff_t>(first), out.ends.begin() + static_cast<std::ptrdiff_t>(last));
+        }
+        return out;
+    }
+    for (std::size_t k = 0; k < n; ++k) out.ends[k] = static_cast<std::uint32_t>(k);
     sort_by_time(out.ends, [&](std::uint32_t k) { return ended.order_key(out.rows[k]); });
     return out;
 }
