@@ -13,6 +13,7 @@
 
 #include <servestat/servestat.hpp>
 #include <servestat/report/summary_file.hpp> // run_summary, read_summary_file, merge, summary_file_text
+#include <servestat/stats/bounded_analysis.hpp> // piece_folder, bounded_options
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
 #include "bounded_inputs.hpp"   // detail::is_summary_input
@@ -50,16 +51,10 @@ inline run_summary summarize_shard(const std::string& input, const summarize_arg
     if (is_canonical_input(input) && a.map.empty()) {
         read_options read;
         read.skip_bad = a.skip_bad;
-        request_table piece;
-        const auto fold = [&] {
-            out.stats.add(piece);
-            piece = request_table{};
-        };
-        run r = servestat::detail::stream_canonical_log(input == "-" ? "/dev/stdin" : input, read, [&](const request_record& q) {
-            piece.push_back(q);
-            if (piece.size() == (1u << 16)) fold();
-        });
-        if (!piece.empty()) fold();
+        piece_folder pieces(out.stats, bounded_options{}.piece_requests);
+        run r = servestat::detail::stream_canonical_log(input == "-" ? "/dev/stdin" : input, read,
+                                                        [&](const request_record& q) { pieces.add(q); });
+        pieces.flush();
         out.meta = std::move(r.meta);
         out.skipped = std::move(r.skipped);
         if (input == "-") out.meta.source.path = "-";

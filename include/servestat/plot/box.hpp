@@ -85,14 +85,7 @@ inline std::string box_chart(std::span<const ranked_series> series, const chart_
 }
 
 inline std::string box_chart(std::span<const named_values> series, const chart_labels& labels) {
-    std::vector<ranked_series> ranked;
-    ranked.reserve(series.size());
-    for (const auto& s : series) {
-        auto values = detail::finite_values(s.values);
-        auto ranks = box_chart_ranks(values.size());
-        ranked.push_back({s.name, detail::ranked_values(std::move(values), std::move(ranks))});
-    }
-    return box_chart(ranked, labels);
+    return box_chart(rank_series(series, box_chart_ranks), labels);
 }
 
 } // namespace servestat::plot

@@ -163,6 +163,19 @@ struct ranked_series {
     detail::ranked_values values; // of the finite values only
 };
 
+// Raw samples made into ranked series: each one's finite values, selected at ranks_of(their count).
+template <class Ranks>
+std::vector<ranked_series> rank_series(std::span<const named_values> series, Ranks&& ranks_of) {
+    std::vector<ranked_series> ranked;
+    ranked.reserve(series.size());
+    for (const auto& s : series) {
+        auto values = detail::finite_values(s.values);
+        auto ranks = ranks_of(values.size());
+        ranked.push_back({s.name, detail::ranked_values(std::move(values), std::move(ranks))});
+    }
+    return ranked;
+}
+
 // The canvas with its title and axis labels; charts draw into the plot area [plot_left, plot_right]
 // × [plot_top(), plot_bottom()], the legend sits in the right margin. The area's top moves down when
 // the title needs two lines, its bottom up when category names are drawn slanted; a chart lays out

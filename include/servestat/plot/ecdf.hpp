@@ -150,14 +150,7 @@ inline std::string ecdf_chart(std::span<const ranked_series> series, const chart
 
 inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels,
                               const ecdf_options& options) {
-    std::vector<ranked_series> ranked;
-    ranked.reserve(series.size());
-    for (const auto& s : series) {
-        auto values = detail::finite_values(s.values);
-        auto ranks = ecdf_chart_ranks(values.size());
-        ranked.push_back({s.name, detail::ranked_values(std::move(values), std::move(ranks))});
-    }
-    return ecdf_chart(ranked, labels, options);
+    return ecdf_chart(rank_series(series, ecdf_chart_ranks), labels, options);
 }
 
 inline std::string ecdf_chart(std::span<const named_values> series, const chart_labels& labels) {

@@ -34,6 +34,26 @@ inline bool over_budget(const request_table& t, std::size_t limit) {
 
 } // namespace detail
 
+// Requests folded into an accumulator a piece at a time: a table of at most `piece_requests` is held.
+class piece_folder {
+public:
+    piece_folder(run_accumulator& into, std::size_t piece_requests) : into_(into), piece_requests_(piece_requests) {}
+    void add(const request_record& r) {
+        piece_.push_back(r);
+        if (piece_.size() == piece_requests_) flush();
+    }
+    void flush() {
+        if (piece_.empty()) return;
+        into_.add(piece_);
+        piece_ = request_table{};
+    }
+
+private:
+    run_accumulator& into_;
+    std::size_t piece_requests_;
+    request_table piece_;
+};
+
 // A log read within the budget: its requests, kept whole while they fit; else none kept and every
 // request folded into `folded`. `kept`'s metadata and skipped lines are the log's either way.
 struct bounded_read {
@@ -47,26 +67,17 @@ template <class Stream>
 bounded_read read_bounded(Stream&& stream, const stats_options& o, const bounded_options& b) {
     request_table kept;
     std::optional<run_accumulator> folded;
-    request_table piece;
-    const auto fold_piece = [&] {
-        folded->add(piece);
-        piece = request_table{};
-        piece.reserve(b.piece_requests);
-    };
+    std::optional<piece_folder> pieces;
     run streamed = stream([&](const request_record& r) {
-        if (!folded) {
-            kept.push_back(r);
-            if (!detail::over_budget(kept, b.memory_limit)) return;
-            folded.emplace(o, b.sketch_alpha);
-            folded->add(kept);
-            kept = request_table{};
-            piece.reserve(b.piece_requests);
-            return;
-        }
-        piece.push_back(r);
-        if (piece.size() == b.piece_requests) fold_piece();
+        if (pieces) return pieces->add(r);
+        kept.push_back(r);
+        if (!detail::over_budget(kept, b.memory_limit)) return;
+        folded.emplace(o, b.sketch_alpha);
+        folded->add(kept);
+        kept = request_table{};
+        pieces.emplace(*folded, b.piece_requests);
     });
-    if (folded && !piece.empty()) fold_piece();
+    if (pieces) pieces->flush();
     streamed.requests = std::move(kept);
     return {std::move(streamed), std::move(folded)};
 }
