@@ -4,7 +4,7 @@
 // definition and requests in flight by brute force) or by hand, as each case says.
 #include <catch2/catch.hpp> // Catch2 v2
 
-#include <algorithm> // std::min, std::sort, std::stable_sort
+#include <algorithm> // std::min, std::max, std::shuffle, std::sort, std::stable_sort
 #include <cstddef> // std::size_t
 #include <cstdint> // std::uint32_t
 #include <random>  // std::mt19937_64, std::uniform_int_distribution
@@ -52,36 +52,81 @@ run closed_loop(std::size_t concurrency, std::size_t n) {
 
 TEST_CASE("in_flight_series counts as its definition does, with ties and zero-length requests") {
     // Times on a coarse grid (many equal sends and ends), some requests of zero duration, rows out
-    // of order; the reference counts by brute force, request by request, from the definition.
+    // of order and then in completion order; the reference counts by brute force, request by
+    // request, from the definition.
     std::mt19937_64 rng(7);
     std::uniform_int_distribution<int> tick(0, 40), length(0, 6);
-    run r;
+    std::vector<request_record> requests;
     for (int i = 0; i < 500; ++i) {
         request_record q;
         q.t_sent = 0.25 * tick(rng);
         q.t_end = *q.t_sent + 0.25 * (length(rng) == 0 ? 0 : length(rng));
         q.status = request_status::ok;
-        r.requests.push_back(q);
+        requests.push_back(q);
     }
-    const request_table& t = r.requests;
-    const auto rows = detail::timed_rows_in_send_order(t);
-    REQUIRE(rows.size() == t.size());
-    for (std::size_t k = 1; k < rows.size(); ++k) { // send order, log order among equal sends
-        CHECK(t.t_sent()[rows[k - 1]] <= t.t_sent()[rows[k]]);
-        if (t.t_sent()[rows[k - 1]] == t.t_sent()[rows[k]]) CHECK(rows[k - 1] < rows[k]);
+    for (const bool completion_order : {false, true}) {
+        if (completion_order)
+            std::stable_sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) { return *a.t_end < *b.t_end; });
+        run r;
+        for (const auto& q : requests) r.requests.push_back(q);
+        const request_table& t = r.requests;
+        const auto rows = detail::timed_rows_in_send_order(t);
+        REQUIRE(rows.size() == t.size());
+        for (std::size_t k = 1; k < rows.size(); ++k) { // send order, log order among equal sends
+            CHECK(t.t_sent()[rows[k - 1]] <= t.t_sent()[rows[k]]);
+            if (t.t_sent()[rows[k - 1]] == t.t_sent()[rows[k]]) CHECK(rows[k - 1] < rows[k]);
+        }
+        const auto in_flight_at = [&](double time) { // t_sent <= time < t_end
+            double count = 0;
+            for (std::size_t i = 0; i < t.size(); ++i) count += t.t_sent()[i] <= time && time < t.t_end()[i];
+            return count;
+        };
+        const auto order = detail::order_in_flight(t);
+        CHECK(order.ends_are_rows == completion_order);
+        const auto counts = detail::count_in_flight(t, order);
+        CHECK_FALSE(counts.peak); // instants are counted by peak_in_flight's own rule
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const double sent = t.t_sent()[rows[k]], end = t.t_end()[rows[k]];
+            const double at_send = in_flight_at(sent) + (end == sent ? 1 : 0); // itself, though it ends at once
+            const double at_end = in_flight_at(end) + 1;                       // itself, ending then
+            INFO("row " << rows[k] << " sent " << sent << " ended " << end);
+            CHECK(counts.series[k] == std::min(at_send, at_end));
+        }
     }
-    const auto in_flight_at = [&](double time) { // t_sent <= time < t_end
-        double count = 0;
-        for (std::size_t i = 0; i < t.size(); ++i) count += t.t_sent()[i] <= time && time < t.t_end()[i];
-        return count;
-    };
-    const auto series = detail::in_flight_series(t, detail::order_in_flight(t));
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-        const double sent = t.t_sent()[rows[k]], end = t.t_end()[rows[k]];
-        const double at_send = in_flight_at(sent) + (end == sent ? 1 : 0); // itself, though it ends at once
-        const double at_end = in_flight_at(end) + 1;                       // itself, ending then
-        INFO("row " << rows[k] << " sent " << sent << " ended " << end);
-        CHECK(series[k] == std::min(at_send, at_end));
+}
+
+TEST_CASE("peak concurrency is the most requests in flight at any send, rows in any order") {
+    // Coarse times (many equal sends and ends, an end at another's send), no request of zero duration:
+    // the peak then comes from the window search's walk; the reference counts by brute force at each
+    // send. Once with rows in completion order (ends read straight from the table), once shuffled.
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<int> tick(0, 60), length(1, 8);
+    std::vector<request_record> requests;
+    for (int i = 0; i < 400; ++i) {
+        request_record q;
+        q.t_sent = 0.5 * tick(rng);
+        q.t_end = *q.t_sent + 0.5 * length(rng);
+        q.status = request_status::ok;
+        requests.push_back(q);
+    }
+    std::size_t expected = 0;
+    for (const auto& at : requests) {
+        std::size_t in_flight = 0;
+        for (const auto& q : requests) in_flight += *q.t_sent <= *at.t_sent && *at.t_sent < *q.t_end;
+        expected = std::max(expected, in_flight);
+    }
+    std::stable_sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) { return *a.t_end < *b.t_end; });
+    for (const bool completion_order : {true, false}) {
+        if (!completion_order) std::shuffle(requests.begin(), requests.end(), rng);
+        run r;
+        for (const auto& q : requests) r.requests.push_back(q);
+        const auto order = detail::order_in_flight(r.requests);
+        CHECK(order.ends_are_rows == completion_order);
+        const auto counts = detail::count_in_flight(r.requests, order);
+        REQUIRE(counts.peak);
+        CHECK(*counts.peak == expected);
+        CHECK(detail::peak_in_flight(r.requests, order) == expected);
+        CHECK(analyze(r).peak_concurrency == expected);
     }
 }
 

@@ -226,9 +226,10 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
                 return;
             }
             const auto order = detail::order_in_flight(t);
-            out.steady_state = detect_steady_state(r, order);
+            const auto counts = detail::count_in_flight(t, order);
+            out.steady_state = detect_steady_state(r, order, counts);
             out.duration = detail::run_duration(t);
-            if (!order.rows.empty()) out.peak_concurrency = detail::peak_in_flight(t, order);
+            if (!order.rows.empty()) out.peak_concurrency = counts.peak ? *counts.peak : detail::peak_in_flight(t, order);
         },
         [&](scratch_list& values) { out.time_breakdown = break_down(t, subsets, o.summary, values); },
         [&](scratch_list& values) {

@@ -72,21 +72,13 @@ inline std::vector<std::uint32_t> timed_rows_in_send_order(const request_table& 
     return rows;
 }
 
-// Per request in send order: how many requests were in flight when it was sent and when it ended,
-// whichever is fewer (each count includes the request itself; in flight means t_sent <= t < t_end,
-// as for peak concurrency). A closed loop's first wave is sent into a server holding 1, 2, ... c
-// requests; its last requests end with c, c-1, ... 1 still there; in between both counts sit at c.
-// Latencies would show the same ends but also whatever the workload puts in a stretch of requests
-// (a run of long prompts looks like a warm-up), and time windows of throughput cannot say which
-// requests to drop: the drain happens after the last send, when no request is sent any more.
-// `rows` is in send order, so the sends need no sort, and both counts are walks along the sorted
-// sends and ends (a binary search per request took 19 % of `stats` on 4·10^6 requests). Times are
-// read from the table, not copied, and counts are 32-bit: 4 bytes a request beside the order.
 // The requests with both a send and an end time: their rows in send order, and their positions in
 // that order sorted by end. The window search and the peak concurrency both walk these (8 bytes a
-// request), so the run's times are sorted once for the two.
+// request), so the run's times are sorted once for the two. `ends_are_rows`: every row is timed
+// and the log is in completion order, so the f-th end is row f's.
 struct in_flight_order {
     std::vector<std::uint32_t> rows, ends;
+    bool ends_are_rows = false;
 };
 
 // Rows are 32-bit and the counts in flight signed 32-bit.
@@ -113,6 +105,7 @@ inline in_flight_order order_in_flight(const request_table& t) {
         // The end order is the row order, so the send positions in end order are `rows` inverted:
         // no sort. Equal end times then stand in row order; they are put in send order, as the sort
         // below puts them.
+        out.ends_are_rows = true;
         for (std::size_t k = 0; k < n; ++k) out.ends[out.rows[k]] = static_cast<std::uint32_t>(k);
         for (std::size_t first = 0, last = 1; first < n; first = last++) {
             while (last < n && ended.order_key(last) == ended.order_key(first)) ++last;
@@ -125,29 +118,97 @@ inline in_flight_order order_in_flight(const request_table& t) {
     return out;
 }
 
-inline std::vector<std::int32_t> in_flight_series(const request_table& t, const in_flight_order& order) {
+// Per request in send order: how many requests were in flight when it was sent and when it ended,
+// whichever is fewer (each count includes the request itself; in flight means t_sent <= t < t_end,
+// as for peak concurrency). A closed loop's first wave is sent into a server holding 1, 2, ... c
+// requests; its last requests end with c, c-1, ... 1 still there; in between both counts sit at c.
+// Latencies would show the same ends but also whatever the workload puts in a stretch of requests
+// (a run of long prompts looks like a warm-up), and time windows of throughput cannot say which
+// requests to drop: the drain happens after the last send, when no request is sent any more.
+// `peak`: the most requests in flight at once, as peak_in_flight counts them; set only when no
+// request is an instant (t_end == t_sent), whose counting differs.
+struct in_flight_counts {
+    std::vector<std::int32_t> series;
+    std::optional<std::size_t> peak;
+};
+
+namespace in_flight_walk {
+
+// Both counts are merges of the sorted sends with the sorted ends, walked from the top down without
+// a branch on the data: the walk either passes an end or settles a send (or, the other way round,
+// passes a send or settles an end), and what it writes for the current one before it knows which is
+// overwritten (or, under the min, outweighed) until the step that settles it. A walk that branched
+// there mispredicted about once a step, most of its time on 4·10^6 requests.
+
+// series[k] = (sends <= S_k) - (ends <= S_k) + [E of request k == S_k]; the largest
+// k + 1 - (ends <= S_k) is the peak when nothing is an instant.
+template <class Send, class End, class EndOfSend>
+std::size_t count_at_sends(std::size_t n, Send send, End end, EndOfSend end_of_send, std::vector<std::int32_t>& series) {
+    std::int64_t k = static_cast<std::int64_t>(n), ends_upto = k, peak = 0;
+    double settled_key = std::numeric_limits<double>::quiet_NaN(); // the last settled send's time
+    std::int64_t settled_upto = k;                                 // and sends <= it
+    while (k > 0) {
+        const double s = send(k - 1);
+        const double e = ends_upto > 0 ? end(ends_upto - 1) : -std::numeric_limits<double>::infinity();
+        const std::int64_t sends_upto = s == settled_key ? settled_upto : k;
+        series[static_cast<std::size_t>(k - 1)] =
+            static_cast<std::int32_t>(sends_upto - ends_upto + (end_of_send(k - 1) == s ? 1 : 0));
+        peak = std::max(peak, k - ends_upto);
+        const bool end_after = e > s;
+        ends_upto -= end_after;
+        settled_key = end_after ? settled_key : s;
+        settled_upto = end_after ? settled_upto : sends_upto;
+        k -= !end_after;
+    }
+    return static_cast<std::size_t>(peak);
+}
+
+// series[k] = min(series[k], (sends <= E_k) - (ends <= E_k) + 1), k the send position of each end.
+template <class Send, class End>
+void count_at_ends(std::size_t n, Send send, End end, std::span<const std::uint32_t> send_position_of_end,
+                   std::vector<std::int32_t>& series) {
+    std::int64_t f = static_cast<std::int64_t>(n), sends_upto = f;
+    double settled_key = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t settled_upto = f;
+    while (f > 0) {
+        const double x = end(f - 1);
+        const double s = sends_upto > 0 ? send(sends_upto - 1) : -std::numeric_limits<double>::infinity();
+        const std::int64_t ends_upto = x == settled_key ? settled_upto : f;
+        auto& count = series[send_position_of_end[static_cast<std::size_t>(f - 1)]];
+        count = std::min(count, static_cast<std::int32_t>(sends_upto - ends_upto + 1));
+        const bool send_after = s > x;
+        sends_upto -= send_after;
+        settled_key = send_after ? settled_key : x;
+        settled_upto = send_after ? settled_upto : ends_upto;
+        f -= !send_after;
+    }
+}
+
+} // namespace in_flight_walk
+
+inline in_flight_counts count_in_flight(const request_table& t, const in_flight_order& order) {
     const auto& rows = order.rows;
     const std::size_t n = rows.size();
     const auto sent = t.t_sent(), ended = t.t_end(); // compared only: order keys will do
-    const auto start_of = [&](std::size_t k) { return sent.order_key(rows[k]); };
-    const auto end_of = [&](std::size_t k) { return ended.order_key(rows[k]); };
-    // Sends and ends at or before x, asked at non-decreasing x: each count only moves forwards.
-    std::size_t started = 0, finished = 0;
-    const auto in_flight_at = [&](double x) {
-        while (started < n && start_of(started) <= x) ++started;
-        while (finished < n && end_of(order.ends[finished]) <= x) ++finished;
-        return static_cast<std::int32_t>(static_cast<std::int64_t>(started) - static_cast<std::int64_t>(finished));
+    const auto send = [&](std::int64_t k) { return sent.order_key(rows[static_cast<std::size_t>(k)]); };
+    const auto end_of_send = [&](std::int64_t k) { return ended.order_key(rows[static_cast<std::size_t>(k)]); };
+    in_flight_counts out{std::vector<std::int32_t>(n), std::nullopt};
+    const auto walk = [&](auto end) {
+        const std::size_t peak = in_flight_walk::count_at_sends(n, send, end, end_of_send, out.series);
+        in_flight_walk::count_at_ends(n, send, end, order.ends, out.series);
+        return peak;
     };
-    std::vector<std::int32_t> series(n);
-    for (std::size_t k = 0; k < n; ++k) { // at each send, in send order
-        const double at = start_of(k);
-        // At its own send a request of zero duration has already ended, yet it was in flight.
-        series[k] = in_flight_at(at) + (end_of(k) == at ? 1 : 0);
-    }
-    started = finished = 0;
-    for (std::uint32_t k : order.ends) // at each end, in end order; at its own end a request no longer counts
-        series[k] = std::min(series[k], in_flight_at(end_of(k)) + 1);
-    return series;
+    const std::size_t peak = order.ends_are_rows
+        ? walk([&](std::int64_t f) { return ended.order_key(static_cast<std::size_t>(f)); })
+        : walk([&](std::int64_t f) { return end_of_send(order.ends[static_cast<std::size_t>(f)]); });
+    bool instants = false;
+    for (std::size_t k = 0; k < n; ++k) instants |= !(end_of_send(static_cast<std::int64_t>(k)) > send(static_cast<std::int64_t>(k)));
+    if (!instants) out.peak = peak;
+    return out;
+}
+
+inline std::vector<std::int32_t> in_flight_series(const request_table& t, const in_flight_order& order) {
+    return count_in_flight(t, order).series;
 }
 
 // Part of a series, read forwards or backwards, without a copy.
@@ -226,7 +287,9 @@ inline std::string format_run_seconds(double t) {
 // The window of the requests sent in steady state, or why there is none. Counts follow the cut that
 // --steady-state makes (t_sent within [start, end]), failed requests included: they held the
 // server too, so they count in flight, and a window keeps them as it keeps the rest.
+// `counts`: count_in_flight(r.requests, order), when the caller needs them too (empty: counted here).
 inline steady_state_detection detect_steady_state(const run& r, const detail::in_flight_order& order,
+                                                 const detail::in_flight_counts& counts,
                                                  const steady_state_options& o = {}) {
     if (r.meta.kind != run_kind::requests) return {std::nullopt, "no per-request measurements"};
     if (!r.meta.shared_clock) return {std::nullopt, "the log has no shared clock"};
@@ -236,7 +299,9 @@ inline steady_state_detection detect_steady_state(const run& r, const detail::in
     if (rows.size() < o.min_requests)
         return {std::nullopt, fmt::format("{} requests with send and end times; MSER-5 needs at least {}", rows.size(),
                                           o.min_requests)};
-    const auto series = detail::in_flight_series(t, order);
+    detail::in_flight_counts counted_here;
+    const auto& series = counts.series.size() == rows.size() ? counts.series
+                                                             : (counted_here = detail::count_in_flight(t, order)).series;
     const auto cut = detail::trim_both_ends(series, o.batch_size);
     steady_state w;
     w.start = t.t_sent()[rows[cut.start]];
@@ -252,7 +317,8 @@ inline steady_state_detection detect_steady_state(const run& r, const detail::in
 
 inline steady_state_detection detect_steady_state(const run& r, const steady_state_options& o = {}) {
     const bool searched = r.meta.kind == run_kind::requests && r.meta.shared_clock && detail::can_order_in_flight(r.requests);
-    return detect_steady_state(r, searched ? detail::order_in_flight(r.requests) : detail::in_flight_order{}, o);
+    return detect_steady_state(r, searched ? detail::order_in_flight(r.requests) : detail::in_flight_order{},
+                               detail::in_flight_counts{}, o);
 }
 
 // "0.611 s – 1.14 s (MSER-5 on requests in flight): 65 ramp-up and 70 drain requests excluded"

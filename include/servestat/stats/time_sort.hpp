@@ -15,6 +15,29 @@ namespace servestat::detail {
 // determined (a (time, row) pair keeps equal times in row order, as a stable sort would). Any
 // finite times sort correctly (clustered ones just make bigger buckets for std::sort); logs written
 // in completion order arrive with their end times already sorted.
+// Most buckets hold a handful of items: each time is read once and the (time, item) pairs sorted
+// by insertion. std::sort per bucket read two times per comparison through `time` (a gather from the
+// table's columns), a quarter of a 4·10^6-request sort.
+inline constexpr std::size_t small_bucket = 32;
+
+template <class T, class Time>
+void sort_small_bucket(T* items, std::size_t size, Time time) {
+    double keys[small_bucket]; // left uninitialised: zeroing them cost as much as the sort
+    T sorted[small_bucket];
+    for (std::size_t i = 0; i < size; ++i) {
+        const double key = time(items[i]);
+        const T item = items[i];
+        std::size_t j = i;
+        for (; j > 0 && (key < keys[j - 1] || (key == keys[j - 1] && item < sorted[j - 1])); --j) {
+            keys[j] = keys[j - 1];
+            sorted[j] = sorted[j - 1];
+        }
+        keys[j] = key;
+        sorted[j] = item;
+    }
+    std::copy(sorted, sorted + size, items);
+}
+
 template <class T, class Time>
 void sort_by_time(std::vector<T>& items, Time time) {
     const auto before = [&](const T& a, const T& b) {
@@ -41,8 +64,11 @@ void sort_by_time(std::vector<T>& items, Time time) {
     std::vector<T> sorted(items.size());
     std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
     for (const T& x : items) sorted[next[bucket_of(x)]++] = x;
-    for (std::size_t b = 0; b < buckets; ++b)
-        if (starts[b + 1] - starts[b] > 1) std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], before);
+    for (std::size_t b = 0; b < buckets; ++b) {
+        const std::size_t size = starts[b + 1] - starts[b];
+        if (size > small_bucket) std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], before);
+        else if (size > 1) sort_small_bucket(sorted.data() + starts[b], size, time);
+    }
     items.swap(sorted);
 }
 
