@@ -3,6 +3,7 @@
 #include <sys/mman.h> // memfd_create
 #include <unistd.h>   // ftruncate, pwrite
 
+#include <algorithm>  // std::min
 #include <cmath>      // std::isfinite, std::isnan
 #include <cstdio>     // std::fprintf
 #include <cstdlib>    // std::abort
@@ -384,21 +385,29 @@ int prometheus_text(const std::uint8_t* data, std::size_t size) {
 // ---- the canonical log's fast line path -------------------------------------------------------
 
 // The fast path and the simdjson path read every line alike: the same error, or the same record.
+// The input's lines are read by one parser, in order, so each meets the keys the fast path
+// remembered from the lines before it.
 int canonical_line(const std::uint8_t* data, std::size_t size) {
     constexpr std::string_view target = "canonical_line";
     if (size > max_input_bytes) return 0;
-    std::string padded(as_text(data, size));
-    padded.resize(size + 64, ' ');
-    const std::string_view line(padded.data(), size);
+    const std::string_view text = as_text(data, size);
     try {
         servestat::detail::canonical_line_parser parser;
-        servestat::request_record both, slow;
-        const auto a = parser.parse(line, 64, both);
-        const auto b = parser.parse_slowly(line, 64, slow);
-        if (a.has_value() != b.has_value()) violation(target, a ? "only the simdjson path read the line" : "only the fast path read the line");
-        if (a && (a->field != b->field || a->message != b->message))
-            violation(target, "different errors: '" + a->field + ": " + a->message + "' and '" + b->field + ": " + b->message + "'");
-        if (!a && !servestat::identical(both, slow)) violation(target, "the two paths read different records");
+        for (std::size_t begin = 0; begin <= text.size();) {
+            const std::size_t end = std::min(text.find('\n', begin), text.size());
+            std::string padded(text.substr(begin, end - begin));
+            const std::size_t length = padded.size();
+            padded.resize(length + 64, ' ');
+            const std::string_view line(padded.data(), length);
+            servestat::request_record both, slow;
+            const auto a = parser.parse(line, 64, both);
+            const auto b = parser.parse_slowly(line, 64, slow);
+            if (a.has_value() != b.has_value()) violation(target, a ? "only the simdjson path read the line" : "only the fast path read the line");
+            if (a && (a->field != b->field || a->message != b->message))
+                violation(target, "different errors: '" + a->field + ": " + a->message + "' and '" + b->field + ": " + b->message + "'");
+            if (!a && !servestat::identical(both, slow)) violation(target, "the two paths read different records");
+            begin = end + 1;
+        }
     } catch (...) {
         escaped(target);
     }

@@ -7,6 +7,8 @@
 // canonical_line check the two paths agree on every line.
 #pragma once
 
+#include <algorithm>    // std::min
+#include <array>        // std::array
 #include <bit>          // std::countr_zero, std::endian
 #include <cstdint>      // std::uint64_t, std::int32_t
 #include <cstring>      // std::memcmp, std::memcpy
@@ -86,10 +88,10 @@ public:
         has_status_ = false;
         if (!take('{')) return false;
         if (take('}')) return at_end() && has_status_;
+        std::size_t position = 0;
         do {
-            std::string_view key;
-            if (!string_token(key) || !take(':')) return false;
-            if (!value(identify_canonical_field(key), out)) return false;
+            canonical_field field;
+            if (!key(position++, field) || !value(field, out)) return false;
         } while (take(','));
         return take('}') && at_end() && has_status_;
     }
@@ -161,6 +163,52 @@ private:
         }
         return false;
     }
+
+    // A key and its colon. Lines of one log repeat their keys in one order, so the bytes `"key":` of
+    // the line before at this position are tried first: a match is the same key, whole (a cached key
+    // holds no escape, and its closing quote is in the match). Otherwise the key is scanned and
+    // identified, and remembered for the next line.
+    [[gnu::always_inline]] bool key(std::size_t position, canonical_field& field) noexcept {
+        known_key* known = position < known_keys_.size() ? &known_keys_[position] : nullptr;
+        if (known && known->size != 0 && static_cast<std::size_t>(end_ - p_) >= known->size && known->matches(p_)) {
+            p_ += known->size;
+            if (p_ != end_ && is_space(*p_)) skip_space();
+            field = known->field;
+            return true;
+        }
+        const char* start = p_;
+        std::string_view name;
+        if (!string_token(name) || !take(':')) return false;
+        field = identify_canonical_field(name);
+        const std::size_t size = name.size() + 3; // "name":
+        if (known) known->remember(start, size >= 4 && size <= known_key::most && start[size - 1] == ':' ? size : 0, field);
+        return true;
+    }
+
+    // The bytes `"key":` (4 to 24 of them; 0: none) met at one position of a line, and which field it is.
+    struct known_key {
+        static constexpr std::size_t most = 24;
+        char bytes[most] = {};
+        std::size_t size = 0;
+        canonical_field field = canonical_field::unknown;
+
+        void remember(const char* at, std::size_t n, canonical_field f) noexcept {
+            std::memcpy(bytes, at, n);
+            size = n;
+            field = f;
+        }
+        // Overlapping word compares: 4 to 7 bytes as two 4-byte words, 8 to 24 as three 8-byte words.
+        [[gnu::always_inline]] bool matches(const char* at) const noexcept {
+            const auto same = [&]<class Word>(Word, std::size_t offset) {
+                Word a, b;
+                std::memcpy(&a, at + offset, sizeof a);
+                std::memcpy(&b, bytes + offset, sizeof b);
+                return a == b;
+            };
+            if (size < 8) return same(std::uint32_t{}, 0) & same(std::uint32_t{}, size - 4);
+            return same(std::uint64_t{}, 0) & same(std::uint64_t{}, std::min<std::size_t>(8, size - 8)) & same(std::uint64_t{}, size - 8);
+        }
+    };
 
     template <std::size_t N>
     [[gnu::always_inline]] bool literal(const char (&word)[N]) noexcept {
@@ -284,6 +332,8 @@ private:
     const char* p_ = nullptr;
     const char* end_ = nullptr;
     bool has_status_ = false;
+    std::array<known_key, 16> known_keys_{}; // by position in the line
+
 };
 
 } // namespace servestat::detail

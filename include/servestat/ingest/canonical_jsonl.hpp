@@ -375,9 +375,11 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
         read_canonical_piece(lines, options, size > rest_begin ? size - rest_begin : 0, pieces[0]);
     } else {
         line_offset = header_lines;
+        // The first piece's table is sized for the whole file, so the others are appended into room
+        // it already has (pages not yet touched cost nothing) instead of both being copied anew.
         parallel_for(ranges.size(), threads, [&](std::size_t k) {
             line_source piece_lines(file, options.max_line_bytes, ranges[k]);
-            read_canonical_piece(piece_lines, options, ranges[k].end - ranges[k].begin, pieces[k]);
+            read_canonical_piece(piece_lines, options, k == 0 ? size - rest_begin : ranges[k].end - ranges[k].begin, pieces[k]);
         });
     }
 
