@@ -2,7 +2,10 @@
 // Expected values are derived by hand from the small tables built here.
 #include <catch2/catch.hpp> // Catch2 v2
 
+#include <algorithm> // std::sort
 #include <cmath>  // std::sqrt
+#include <random> // std::mt19937_64, std::uniform_real_distribution, std::uniform_int_distribution
+#include <vector> // std::vector
 #include <string> // std::string
 
 #include "servestat/report/stats_json.hpp"
@@ -278,6 +281,60 @@ TEST_CASE("percentile keys: integral percentiles have no decimals, others keep t
     CHECK(percentile_key(50) == "p50");
     CHECK(percentile_key(99.9) == "p99.9");
     CHECK(percentile_key(99.99) == "p99.99");
+}
+
+TEST_CASE("all is summarised from the subsets that split it, rows without a prompt length in all only") {
+    // 6,000 requests (past the size where percentiles come from a radix select), one in ten with no
+    // prompt length, one in fifty failed, and a bucket of the user's overlapping medium and long. The
+    // reference is computed here from every value at once: sorted for the percentiles, one compensated
+    // sum in row order for the mean and the waiting share.
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> gap(0, 0.01), wait(0, 0.3), decode(0.01, 2);
+    std::uniform_int_distribution<int> prompt(1, 4000);
+    run r;
+    std::vector<double> e2e, waiting, latency;
+    double at = 0;
+    for (int i = 0; i < 6000; ++i) {
+        at += gap(rng);
+        const double sent = at + gap(rng), first = sent + wait(rng), end = first + decode(rng);
+        request_record q = ok_request(sent, first, end, prompt(rng), 20);
+        q.t_sched = at;
+        if (i % 10 == 3) q.prompt_tokens.reset();
+        if (i % 50 == 7) q.status = request_status::error;
+        r.requests.push_back(q);
+        if (q.status != request_status::ok) continue;
+        e2e.push_back(end - sent);
+        waiting.push_back((sent - at) + (first - sent));
+        latency.push_back(end - at);
+    }
+    stats_options o;
+    o.subsets.buckets = {parse_bucket("big=100:")};
+    const auto s = analyze(r, o);
+    REQUIRE(s.subsets.size() == 5);
+    const auto& all = metric_summary_of(s, "all", metric::e2e);
+    CHECK(all.n == e2e.size());
+    const double mean = compensated_sum_of(e2e).value() / static_cast<double>(e2e.size());
+    CHECK(*all.mean == Approx(mean).epsilon(1e-15));
+    std::vector<double> sorted = e2e;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(*all.min == sorted.front());
+    CHECK(*all.max == sorted.back());
+    for (const auto& p : all.percentiles) CHECK(*p.value == percentile_sorted(sorted, p.p));
+    std::size_t split = 0;
+    for (const char* name : {"short", "medium", "long"}) split += metric_summary_of(s, name, metric::e2e).n;
+    CHECK(split == e2e.size() - 600); // the 600 without a prompt length (i = 3 mod 10 is never 7 mod 50: none failed)
+    CHECK(metric_summary_of(s, "big", metric::e2e).n > metric_summary_of(s, "long", metric::e2e).n);
+
+    const auto& b = s.time_breakdown.subsets.front();
+    CHECK(b.subset == "all");
+    CHECK(b.n == waiting.size());
+    CHECK(*b.mean_share == Approx(compensated_sum_of(waiting).value() / compensated_sum_of(latency).value()).epsilon(1e-15));
+    std::sort(waiting.begin(), waiting.end());
+    std::sort(latency.begin(), latency.end());
+    for (const auto& point : b.points) {
+        CHECK(point.waiting == percentile_sorted(waiting, point.p));
+        CHECK(point.total == percentile_sorted(latency, point.p));
+    }
 }
 
 } // namespace test_run_stats

@@ -6,9 +6,11 @@
 #include <charconv>    // std::to_chars
 #include <cmath>       // std::floor, std::ceil, std::fmod
 #include <cstddef>     // std::size_t, std::ptrdiff_t
+#include <optional>    // std::optional
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"         // servestat::usage_error
@@ -373,37 +375,69 @@ inline double percentile_sorted(std::span<const double> sorted, double p,
     return detail::evaluate_plan(detail::plan_quantile(sorted.size(), q, m), sorted);
 }
 
-// Several percentiles of unsorted data without sorting it, evaluated exactly as percentile_sorted
-// would. Small samples are reordered in place (a permutation) by nth_element; large ones are read
-// twice by a radix select and left as they are. Results follow the order of `ps` (any order,
-// duplicates allowed). Every p is validated before `values` is touched.
-inline std::vector<double> percentiles_select(std::span<double> values, std::span<const double> ps,
-                                              quantile_method m = quantile_method::linear) {
-    detail::require_non_empty(values.size(), "percentiles_select");
-    std::vector<detail::quantile_plan> plans;
-    plans.reserve(ps.size());
-    for (double p : ps)
-        plans.push_back(detail::plan_quantile(values.size(), detail::percent_to_probability(p, "percentiles_select"), m));
+namespace detail {
 
-    const auto positions = detail::needed_positions(plans);
-    std::vector<double> results;
-    results.reserve(plans.size());
-    if (values.size() < detail::radix_select_min_size) {
-        detail::select_order_statistics(values, positions);
-        for (const detail::quantile_plan& plan : plans) results.push_back(detail::evaluate_plan(plan, values));
-        return results;
-    }
-    // Large samples: the order statistics come out as a short list; plans index into it instead.
-    const auto statistics = detail::radix_select(values, positions);
+inline std::vector<quantile_plan> plan_percentiles(std::size_t n, std::span<const double> ps, quantile_method m) {
+    require_non_empty(n, "percentiles_select");
+    std::vector<quantile_plan> plans;
+    plans.reserve(ps.size());
+    for (double p : ps) plans.push_back(plan_quantile(n, percent_to_probability(p, "percentiles_select"), m));
+    return plans;
+}
+
+// Large samples: the order statistics come out of a radix select as a short list; plans index into it.
+inline std::vector<double> percentiles_by_radix_select(std::span<const std::span<const double>> parts,
+                                                       const std::vector<quantile_plan>& plans,
+                                                       std::optional<std::pair<double, double>> extremes) {
+    const auto positions = needed_positions(plans);
+    const auto statistics = radix_select(parts, positions, extremes);
     auto index_of = [&](std::size_t position) {
         return static_cast<std::size_t>(std::lower_bound(positions.begin(), positions.end(), position) - positions.begin());
     };
-    for (detail::quantile_plan plan : plans) {
+    std::vector<double> results;
+    results.reserve(plans.size());
+    for (quantile_plan plan : plans) {
         plan.lower = index_of(plan.lower);
         plan.upper = index_of(plan.upper);
-        results.push_back(detail::evaluate_plan(plan, statistics));
+        results.push_back(evaluate_plan(plan, statistics));
     }
     return results;
+}
+
+} // namespace detail
+
+// Several percentiles of unsorted data without sorting it, evaluated exactly as percentile_sorted
+// would. Small samples are reordered in place (a permutation) by nth_element; large ones are read
+// twice by a radix select and left as they are. Results follow the order of `ps` (any order,
+// duplicates allowed). Every p is validated before `values` is touched. `extremes`: the smallest and
+// largest value, when the caller has them.
+inline std::vector<double> percentiles_select(std::span<double> values, std::span<const double> ps,
+                                              quantile_method m = quantile_method::linear,
+                                              std::optional<std::pair<double, double>> extremes = std::nullopt) {
+    const auto plans = detail::plan_percentiles(values.size(), ps, m);
+    if (values.size() >= detail::radix_select_min_size) {
+        const std::span<const double> whole = values;
+        return detail::percentiles_by_radix_select(std::span(&whole, 1), plans, extremes);
+    }
+    const auto positions = detail::needed_positions(plans);
+    detail::select_order_statistics(values, positions);
+    std::vector<double> results;
+    results.reserve(plans.size());
+    for (const detail::quantile_plan& plan : plans) results.push_back(detail::evaluate_plan(plan, values));
+    return results;
+}
+
+// The percentiles of the values of all `parts` together, which are left as they are.
+inline std::vector<double> percentiles_of_parts(std::span<const std::span<const double>> parts, std::span<const double> ps,
+                                                quantile_method m = quantile_method::linear,
+                                                std::optional<std::pair<double, double>> extremes = std::nullopt) {
+    std::size_t n = 0;
+    for (const auto part : parts) n += part.size();
+    if (n >= detail::radix_select_min_size) return detail::percentiles_by_radix_select(parts, detail::plan_percentiles(n, ps, m), extremes);
+    std::vector<double> together;
+    together.reserve(n);
+    for (const auto part : parts) together.insert(together.end(), part.begin(), part.end());
+    return percentiles_select(together, ps, m);
 }
 
 } // namespace servestat

@@ -8,6 +8,7 @@
 #include <array>     // std::array
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint32_t, std::uint64_t
+#include <optional>  // std::optional
 #include <span>      // std::span
 #include <utility>   // std::pair
 #include <vector>    // std::vector
@@ -54,12 +55,23 @@ inline void select_ranks(double* first, double* last, double* base, std::span<co
     select_ranks(nth + 1, last, base, ranks.subspan(middle + 1));
 }
 
-// The values of rank `positions` (sorted ascending, unique, each < values.size()), in that order.
-inline std::vector<double> radix_select(std::span<const double> values, std::span<const std::size_t> positions) {
-    const auto [lo, hi] = extremes(values);
-    const key_buckets bucket_of = make_key_buckets(select_key(lo), select_key(hi), values.size());
+// The values of rank `positions` in the values of all `parts` together (sorted ascending, unique,
+// each < the parts' total size), in that order. `known`: the smallest and largest value when the
+// caller has them already (a summary's min and max), which saves a pass.
+inline std::vector<double> radix_select(std::span<const std::span<const double>> parts, std::span<const std::size_t> positions,
+                                        std::optional<std::pair<double, double>> known = std::nullopt) {
+    std::size_t size = 0;
+    std::optional<std::pair<double, double>> range = known;
+    for (const auto part : parts) {
+        size += part.size();
+        if (known || part.empty()) continue;
+        const auto [lo, hi] = extremes(part);
+        range = range ? std::pair{std::min(range->first, lo), std::max(range->second, hi)} : std::pair{lo, hi};
+    }
+    const key_buckets bucket_of = make_key_buckets(select_key(range->first), select_key(range->second), size);
     std::vector<std::uint32_t> counts(bucket_of.count, 0);
-    for (double x : values) ++counts[bucket_of(select_key(x))];
+    for (const auto part : parts)
+        for (double x : part) ++counts[bucket_of(select_key(x))];
 
     // For each wanted rank: its bucket, and its rank among that bucket's values.
     constexpr std::uint32_t unwanted = ~std::uint32_t{0};
@@ -76,8 +88,9 @@ inline std::vector<double> radix_select(std::span<const double> values, std::spa
     std::vector<std::vector<double>> members(slots);
     for (std::size_t b = 0; b < bucket_of.count; ++b)
         if (slot_of_bucket[b] != unwanted) members[slot_of_bucket[b]].reserve(counts[b]);
-    for (double x : values)
-        if (const auto slot = slot_of_bucket[bucket_of(select_key(x))]; slot != unwanted) members[slot].push_back(x);
+    for (const auto part : parts)
+        for (double x : part)
+            if (const auto slot = slot_of_bucket[bucket_of(select_key(x))]; slot != unwanted) members[slot].push_back(x);
 
     // Positions ascend, so each bucket's wanted ranks form one run, ascending too.
     std::vector<double> out(positions.size());
@@ -89,6 +102,11 @@ inline std::vector<double> radix_select(std::span<const double> values, std::spa
         for (std::size_t k = i; k < next; ++k) out[k] = m[rank_in_bucket[k]];
     }
     return out;
+}
+
+inline std::vector<double> radix_select(std::span<const double> values, std::span<const std::size_t> positions,
+                                        std::optional<std::pair<double, double>> known = std::nullopt) {
+    return radix_select(std::span<const std::span<const double>>(&values, 1), positions, known);
 }
 
 } // namespace servestat::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm> // std::max, std::min
+#include <array>     // std::array
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::int32_t
 #include <functional> // std::function
@@ -159,6 +160,28 @@ inline summary summarize_metric(const request_table& t, const subset& s, metric 
     return summarize_in_place(scratch, o);
 }
 
+// The summaries of one metric in `all`, short, medium and long (in that order). `values` holds the
+// values of short, medium, long and `unsplit` one after the other: `all`'s values once, not twice.
+inline std::array<summary, builtin_subsets> summarize_split_metric(const request_table& t, std::span<const subset> subsets,
+                                                                  const row_set& unsplit, metric m,
+                                                                  const summary_options& o, std::vector<double>& values) {
+    values.clear();
+    values.reserve(t.size()); // the parts append in turn: growing by doubling would hold two lists at once
+    std::array<std::size_t, builtin_subsets + 1> bounds{};
+    for (std::size_t s = 1; s <= builtin_subsets; ++s) {
+        collect_metric(t, m, s < builtin_subsets ? subsets[s].rows : unsplit, values);
+        bounds[s] = values.size();
+    }
+    std::array<std::span<const double>, builtin_subsets> parts;
+    for (std::size_t s = 0; s < builtin_subsets; ++s)
+        parts[s] = std::span<const double>(values).subspan(bounds[s], bounds[s + 1] - bounds[s]);
+    std::array<summary, builtin_subsets> out;
+    out[0] = summarize_parts(parts, o);
+    for (std::size_t s = 1; s < builtin_subsets; ++s)
+        out[s] = summarize_in_place(std::span<double>(values).subspan(bounds[s - 1], bounds[s] - bounds[s - 1]), o);
+    return out;
+}
+
 inline std::optional<double> reported_duration(const run_metadata& meta) {
     if (const auto* v = find_reported(meta, "duration"); v && v->value > 0) return v->value;
     return std::nullopt;
@@ -243,12 +266,24 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
             if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
         },
     };
+    // `all` and the three built-in subsets of each metric are one task: the subsets (and the rows
+    // with no prompt length, in `all` only) split `all`, so their values are collected once into one
+    // list, part after part, and `all` is summarised from the parts before each part is summarised in
+    // place. The buckets given by the user may overlap; each of theirs is a task of its own.
+    const row_set unsplit = detail::rows_in_no_builtin_subset(t, subsets);
     const std::size_t per_subset = all_metrics.size(), first_summary = whole_run_tasks.size();
-    const std::size_t tasks = first_summary + subsets.size() * per_subset;
+    const std::size_t first_bucket = first_summary + per_subset;
+    const std::size_t tasks = first_bucket + (subsets.size() - detail::builtin_subsets) * per_subset;
     std::vector<scratch_list> scratch(worker_count(tasks, o.threads));
     parallel_for(tasks, o.threads, [&](std::size_t task, std::size_t worker) {
         if (task < first_summary) return whole_run_tasks[task](scratch[worker]);
-        const std::size_t s = (task - first_summary) / per_subset, m = (task - first_summary) % per_subset;
+        if (task < first_bucket) {
+            const std::size_t m = task - first_summary;
+            const auto parts = detail::summarize_split_metric(t, subsets, unsplit, all_metrics[m], o.summary, scratch[worker]);
+            for (std::size_t s = 0; s < detail::builtin_subsets; ++s) out.subsets[s].metrics[m].stats = parts[s];
+            return;
+        }
+        const std::size_t s = detail::builtin_subsets + (task - first_bucket) / per_subset, m = (task - first_bucket) % per_subset;
         out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, scratch[worker]);
     });
 

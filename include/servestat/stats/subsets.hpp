@@ -6,6 +6,7 @@
 #include <cstdint>     // std::int32_t, std::uint32_t
 #include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
+#include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
@@ -104,5 +105,25 @@ inline std::vector<subset> split_into_subsets(const request_table& table, const 
     }
     return out;
 }
+
+namespace detail {
+
+// split_into_subsets gives `all`, then short, medium and long, which split the rows that have a
+// prompt length.
+inline constexpr std::size_t builtin_subsets = 4;
+
+// The rows without a prompt length: with short, medium and long they make up `all`.
+inline row_set rows_in_no_builtin_subset(const request_table& t, std::span<const subset> subsets) {
+    std::size_t split = 0;
+    for (std::size_t s = 1; s < builtin_subsets; ++s) split += subsets[s].rows.size();
+    std::vector<std::uint32_t> rows;
+    if (split == t.size()) return rows;
+    const auto prompt = t.prompt_tokens();
+    for (std::uint32_t i = 0; i < t.size(); ++i)
+        if (!is_present(prompt[i])) rows.push_back(i);
+    return rows;
+}
+
+} // namespace detail
 
 } // namespace servestat

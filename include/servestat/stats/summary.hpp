@@ -88,25 +88,44 @@ inline std::pair<double, double> min_max(std::span<const double> xs) {
 // small numbers even when the values are not (times near 1e9 s on an epoch clock), so no digits are
 // lost to the offset, and they are scaled by a power of two (exactly) so that their squares neither
 // underflow nor overflow. min and max are values of the data, bit for bit.
-inline void fill_moments(std::span<const double> xs, summary& out, int ddof) {
-    const auto n = xs.size();
-    const auto [low, high] = min_max(xs);
+// Over the values of all `parts` together (some non-empty); each part's compensated sums merge
+// without losing either compensation.
+inline void fill_moments(std::span<const std::span<const double>> parts, summary& out, int ddof) {
+    std::size_t n = 0;
+    std::optional<std::pair<double, double>> range;
+    for (const auto part : parts) {
+        n += part.size();
+        if (part.empty()) continue;
+        const auto [lo, hi] = min_max(part);
+        range = range ? std::pair{std::min(range->first, lo), std::max(range->second, hi)} : std::pair{lo, hi};
+    }
+    const auto [low, high] = *range;
     out.min = low;
     out.max = high;
-    const double mean = compensated_sum_of(xs).value() / static_cast<double>(n);
+    const auto sum_over_parts = [&](auto f) {
+        if (parts.size() == 1) return compensated_sum_of(parts[0], f).value();
+        compensated_sum total;
+        for (const auto part : parts) total.merge(compensated_sum_of(part, f));
+        return total.value();
+    };
+    const double mean = sum_over_parts([](double x) { return x; }) / static_cast<double>(n);
     out.mean = mean;
     if (n <= static_cast<std::size_t>(ddof)) return;
     const double widest = std::max(high - mean, mean - low);
     const int exponent = widest > 0 ? std::max(std::ilogb(widest), -1022) : 0; // 2^-exponent stays finite
     const double scale = std::ldexp(1.0, -exponent);
-    const double d = compensated_sum_of(xs, [&](double x) { return (x - mean) * scale; }).value();
-    const double squares = compensated_sum_of(xs, [&](double x) {
+    const double d = sum_over_parts([&](double x) { return (x - mean) * scale; });
+    const double squares = sum_over_parts([&](double x) {
         const double deviation = (x - mean) * scale;
         return deviation * deviation;
-    }).value();
+    });
     const double sum_of_squares = std::max(0.0, squares - d * d / static_cast<double>(n));
     out.std = std::ldexp(std::sqrt(sum_of_squares / static_cast<double>(n - static_cast<std::size_t>(ddof))), exponent);
     if (mean != 0) out.cov = *out.std / mean;
+}
+
+inline void fill_moments(std::span<const double> xs, summary& out, int ddof) {
+    fill_moments(std::span<const std::span<const double>>(&xs, 1), out, ddof);
 }
 
 } // namespace detail
@@ -122,7 +141,24 @@ inline summary summarize_in_place(std::span<double> values, const summary_option
         return out;
     }
     detail::fill_moments(values, out, o.ddof);
-    const auto at = percentiles_select(values, o.percentiles, o.method);
+    const auto at = percentiles_select(values, o.percentiles, o.method, std::pair{*out.min, *out.max});
+    for (std::size_t k = 0; k < at.size(); ++k) out.percentiles.push_back({o.percentiles[k], at[k]});
+    return out;
+}
+
+// The summary of the values of all `parts` together, as summarize would give it of them in one list
+// (sums may differ in the last bit: they are added in another order). The parts are left as they are.
+inline summary summarize_parts(std::span<const std::span<const double>> parts, const summary_options& o = {}) {
+    validate(o);
+    summary out;
+    for (const auto part : parts) out.n += part.size();
+    out.percentiles.reserve(o.percentiles.size());
+    if (out.n == 0) {
+        for (double p : o.percentiles) out.percentiles.push_back({p, std::nullopt});
+        return out;
+    }
+    detail::fill_moments(parts, out, o.ddof);
+    const auto at = percentiles_of_parts(parts, o.percentiles, o.method, std::pair{*out.min, *out.max});
     for (std::size_t k = 0; k < at.size(); ++k) out.percentiles.push_back({o.percentiles[k], at[k]});
     return out;
 }
