@@ -6,10 +6,12 @@
 #pragma once
 
 #include <algorithm> // std::lower_bound
+#include <array>     // std::array
 #include <bit>     // std::bit_cast
 #include <cmath>   // std::isnan, std::llround, std::fabs
 #include <cstddef> // std::size_t
 #include <cstdint> // std::int32_t, std::int16_t, std::uint8_t
+#include <functional> // std::function
 #include <limits>  // std::numeric_limits
 #include <optional> // std::optional
 #include <string>  // std::string, std::to_string
@@ -20,6 +22,7 @@
 
 #include "servestat/core/count_column.hpp"   // count_column
 #include "servestat/core/errors.hpp"         // input_error
+#include "servestat/core/parallel.hpp"       // parallel_for
 #include "servestat/core/request_record.hpp" // request_record, time_fault
 #include "servestat/core/string_pool.hpp"    // string_pool
 #include "servestat/core/time_column.hpp"    // time_column
@@ -81,26 +84,26 @@ public:
     // texts re-interned): how the pieces of a file read in parallel become one table. Each column of
     // `other` is released once copied, so joining takes one column more than the pieces, not a
     // second table; each call reallocates, so it is for joining a few large pieces.
-    void append(request_table&& other) {
+    // The columns every table has are copied side by side on up to `threads` threads.
+    void append(request_table&& other, std::size_t threads = 1) {
         const std::size_t rows = size(), more_rows = other.size();
-        if (in_micros_ && other.in_micros_) {
-            append_column(sent_us_, other.sent_us_);
-            append_column(sched_us_, other.sched_us_);
-            append_column(first_us_, other.first_us_);
-            append_column(end_us_, other.end_us_);
-        } else {
+        const bool micros = in_micros_ && other.in_micros_;
+        if (!micros) {
             store_in_seconds();
             other.store_in_seconds();
-            append_column(t_sched_, other.t_sched_);
-            append_column(t_sent_, other.t_sent_);
-            append_column(t_first_, other.t_first_);
-            append_column(t_end_, other.t_end_);
         }
-        prompt_tokens_.append(std::move(other.prompt_tokens_));
-        output_tokens_.append(std::move(other.output_tokens_));
-        max_tokens_.append(std::move(other.max_tokens_));
-        append_column(status_, other.status_);
-        append_column(http_status_, other.http_status_);
+        const std::array<std::function<void()>, 9> copies{
+            [&] { micros ? append_column(sent_us_, other.sent_us_) : append_column(t_sent_, other.t_sent_); },
+            [&] { micros ? append_column(sched_us_, other.sched_us_) : append_column(t_sched_, other.t_sched_); },
+            [&] { micros ? append_column(first_us_, other.first_us_) : append_column(t_first_, other.t_first_); },
+            [&] { micros ? append_column(end_us_, other.end_us_) : append_column(t_end_, other.t_end_); },
+            [&] { prompt_tokens_.append(std::move(other.prompt_tokens_)); },
+            [&] { output_tokens_.append(std::move(other.output_tokens_)); },
+            [&] { max_tokens_.append(std::move(other.max_tokens_)); },
+            [&] { append_column(status_, other.status_); },
+            [&] { append_column(http_status_, other.http_status_); },
+        };
+        parallel_for(copies.size(), threads, [&](std::size_t k) { copies[k](); });
         std::vector<string_pool::id> renamed(other.errors_.size(), string_pool::none);
         for (string_pool::id i = 1; i < other.errors_.size(); ++i) renamed[i] = errors_.intern(other.errors_.at(i));
         for (std::size_t k = 0; k < other.error_rows_.size(); ++k) {

@@ -388,7 +388,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     for (auto& piece : pieces) {
         take_problems(result, piece, line_offset);
         if (&piece == &pieces.front()) result.requests = std::move(piece.requests);
-        else result.requests.append(std::move(piece.requests));
+        else result.requests.append(std::move(piece.requests), threads);
         line_offset += piece.lines;
     }
     if (result.requests.empty() && result.skipped.count == 0)

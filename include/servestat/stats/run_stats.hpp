@@ -223,25 +223,28 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     out.meta = r.meta;
     out.skipped = r.skipped;
     out.requests = t.size();
-    for (auto s : t.status()) out.ok += s == request_status::ok;
-    out.failed = out.requests - out.ok;
 
     // The window search, the waiting breakdown, the peak concurrency, the token counts and every
-    // (subset, metric) summary are independent: they run side by side, the longest first, each
-    // writing its own slot; what needs their results follows.
-    const auto subsets = split_into_subsets(t, o.subsets);
+    // (subset, metric) summary are independent: they run side by side, each writing its own slot;
+    // what needs their results follows.
+    const auto subsets = split_into_subsets(t, o.subsets, o.threads);
     for (const auto& s : subsets) {
         subset_stats stats{s.name, 0, {}};
-        s.rows.visit([&](const auto& rows) {
-            for (auto i : rows) stats.n += t.status()[i] == request_status::ok;
-        });
         for (metric m : all_metrics) stats.metrics.push_back({m, {}});
         out.subsets.push_back(std::move(stats));
     }
-    // Each task gets its worker's scratch list, so two lists of n values at most exist at a time on
-    // two threads.
+    // `all` and the three built-in subsets of each metric are one task: the subsets (and the rows
+    // with no prompt length, in `all` only) split `all`, so their values are collected once into one
+    // list, part after part, and `all` is summarised from the parts before each part is summarised in
+    // place. The buckets given by the user may overlap; each of theirs is a task of its own.
+    const row_set unsplit = detail::rows_in_no_builtin_subset(t, subsets);
+
+    // Every task writes its own slot. They are queued longest first and the shortest last, so that
+    // the threads run out of work together: the window search and the waiting breakdown, one task per
+    // metric, the user's buckets, then token counts, errors and subset sizes. Each task gets its
+    // worker's scratch list, so two lists of n values at most exist at a time on two threads.
     using scratch_list = std::vector<double>;
-    const std::vector<std::function<void(scratch_list&)>> whole_run_tasks{
+    std::vector<std::function<void(scratch_list&)>> tasks{
         [&](scratch_list&) {
             if (!r.meta.shared_clock || !detail::can_order_in_flight(t)) {
                 out.steady_state = detect_steady_state(r);
@@ -255,37 +258,37 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
             if (!order.rows.empty()) out.peak_concurrency = counts.peak ? *counts.peak : detail::peak_in_flight(t, order);
         },
         [&](scratch_list& values) { out.time_breakdown = break_down(t, subsets, o.summary, values); },
-        [&](scratch_list& values) {
-            out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary, values);
-        },
-        [&](scratch_list& values) {
-            out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary, values);
-        },
-        [&](scratch_list&) { out.errors = count_errors(t); },
-        [&](scratch_list&) {
-            if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
-        },
     };
-    // `all` and the three built-in subsets of each metric are one task: the subsets (and the rows
-    // with no prompt length, in `all` only) split `all`, so their values are collected once into one
-    // list, part after part, and `all` is summarised from the parts before each part is summarised in
-    // place. The buckets given by the user may overlap; each of theirs is a task of its own.
-    const row_set unsplit = detail::rows_in_no_builtin_subset(t, subsets);
-    const std::size_t per_subset = all_metrics.size(), first_summary = whole_run_tasks.size();
-    const std::size_t first_bucket = first_summary + per_subset;
-    const std::size_t tasks = first_bucket + (subsets.size() - detail::builtin_subsets) * per_subset;
-    std::vector<scratch_list> scratch(worker_count(tasks, o.threads));
-    parallel_for(tasks, o.threads, [&](std::size_t task, std::size_t worker) {
-        if (task < first_summary) return whole_run_tasks[task](scratch[worker]);
-        if (task < first_bucket) {
-            const std::size_t m = task - first_summary;
-            const auto parts = detail::summarize_split_metric(t, subsets, unsplit, all_metrics[m], o.summary, scratch[worker]);
+    for (std::size_t m = 0; m < all_metrics.size(); ++m)
+        tasks.push_back([&, m](scratch_list& values) {
+            const auto parts = detail::summarize_split_metric(t, subsets, unsplit, all_metrics[m], o.summary, values);
             for (std::size_t s = 0; s < detail::builtin_subsets; ++s) out.subsets[s].metrics[m].stats = parts[s];
-            return;
-        }
-        const std::size_t s = detail::builtin_subsets + (task - first_bucket) / per_subset, m = (task - first_bucket) % per_subset;
-        out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, scratch[worker]);
+        });
+    for (std::size_t s = detail::builtin_subsets; s < subsets.size(); ++s)
+        for (std::size_t m = 0; m < all_metrics.size(); ++m)
+            tasks.push_back([&, s, m](scratch_list& values) {
+                out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, values);
+            });
+    tasks.push_back([&](scratch_list& values) {
+        out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary, values);
     });
+    tasks.push_back([&](scratch_list& values) {
+        out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary, values);
+    });
+    tasks.push_back([&](scratch_list&) { out.errors = count_errors(t); });
+    tasks.push_back([&](scratch_list&) {
+        if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
+    });
+    tasks.push_back([&](scratch_list&) {
+        for (auto status : t.status()) out.ok += status == request_status::ok;
+        for (std::size_t s = 0; s < subsets.size(); ++s)
+            subsets[s].rows.visit([&](const auto& rows) {
+                for (auto i : rows) out.subsets[s].n += t.status()[i] == request_status::ok;
+            });
+    });
+    std::vector<scratch_list> scratch(worker_count(tasks.size(), o.threads));
+    parallel_for(tasks.size(), o.threads, [&](std::size_t task, std::size_t worker) { tasks[task](scratch[worker]); });
+    out.failed = out.requests - out.ok;
 
     if (out.duration) out.duration_from = duration_source::requests;
     else if (const auto reported = detail::reported_duration(r.meta); reported && !t.empty()) {

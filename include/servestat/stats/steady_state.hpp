@@ -145,17 +145,19 @@ namespace in_flight_walk {
 template <class Send, class End, class EndOfSend>
 std::size_t count_at_sends(std::size_t n, Send send, End end, EndOfSend end_of_send, std::vector<std::int32_t>& series) {
     std::int64_t k = static_cast<std::int64_t>(n), ends_upto = k, peak = 0;
-    double settled_key = std::numeric_limits<double>::quiet_NaN(); // the last settled send's time
-    std::int64_t settled_upto = k;                                 // and sends <= it
+    bool settled_any = false;       // whether a send is settled yet,
+    std::int64_t settled_key = 0;   // the last settled send's time,
+    std::int64_t settled_upto = k;  // and sends <= it
     while (k > 0) {
-        const double s = send(k - 1);
-        const double e = ends_upto > 0 ? end(ends_upto - 1) : -std::numeric_limits<double>::infinity();
-        const std::int64_t sends_upto = s == settled_key ? settled_upto : k;
+        const std::int64_t s = send(k - 1);
+        const std::int64_t e = ends_upto > 0 ? end(ends_upto - 1) : std::numeric_limits<std::int64_t>::min();
+        const std::int64_t sends_upto = settled_any && s == settled_key ? settled_upto : k;
         series[static_cast<std::size_t>(k - 1)] =
             static_cast<std::int32_t>(sends_upto - ends_upto + (end_of_send(k - 1) == s ? 1 : 0));
         peak = std::max(peak, k - ends_upto);
         const bool end_after = e > s;
         ends_upto -= end_after;
+        settled_any |= !end_after;
         settled_key = end_after ? settled_key : s;
         settled_upto = end_after ? settled_upto : sends_upto;
         k -= !end_after;
@@ -168,16 +170,17 @@ template <class Send, class End>
 void count_at_ends(std::size_t n, Send send, End end, std::span<const std::uint32_t> send_position_of_end,
                    std::vector<std::int32_t>& series) {
     std::int64_t f = static_cast<std::int64_t>(n), sends_upto = f;
-    double settled_key = std::numeric_limits<double>::quiet_NaN();
-    std::int64_t settled_upto = f;
+    bool settled_any = false;
+    std::int64_t settled_key = 0, settled_upto = f;
     while (f > 0) {
-        const double x = end(f - 1);
-        const double s = sends_upto > 0 ? send(sends_upto - 1) : -std::numeric_limits<double>::infinity();
-        const std::int64_t ends_upto = x == settled_key ? settled_upto : f;
+        const std::int64_t x = end(f - 1);
+        const std::int64_t s = sends_upto > 0 ? send(sends_upto - 1) : std::numeric_limits<std::int64_t>::min();
+        const std::int64_t ends_upto = settled_any && x == settled_key ? settled_upto : f;
         auto& count = series[send_position_of_end[static_cast<std::size_t>(f - 1)]];
         count = std::min(count, static_cast<std::int32_t>(sends_upto - ends_upto + 1));
         const bool send_after = s > x;
         sends_upto -= send_after;
+        settled_any |= !send_after;
         settled_key = send_after ? settled_key : x;
         settled_upto = send_after ? settled_upto : ends_upto;
         f -= !send_after;
@@ -189,9 +192,9 @@ void count_at_ends(std::size_t n, Send send, End end, std::span<const std::uint3
 inline in_flight_counts count_in_flight(const request_table& t, const in_flight_order& order) {
     const auto& rows = order.rows;
     const std::size_t n = rows.size();
-    const auto sent = t.t_sent(), ended = t.t_end(); // compared only: order keys will do
-    const auto send = [&](std::int64_t k) { return sent.order_key(rows[static_cast<std::size_t>(k)]); };
-    const auto end_of_send = [&](std::int64_t k) { return ended.order_key(rows[static_cast<std::size_t>(k)]); };
+    const auto sent = t.t_sent(), ended = t.t_end(); // compared only: order bits will do
+    const auto send = [&](std::int64_t k) { return sent.order_bits(rows[static_cast<std::size_t>(k)]); };
+    const auto end_of_send = [&](std::int64_t k) { return ended.order_bits(rows[static_cast<std::size_t>(k)]); };
     in_flight_counts out{std::vector<std::int32_t>(n), std::nullopt};
     const auto walk = [&](auto end) {
         const std::size_t peak = in_flight_walk::count_at_sends(n, send, end, end_of_send, out.series);
@@ -199,7 +202,7 @@ inline in_flight_counts count_in_flight(const request_table& t, const in_flight_
         return peak;
     };
     const std::size_t peak = order.ends_are_rows
-        ? walk([&](std::int64_t f) { return ended.order_key(static_cast<std::size_t>(f)); })
+        ? walk([&](std::int64_t f) { return ended.order_bits(static_cast<std::size_t>(f)); })
         : walk([&](std::int64_t f) { return end_of_send(order.ends[static_cast<std::size_t>(f)]); });
     bool instants = false;
     for (std::size_t k = 0; k < n; ++k) instants |= !(end_of_send(static_cast<std::int64_t>(k)) > send(static_cast<std::int64_t>(k)));

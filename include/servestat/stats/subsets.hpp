@@ -12,6 +12,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"        // usage_error
+#include "servestat/core/parallel.hpp"      // parallel_for
 #include "servestat/core/request_table.hpp" // request_table
 #include "servestat/stats/row_set.hpp"       // row_set
 
@@ -76,8 +77,9 @@ inline void validate(const subset_options& o) {
                           std::to_string(o.short_max) + ")");
 }
 
-// Requests without a prompt token count belong to `all` only.
-inline std::vector<subset> split_into_subsets(const request_table& table, const subset_options& o) {
+// Requests without a prompt token count belong to `all` only. The ranges are listed side by side
+// on up to `threads` threads.
+inline std::vector<subset> split_into_subsets(const request_table& table, const subset_options& o, std::size_t threads = 1) {
     validate(o);
     std::vector<bucket> ranges{{"short", 0, o.short_max},
                                {"medium", o.short_max + 1, o.long_min - 1},
@@ -91,7 +93,7 @@ inline std::vector<subset> split_into_subsets(const request_table& table, const 
     // about once a row).
     const auto prompt = table.prompt_tokens();
     const auto rows = static_cast<std::uint32_t>(table.size());
-    for (std::size_t k = 0; k < ranges.size(); ++k) {
+    parallel_for(ranges.size(), threads, [&](std::size_t k) {
         const auto belongs = [&, range = ranges[k]](std::uint32_t i) { return is_present(prompt[i]) && range.contains(prompt[i]); };
         std::size_t size = 0;
         for (std::uint32_t i = 0; i < rows; ++i) size += belongs(i);
@@ -102,7 +104,7 @@ inline std::vector<subset> split_into_subsets(const request_table& table, const 
         }
         listed.pop_back();
         out[k + 1].rows = std::move(listed);
-    }
+    });
     return out;
 }
 
