@@ -48,6 +48,21 @@ run closed_loop(std::size_t concurrency, std::size_t n) {
     return r;
 }
 
+// `n` successful requests sent at a random tick of `step` seconds in [0, ticks] and lasting a random
+// number of ticks in [shortest, longest]: many equal sends and ends.
+std::vector<request_record> coarse_requests(std::mt19937_64& rng, int n, double step, int ticks, int shortest, int longest) {
+    std::uniform_int_distribution<int> tick(0, ticks), length(shortest, longest);
+    std::vector<request_record> requests;
+    for (int i = 0; i < n; ++i) {
+        request_record q;
+        q.t_sent = step * tick(rng);
+        q.t_end = *q.t_sent + step * length(rng);
+        q.status = request_status::ok;
+        requests.push_back(q);
+    }
+    return requests;
+}
+
 } // namespace
 
 TEST_CASE("in_flight_series counts as its definition does, with ties and zero-length requests") {
@@ -100,15 +115,7 @@ TEST_CASE("peak concurrency is the most requests in flight at any send, rows in 
     // the peak then comes from the window search's walk; the reference counts by brute force at each
     // send. Once with rows in completion order (ends read straight from the table), once shuffled.
     std::mt19937_64 rng(5);
-    std::uniform_int_distribution<int> tick(0, 60), length(1, 8);
-    std::vector<request_record> requests;
-    for (int i = 0; i < 400; ++i) {
-        request_record q;
-        q.t_sent = 0.5 * tick(rng);
-        q.t_end = *q.t_sent + 0.5 * length(rng);
-        q.status = request_status::ok;
-        requests.push_back(q);
-    }
+    auto requests = coarse_requests(rng, 400, 0.5, 60, 1, 8);
     std::size_t expected = 0;
     for (const auto& at : requests) {
         std::size_t in_flight = 0;
@@ -134,15 +141,7 @@ TEST_CASE("the end order of a log in completion order is the row order, ties in 
     // Coarse times (many equal sends and ends), rows in end order as the driver writes them: the end
     // order is then found without a sort, and must be what sorting (end time, send position) gives.
     std::mt19937_64 rng(11);
-    std::uniform_int_distribution<int> tick(0, 40), length(0, 6);
-    std::vector<request_record> requests;
-    for (int i = 0; i < 500; ++i) {
-        request_record q;
-        q.t_sent = 0.25 * tick(rng);
-        q.t_end = *q.t_sent + 0.25 * length(rng);
-        q.status = request_status::ok;
-        requests.push_back(q);
-    }
+    auto requests = coarse_requests(rng, 500, 0.25, 40, 0, 6);
     std::stable_sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) { return *a.t_end < *b.t_end; });
     request_table t;
     for (const auto& q : requests) t.push_back(q);
