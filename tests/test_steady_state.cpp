@@ -65,7 +65,7 @@ std::vector<request_record> coarse_requests(std::mt19937_64& rng, int n, double 
 
 } // namespace
 
-TEST_CASE("in_flight_series counts as its definition does, with ties and zero-length requests") {
+TEST_CASE("count_in_flight counts as its definition does, with ties and zero-length requests") {
     // Times on a coarse grid (many equal sends and ends), some requests of zero duration, rows out
     // of order and then in completion order; the reference counts by brute force, request by
     // request, from the definition.

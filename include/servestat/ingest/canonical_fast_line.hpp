@@ -333,7 +333,6 @@ private:
     const char* end_ = nullptr;
     bool has_status_ = false;
     std::array<known_key, 16> known_keys_{}; // by position in the line
-
 };
 
 } // namespace servestat::detail

@@ -55,10 +55,6 @@ bool has_any(const Column& column) {
     return false;
 }
 
-} // namespace detail
-
-namespace detail {
-
 // use(waiting, latency) of each ok request among `rows` that has both.
 template <class Use>
 void for_each_wait(const request_table& t, const row_set& rows, bool server, bool scheduled, Use&& use) {

@@ -224,9 +224,6 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     out.skipped = r.skipped;
     out.requests = t.size();
 
-    // The window search, the waiting breakdown, the peak concurrency, the token counts and every
-    // (subset, metric) summary are independent: they run side by side, each writing its own slot;
-    // what needs their results follows.
     const auto subsets = split_into_subsets(t, o.subsets, o.threads);
     for (const auto& s : subsets) {
         subset_stats stats{s.name, 0, {}};
@@ -239,10 +236,11 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     // place. The buckets given by the user may overlap; each of theirs is a task of its own.
     const row_set unsplit = detail::rows_in_no_builtin_subset(t, subsets);
 
-    // Every task writes its own slot. They are queued longest first and the shortest last, so that
-    // the threads run out of work together: the window search and the waiting breakdown, one task per
-    // metric, the user's buckets, then token counts, errors and subset sizes. Each task gets its
-    // worker's scratch list, so two lists of n values at most exist at a time on two threads.
+    // The tasks are independent and each writes its own slot; what needs their results follows.
+    // They are queued longest first and the shortest last, so that the threads run out of work
+    // together: the window search and the waiting breakdown, one task per metric, the user's
+    // buckets, then token counts, errors and subset sizes. Each task gets its worker's scratch list,
+    // so two lists of n values at most exist at a time on two threads.
     using scratch_list = std::vector<double>;
     std::vector<std::function<void(scratch_list&)>> tasks{
         [&](scratch_list&) {

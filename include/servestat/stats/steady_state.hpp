@@ -210,10 +210,6 @@ inline in_flight_counts count_in_flight(const request_table& t, const in_flight_
     return out;
 }
 
-inline std::vector<std::int32_t> in_flight_series(const request_table& t, const in_flight_order& order) {
-    return count_in_flight(t, order).series;
-}
-
 // Part of a series, read forwards or backwards, without a copy.
 template <class Series>
 struct series_slice {
