@@ -43,6 +43,19 @@ inline std::pair<double, double> extremes(std::span<const double> values) noexce
     return {std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3])), std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]))};
 }
 
+// The smallest and largest value over the non-empty `parts`, each part's found by `of_part`; empty
+// when every part is.
+template <class OfPart>
+std::optional<std::pair<double, double>> extremes_over(std::span<const std::span<const double>> parts, OfPart of_part) {
+    std::optional<std::pair<double, double>> range;
+    for (const auto part : parts) {
+        if (part.empty()) continue;
+        const auto [lo, hi] = of_part(part);
+        range = range ? std::pair{std::min(range->first, lo), std::max(range->second, hi)} : std::pair{lo, hi};
+    }
+    return range;
+}
+
 // Puts the values of rank `ranks` (ascending, relative to `base`) of [first, last) where a sort
 // would: each range split at its middle wanted rank, O(n log k) for k ranks. One nth_element per
 // rank over the whole range was O(n k): a chart's ~500 ranks fall many to a bucket.
@@ -61,13 +74,8 @@ inline void select_ranks(double* first, double* last, double* base, std::span<co
 inline std::vector<double> radix_select(std::span<const std::span<const double>> parts, std::span<const std::size_t> positions,
                                         std::optional<std::pair<double, double>> known = std::nullopt) {
     std::size_t size = 0;
-    std::optional<std::pair<double, double>> range = known;
-    for (const auto part : parts) {
-        size += part.size();
-        if (known || part.empty()) continue;
-        const auto [lo, hi] = extremes(part);
-        range = range ? std::pair{std::min(range->first, lo), std::max(range->second, hi)} : std::pair{lo, hi};
-    }
+    for (const auto part : parts) size += part.size();
+    const auto range = known ? known : extremes_over(parts, extremes);
     const key_buckets bucket_of = make_key_buckets(select_key(range->first), select_key(range->second), size);
     std::vector<std::uint32_t> counts(bucket_of.count, 0);
     for (const auto part : parts)

@@ -15,7 +15,8 @@
 
 #include "servestat/core/errors.hpp"     // usage_error
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
-#include "servestat/stats/quantile.hpp"  // percentiles_select, quantile_method
+#include "servestat/stats/quantile.hpp"  // percentiles_select, percentiles_of_parts, quantile_method
+#include "servestat/stats/radix_select.hpp" // detail::extremes_over
 
 namespace servestat {
 
@@ -92,14 +93,8 @@ inline std::pair<double, double> min_max(std::span<const double> xs) {
 // without losing either compensation.
 inline void fill_moments(std::span<const std::span<const double>> parts, summary& out, int ddof) {
     std::size_t n = 0;
-    std::optional<std::pair<double, double>> range;
-    for (const auto part : parts) {
-        n += part.size();
-        if (part.empty()) continue;
-        const auto [lo, hi] = min_max(part);
-        range = range ? std::pair{std::min(range->first, lo), std::max(range->second, hi)} : std::pair{lo, hi};
-    }
-    const auto [low, high] = *range;
+    for (const auto part : parts) n += part.size();
+    const auto [low, high] = *extremes_over(parts, min_max);
     out.min = low;
     out.max = high;
     const auto sum_over_parts = [&](auto f) {
