@@ -7,9 +7,11 @@ JOBS       ?= $(shell nproc)
 DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
                   libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
                   chromium fonts-dejavu-core cmark-gfm libxml2-utils \
-                  clang libclang-rt-14-dev lld
+                  clang libclang-rt-14-dev lld pybind11-dev python3-dev python3-pytest python3-distributed
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
+# pybind11-dev and python3-dev build the Python module; python3-pytest and python3-distributed (Dask)
+# run its tests (python/tests, examples/dask).
 
 .PHONY: all deps build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
@@ -62,8 +64,9 @@ test-programs: deps
 	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
 ctest-tool:
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
+# The Python module's tests compare with the CLI: the ASan build's, the one `make test` builds.
 ctest-programs:
-	ctest --test-dir $(BUILD) --output-on-failure -LE tool
+	SERVESTAT_CLI=$(CURDIR)/$(ASAN_BUILD)/servestat ctest --test-dir $(BUILD) --output-on-failure -LE tool
 
 # Under ASan/UBSan `make test` runs the tool on everything the CLI tests feed it (every reader on
 # ../shared/data, reports, bad input); compiling the whole unit suite instrumented as well would
@@ -105,10 +108,12 @@ bench: deps
 	/usr/bin/python3 bench/run_ingest_stats.py $(BUILD)
 
 # servestat beside pandas, DuckDB and polars (npm packages, benchmark-only: never needed to build or test).
+# `npm install`, not `npm ci`: npm 11's ci refuses this lock for leaving out the polars builds for other
+# platforms (arm64, Android), which the registry does not resolve; install keeps to the lock all the same.
 bench-peers: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSERVESTAT_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS) --target bench_ingest_stats servestat_cli
-	npm ci --prefix bench/node --no-audit --no-fund
+	npm install --prefix bench/node --no-audit --no-fund
 	/usr/bin/python3 bench/side_by_side.py $(BUILD)
 
 # libFuzzer harnesses (fuzz/README.md): clang with Debian's libFuzzer runtime (libclang-rt-14-dev).

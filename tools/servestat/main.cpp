@@ -7,6 +7,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "compare_command.hpp" // compare_args, run_compare_command
+#include "huge_pages.hpp"     // restart_with_huge_pages
 #include "knee_command.hpp"   // knee_args, run_knee_command
 #include "load_command.hpp"   // load_args, run_load_command
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
@@ -29,6 +30,7 @@ int fail(int code, const std::string& message) {
 } // namespace
 
 int main(int argc, char** argv) {
+    servestat::cli::restart_with_huge_pages(argv);
     CLI::App app{"servestat: statistics and reports for LLM-serving load tests"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "servestat 0.1.0");

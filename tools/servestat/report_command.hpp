@@ -208,22 +208,22 @@ inline int run_trend_report(const report_args& a) {
     return 0;
 }
 
-inline int run_report_command(const report_args& a) {
-    detail::check(detail::files_of(a));
-    check_sketch_alpha(a);
-    if (a.trend) {
-        for (const auto& input : expand_globs(a.logs))
-            if (detail::is_bounded_input(input, detail::memory_limit_of(a))) detail::refuse_whole_run_options(a, input);
-        return run_trend_report(a);
-    }
+// The statistics options of a report: the command's, and the percentile its SLO verdicts read.
+inline stats_options report_stats_options(const report_args& a) {
     stats_options options = to_stats_options(a);
+    const double slo_percentile = report::report_options{}.slo_percentile;
+    if (std::find(options.summary.percentiles.begin(), options.summary.percentiles.end(), slo_percentile) ==
+        options.summary.percentiles.end())
+        options.summary.percentiles.push_back(slo_percentile);
+    return options;
+}
+
+// The report of runs already read (options from report_stats_options): report.md, report.html,
+// report.json and plots/ in a.out_dir. The Python module hands it runs it holds in memory.
+inline void write_runs_report(const report_args& a, const stats_options& options, const detail::report_inputs& in) {
+    detail::check(detail::files_of(a));
     report::report_options ro;
     ro.title = a.title;
-    if (std::find(options.summary.percentiles.begin(), options.summary.percentiles.end(), ro.slo_percentile) ==
-        options.summary.percentiles.end())
-        options.summary.percentiles.push_back(ro.slo_percentile); // SLO verdicts read it
-
-    detail::report_inputs in = detail::read_report_inputs(a, options);
     const std::vector<run>& runs = in.runs;
     const auto& cuts = in.cuts;
     std::vector<report::analysed_run> analysed;
@@ -286,6 +286,18 @@ inline int run_report_command(const report_args& a) {
     }
     attach_groups(view, all_plots, a.group, runs, options);
     detail::write_report(detail::files_of(a), "report", view, all_plots);
+}
+
+inline int run_report_command(const report_args& a) {
+    detail::check(detail::files_of(a));
+    check_sketch_alpha(a);
+    if (a.trend) {
+        for (const auto& input : expand_globs(a.logs))
+            if (detail::is_bounded_input(input, detail::memory_limit_of(a))) detail::refuse_whole_run_options(a, input);
+        return run_trend_report(a);
+    }
+    const stats_options options = report_stats_options(a);
+    write_runs_report(a, options, detail::read_report_inputs(a, options));
     detail::say_written(a, "report");
     return 0;
 }

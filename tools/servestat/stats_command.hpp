@@ -298,6 +298,11 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs, const 
     return out;
 }
 
+// The JSON export of analysed runs, with the sweeps and grids among them: what `stats --json` prints.
+inline std::string stats_json_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options) {
+    return stats_document(results, options, analyze_sweeps(a, results, options, 95), analyze_grids(a, results)).dump(2) + "\n";
+}
+
 inline int run_stats_command(const stats_args& a) {
     const stats_options options = to_stats_options(a);
     sweet_spot_constraints(a); // a malformed --sweet-spot fails before the inputs are read
@@ -326,11 +331,10 @@ inline int run_stats_command(const stats_args& a) {
         results.push_back(detail::bounded_stats(input, a, options, limit));
     }
     read_together();
-    const auto sweeps = analyze_sweeps(a, results, options, 95);
-    const auto grids = analyze_grids(a, results);
-    const std::string text = a.json ? stats_document(results, options, sweeps, grids).dump(2) + "\n"
-                                    : format_stats_table(results, options.summary.percentiles) + format_sweep_tables(sweeps) +
-                                          format_grid_tables(grids, results);
+    const std::string text = a.json ? stats_json_text(a, results, options)
+                                    : format_stats_table(results, options.summary.percentiles) +
+                                          format_sweep_tables(analyze_sweeps(a, results, options, 95)) +
+                                          format_grid_tables(analyze_grids(a, results), results);
     std::fputs(text.c_str(), stdout);
     return 0;
 }

@@ -314,10 +314,13 @@ inline std::string summary_file_text(const run_summary& s) {
            "\n";
 }
 
+// A summary from its text, e.g. one sent between processes; `name` stands for the file in errors.
+inline run_summary parse_summary_text(std::string_view text, const std::string& name) {
+    return detail::summary_file_access::reader{name}.summary(detail::parse_json_text(text, {name, 0}));
+}
+
 inline run_summary read_summary_file(const std::filesystem::path& file) {
-    const std::string name = file.string();
-    const nlohmann::json doc = detail::parse_json_text(detail::read_whole_file(file, "{"), {name, 0});
-    return detail::summary_file_access::reader{name}.summary(doc);
+    return parse_summary_text(detail::read_whole_file(file, "{"), file.string());
 }
 
 inline int sniff_summary_file(std::string_view head) {

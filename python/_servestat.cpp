@@ -1,0 +1,408 @@
+// servestat for Python: the extension module behind `import servestat` (python/servestat/__init__.py
+// is its face). It calls what the command-line tool calls, from the same headers, so a number and a
+// JSON document come out as `servestat stats --json` gives them, byte for byte. The GIL is released
+// while logs are read and statistics computed.
+#include <cmath>      // std::isnan, std::floor
+#include <memory>     // std::shared_ptr
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "compare_command.hpp"   // compare_args, compare, compare_view_model
+#include "knee_command.hpp"      // knee_args, knee_json
+#include "report_command.hpp"    // report_args, write_runs_report
+#include "stats_command.hpp"     // stats_json_text
+#include "summarize_command.hpp" // summarize_args, detail::summarize_shard
+
+namespace py = pybind11;
+
+namespace servestat::python {
+
+// A run read or built in Python: immutable once made, shared by the Python objects that hold it.
+struct py_run {
+    std::shared_ptr<const run> value;
+};
+
+struct py_summary {
+    std::shared_ptr<const run_summary> value;
+};
+
+// The options of stats(), report(), compare() and summarize(), as the CLI's flags would set them.
+struct analysis_kwargs {
+    std::vector<double> percentiles;
+    std::string method;
+    int ddof;
+    std::int32_t short_max, long_min;
+    std::vector<std::string> buckets;
+    std::string slo, sweep_by;
+    std::size_t threads;
+
+    void apply(cli::analysis_args& a) const {
+        if (!percentiles.empty()) a.percentiles = percentiles;
+        a.method = method;
+        a.ddof = ddof;
+        a.short_max = short_max;
+        a.long_min = long_min;
+        a.buckets = buckets;
+        a.slo = slo;
+        a.sweep_by = sweep_by;
+        a.threads = threads;
+    }
+};
+
+std::vector<py_run> read_runs(const std::vector<std::string>& paths, const std::string& input_format, const std::string& map,
+                         const std::string& ok_if, bool skip_bad, std::size_t threads) {
+    cli::analysis_args a;
+    a.logs = paths;
+    a.input_format = input_format;
+    a.map = map;
+    a.ok_if = ok_if;
+    a.skip_bad = skip_bad;
+    a.threads = threads;
+    std::vector<py_run> out;
+    py::gil_scoped_release unlocked;
+    cli::for_each_input_run(a, [&](run&& r) { out.push_back({std::make_shared<const run>(std::move(r))}); });
+    return out;
+}
+
+// --- from_arrays ---
+
+using double_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// A column of from_arrays: its name (for errors) and values, or none.
+struct column {
+    const char* name;
+    std::optional<double_array> values;
+    double at(std::size_t i) const { return values->data()[i]; }
+};
+
+[[noreturn]] void array_error(const char* field, std::size_t row, const std::string& message) {
+    throw input_error("from_arrays", 0, field, "row " + std::to_string(row) + " (counted from 0): " + message);
+}
+
+std::optional<double> duration_at(const column& c, std::size_t i) {
+    if (!c.values) return std::nullopt;
+    const double v = c.at(i);
+    if (std::isnan(v)) return std::nullopt;
+    if (!(v >= 0)) array_error(c.name, i, fmt::format("{} s is not a duration (negative)", v));
+    return v;
+}
+
+std::optional<std::int32_t> count_at(const column& c, std::size_t i) {
+    if (!c.values) return std::nullopt;
+    const double v = c.at(i);
+    if (std::isnan(v)) return std::nullopt;
+    if (!(v >= 0 && v <= std::numeric_limits<std::int32_t>::max() && v == std::floor(v)))
+        array_error(c.name, i, fmt::format("{} is not a token count (a whole number from 0 to 2^31-1)", v));
+    return static_cast<std::int32_t>(v);
+}
+
+py_run from_arrays(std::optional<double_array> ttft, std::optional<double_array> e2e, std::optional<double_array> t_sent,
+                   std::optional<double_array> prompt_tokens, std::optional<double_array> output_tokens,
+                   std::optional<std::vector<std::string>> status, std::optional<std::vector<std::string>> error,
+                   const std::string& label) {
+    const std::vector<column> columns{{"ttft", std::move(ttft)}, {"e2e", std::move(e2e)}, {"t_sent", std::move(t_sent)},
+                                      {"prompt_tokens", std::move(prompt_tokens)}, {"output_tokens", std::move(output_tokens)}};
+    const column &c_ttft = columns[0], &c_e2e = columns[1], &c_sent = columns[2], &c_prompt = columns[3], &c_output = columns[4];
+    if (!c_e2e.values) throw usage_error("from_arrays needs e2e (each request's latency, seconds)");
+    const std::size_t n = static_cast<std::size_t>(c_e2e.values->size());
+    for (const auto& c : columns)
+        if (c.values && (c.values->ndim() != 1 || static_cast<std::size_t>(c.values->size()) != n))
+            throw usage_error(fmt::format("from_arrays: {} has {} values and e2e {}: every array must be one-dimensional "
+                                          "and as long as e2e", c.name, c.values->size(), n));
+    for (const auto& [name, texts] : {std::pair{"status", &status}, std::pair{"error", &error}})
+        if (*texts && (*texts)->size() != n)
+            throw usage_error(fmt::format("from_arrays: {} has {} values and e2e {}: every array must be as long as e2e",
+                                          name, (*texts)->size(), n));
+    run out;
+    out.meta.label = label;
+    out.meta.tool = "python";
+    out.meta.source = {"<arrays>", "arrays"};
+    out.meta.shared_clock = c_sent.values.has_value();
+    py::gil_scoped_release unlocked;
+    // As the --map reader does: 0 is the earliest send, so epoch times keep their microseconds.
+    double origin = 0;
+    if (c_sent.values) {
+        bool any = false;
+        for (std::size_t i = 0; i < n; ++i)
+            if (const double t = c_sent.at(i); !std::isnan(t) && (!any || t < origin)) origin = t, any = true;
+    }
+    out.meta.notes.push_back(c_sent.values ? "built from arrays; 0 is the earliest t_sent"
+                                           : "built from arrays without t_sent: every request starts at 0, so duration, "
+                                             "rps and token rates cannot be derived");
+    out.requests.reserve(n);
+    request_record r;
+    for (std::size_t i = 0; i < n; ++i) {
+        r.clear();
+        if (status) {
+            const auto s = parse_request_status((*status)[i]);
+            if (!s) array_error("status", i, "'" + (*status)[i] + "' is not a status (ok, error, timeout, transport, cancelled)");
+            r.status = *s;
+        }
+        if (error && !(*error)[i].empty()) {
+            r.error = (*error)[i];
+            if (!status) r.status = request_status::error;
+        }
+        double sent = 0;
+        if (c_sent.values) {
+            sent = c_sent.at(i);
+            if (std::isnan(sent)) array_error("t_sent", i, "missing (give every request a send time, or none)");
+            sent -= origin;
+        }
+        r.t_sent = sent;
+        const auto latency = duration_at(c_e2e, i), first = duration_at(c_ttft, i);
+        if (first && latency && *first > *latency)
+            array_error("ttft", i, fmt::format("{} s is larger than e2e ({} s)", *first, *latency));
+        if (r.status == request_status::ok && !latency) array_error("e2e", i, "missing for a successful request");
+        if (first) r.t_first = sent + *first;
+        if (latency) r.t_end = sent + *latency;
+        r.prompt_tokens = count_at(c_prompt, i);
+        r.output_tokens = count_at(c_output, i);
+        if (const auto fault = time_fault(r)) array_error(std::string(fault->field).c_str(), i, fault->message);
+        out.requests.push_back(r);
+    }
+    return {std::make_shared<const run>(std::move(out))};
+}
+
+// --- statistics ---
+
+// What a Python list of Run and Summary objects holds, in order, as the report command's inputs.
+cli::detail::report_inputs inputs_of(const py::list& items, const stats_options& o) {
+    cli::detail::report_inputs in;
+    for (const auto& item : items) {
+        if (py::isinstance<py_run>(item)) {
+            in.add(run(*item.cast<py_run>().value));
+            continue;
+        }
+        const auto& s = *item.cast<py_summary>().value;
+        cli::detail::check_summary_options(s.meta.source.path, s.stats.options(), o, "this call");
+        run meta{s.meta, {}, s.skipped};
+        in.add(std::move(meta), std::nullopt, s.stats,
+               cli::detail::summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha()));
+    }
+    return in;
+}
+
+std::string stats_json(const py::list& items, const analysis_kwargs& kw) {
+    cli::analysis_args a;
+    kw.apply(a);
+    const stats_options o = cli::to_stats_options(a);
+    std::vector<run_stats> results;
+    std::vector<py_run> runs;
+    std::vector<py_summary> summaries;
+    std::vector<bool> is_run;
+    for (const auto& item : items) {
+        is_run.push_back(py::isinstance<py_run>(item));
+        if (is_run.back()) runs.push_back(item.cast<py_run>());
+        else summaries.push_back(item.cast<py_summary>());
+    }
+    py::gil_scoped_release unlocked;
+    for (std::size_t i = 0, r = 0, s = 0; i < is_run.size(); ++i) {
+        if (is_run[i]) {
+            results.push_back(analyze(*runs[r++].value, o));
+            continue;
+        }
+        const run_summary& summary = *summaries[s++].value;
+        const run meta{summary.meta, {}, summary.skipped};
+        results.push_back(cli::sketched_stats(
+            summary.stats, meta, cli::detail::summary_note(static_cast<std::size_t>(summary.stats.requests()), summary.stats.sketch_alpha()),
+            o));
+    }
+    return cli::stats_json_text(a, results, o);
+}
+
+void write_report(const py::list& items, const std::string& out_dir, const std::vector<std::string>& formats,
+            const std::string& title, const analysis_kwargs& kw) {
+    cli::report_args a;
+    kw.apply(a);
+    a.out_dir = out_dir;
+    a.formats = formats;
+    a.title = title;
+    const stats_options o = cli::report_stats_options(a);
+    auto in = inputs_of(items, o);
+    py::gil_scoped_release unlocked;
+    cli::write_runs_report(a, o, in);
+}
+
+std::vector<run> runs_of(const std::vector<py_run>& side) {
+    std::vector<run> out;
+    for (const auto& r : side) out.push_back(*r.value);
+    return out;
+}
+
+struct compare_kwargs {
+    std::string noise;
+    double alpha, confidence;
+    std::size_t resamples;
+    std::uint64_t seed;
+    std::vector<std::string> metrics;
+    std::string out_dir;
+    std::vector<std::string> formats;
+    std::string title;
+};
+
+std::string compare_json(const std::vector<py_run>& before_runs, const std::vector<py_run>& after_runs,
+                         const analysis_kwargs& kw, const compare_kwargs& ck) {
+    cli::compare_args a;
+    kw.apply(a);
+    a.noise = ck.noise;
+    a.alpha = ck.alpha;
+    a.confidence = ck.confidence;
+    a.resamples = ck.resamples;
+    a.seed = ck.seed;
+    a.metrics = ck.metrics;
+    a.out_dir = ck.out_dir;
+    a.formats = ck.formats;
+    a.title = ck.title;
+    const cli::detail::report_files files{a.out_dir, a.formats, a.template_file};
+    cli::detail::check(files);
+    const comparison_options o = cli::detail::to_comparison_options(a);
+    py::gil_scoped_release unlocked;
+    const auto before = runs_of(before_runs), after = runs_of(after_runs);
+    const comparison c = compare(before, after, o);
+    json view = report::compare_view_model(c, o, std::nullopt, {.title = a.title});
+    if (!a.out_dir.empty()) {
+        const std::vector<const run_accumulator*> none{nullptr}; // each side's runs are whole
+        const auto plots = report::compare_plot_set(c, before, after, o, none, none);
+        report::attach_compare_plots(view, plots);
+        cli::detail::write_report(files, "compare", view, report::all_plots(plots));
+    }
+    return view["stats"].dump(2) + "\n";
+}
+
+std::string knee_json(std::vector<double> x, std::vector<double> y, const cli::knee_args& a) {
+    if (x.size() != y.size())
+        throw usage_error(fmt::format("knee: x has {} values and y {}: they must be as long", x.size(), y.size()));
+    const kneedle_options o = cli::to_kneedle_options(a);
+    const cli::knee_input in{"x", "y", std::move(x), std::move(y), 0};
+    const knee_result k = find_knee(in.x, in.y, o);
+    return cli::knee_json(a, in, k).dump(2) + "\n";
+}
+
+// --- summaries ---
+
+py_summary summarize_inputs(const py::list& items, double sketch_alpha, const analysis_kwargs& kw, const std::string& input_format,
+                     const std::string& map, const std::string& ok_if, bool skip_bad) {
+    cli::summarize_args a;
+    kw.apply(a);
+    a.sketch_alpha = sketch_alpha;
+    a.input_format = input_format;
+    a.map = map;
+    a.ok_if = ok_if;
+    a.skip_bad = skip_bad;
+    if (!(a.sketch_alpha > 0 && a.sketch_alpha < 1)) throw usage_error("sketch_alpha must lie between 0 and 1");
+    const stats_options o = cli::to_stats_options(a);
+    std::vector<std::optional<std::string>> paths;
+    std::vector<std::shared_ptr<const run>> runs;
+    for (const auto& item : items) {
+        if (py::isinstance<py_run>(item)) {
+            paths.push_back(std::nullopt);
+            runs.push_back(item.cast<py_run>().value);
+        } else {
+            paths.push_back(item.cast<std::string>());
+            runs.push_back(nullptr);
+        }
+    }
+    if (paths.empty()) throw usage_error("summarize needs at least one log, run or summary");
+    py::gil_scoped_release unlocked;
+    std::optional<run_summary> merged;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        run_summary shard{{}, {}, run_accumulator(o, a.sketch_alpha)};
+        if (paths[i]) shard = cli::detail::summarize_shard(*paths[i], a, o);
+        else {
+            shard.stats.add(runs[i]->requests);
+            shard.meta = runs[i]->meta;
+            shard.skipped = runs[i]->skipped;
+        }
+        if (!merged) merged = std::move(shard);
+        else servestat::merge(*merged, shard);
+    }
+    return {std::make_shared<const run_summary>(std::move(*merged))};
+}
+
+py_summary merged(const py_summary& a, const py_summary& b) {
+    auto out = std::make_shared<run_summary>(*a.value);
+    servestat::merge(*out, *b.value);
+    return {std::move(out)};
+}
+
+py_summary summary_from_json(const std::string& text, const std::string& name) {
+    py::gil_scoped_release unlocked;
+    return {std::make_shared<const run_summary>(parse_summary_text(text, name))};
+}
+
+} // namespace servestat::python
+
+PYBIND11_MODULE(_servestat, m) {
+    using namespace servestat;
+    using namespace servestat::python;
+    m.doc() = "servestat's C++ core; use the servestat package, not this module";
+
+    static py::exception<input_error> input_exception(m, "InputError", PyExc_ValueError);
+    static py::exception<usage_error> usage_exception(m, "UsageError", PyExc_ValueError);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const input_error& e) {
+            py::object error = py::reinterpret_borrow<py::object>(input_exception.ptr())(e.what());
+            error.attr("file") = e.file();
+            error.attr("line") = e.line();
+            error.attr("field") = e.field();
+            PyErr_SetObject(input_exception.ptr(), error.ptr());
+        } catch (const usage_error& e) {
+            usage_exception(e.what());
+        }
+    });
+
+    py::class_<analysis_kwargs>(m, "AnalysisOptions")
+        .def(py::init<std::vector<double>, std::string, int, std::int32_t, std::int32_t, std::vector<std::string>,
+                      std::string, std::string, std::size_t>(),
+             py::arg("percentiles"), py::arg("method"), py::arg("ddof"), py::arg("short_max"), py::arg("long_min"),
+             py::arg("buckets"), py::arg("slo"), py::arg("sweep_by"), py::arg("threads"));
+    py::class_<compare_kwargs>(m, "CompareOptions")
+        .def(py::init<std::string, double, double, std::size_t, std::uint64_t, std::vector<std::string>, std::string,
+                      std::vector<std::string>, std::string>(),
+             py::arg("noise"), py::arg("alpha"), py::arg("confidence"), py::arg("resamples"), py::arg("seed"),
+             py::arg("metrics"), py::arg("out_dir"), py::arg("formats"), py::arg("title"));
+    m.attr("default_seed") = bootstrap_options{}.seed;
+    m.attr("default_sketch_alpha") = default_sketch_alpha;
+
+    py::class_<py_run>(m, "Run")
+        .def_property_readonly("label", [](const py_run& r) { return r.value->meta.label; })
+        .def_property_readonly("path", [](const py_run& r) { return r.value->meta.source.path; })
+        .def_property_readonly("format", [](const py_run& r) { return r.value->meta.source.format; })
+        .def_property_readonly("requests", [](const py_run& r) { return r.value->requests.size(); })
+        .def_property_readonly("skipped", [](const py_run& r) { return r.value->skipped.count; })
+        .def_property_readonly("notes", [](const py_run& r) { return r.value->meta.notes; });
+
+    py::class_<py_summary>(m, "Summary")
+        .def_property_readonly("label", [](const py_summary& s) { return s.value->meta.label; })
+        .def_property_readonly("requests", [](const py_summary& s) { return static_cast<std::size_t>(s.value->stats.requests()); })
+        .def_property_readonly("sketch_alpha", [](const py_summary& s) { return s.value->stats.sketch_alpha(); })
+        .def("to_json", [](const py_summary& s) { return summary_file_text(*s.value); })
+        .def("merged", &merged);
+
+    m.def("read", &servestat::python::read_runs);
+    m.def("from_arrays", &servestat::python::from_arrays);
+    m.def("stats_json", &servestat::python::stats_json);
+    m.def("report", &write_report);
+    m.def("compare_json", &compare_json);
+    m.def("knee_json", [](std::vector<double> x, std::vector<double> y, std::string curve, std::string direction, double S,
+                          bool online, bool all_knees, std::string interp, int degree) {
+        cli::knee_args a;
+        a.curve = std::move(curve);
+        a.direction = std::move(direction);
+        a.S = S;
+        a.online = online;
+        a.all_knees = all_knees;
+        a.interp = std::move(interp);
+        a.degree = degree;
+        return knee_json(std::move(x), std::move(y), a);
+    });
+    m.def("summarize", &summarize_inputs);
+    m.def("summary_from_json", &summary_from_json);
+}
