@@ -4,6 +4,7 @@
 #include "servestat/ingest/canonical_jsonl.hpp"
 #include "servestat/ingest/csv_pieces.hpp"   // read_csv_requests
 #include "servestat/ingest/detect.hpp"       // for_each_run, load_options
+#include "servestat/ingest/mapped.hpp"       // read_mapped, read_mapped_csv_pieces
 #include "servestat/ingest/notebook_csv.hpp" // read_notebook_csv, read_notebook_row
 
 #include <algorithm>  // std::count
@@ -15,6 +16,7 @@
 #include <vector>     // std::vector
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, INFO
+#include <fmt/format.h>      // fmt::format
 
 #include "temp_file.hpp" // servestat::test::temp_file
 
@@ -310,6 +312,182 @@ TEST_CASE("A bad CSV row gives the error and skipped lines of a read on one thre
     const run skipping = read_notebook_with(file.path(), 1, true);
     REQUIRE(skipping.skipped.count == 1);
     require_same(skipping, read_notebook_with(file.path(), 5, true));
+}
+
+namespace {
+
+// A CSV log read through --map: epoch start times in ms, durations in ms, an HTTP status, quoted error
+// texts spanning lines. `untimed_first`: the first rows have no start time (failed before sending),
+// so the clock's 0 is set by a later row.
+std::string make_mapped_csv(std::size_t rows, std::size_t untimed_first = 0) {
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<int> die(0, 9);
+    std::string text = "start_ms,ttft_ms,latency_ms,code,err,prompt\n";
+    double start = 1764115200123.0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        start += 3 + die(rng);
+        const int kind = die(rng);
+        if (i < untimed_first) text += ",,,503,\"connect: refused,\nretrying\",12\n";
+        else if (kind == 0) text += fmt::format("{:.0f},,,500,\"HTTP 500: {{\"\"error\"\": \"\"x\"\"}}\r\nbye\",{}\n", start, 20 + i % 7);
+        else text += fmt::format("{:.0f},{:.1f},{:.1f},200,,{}\n", start, 40.0 + die(rng), 900.5 + 7 * die(rng), 10 + i % 300);
+    }
+    return text;
+}
+
+const servestat::mapping_spec& mapped_csv_spec() {
+    static const auto spec = servestat::parse_mapping(
+        "t_sent=start_ms:epoch_ms,ttft=ttft_ms:ms,e2e=latency_ms:ms,http_status=code,error=err,prompt_tokens=prompt");
+    return spec;
+}
+
+run read_mapped_with(const std::filesystem::path& path, std::size_t threads, bool skip_bad = false) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024;
+    o.skip_bad = skip_bad;
+    auto runs = servestat::read_mapped(path, mapped_csv_spec(), o);
+    REQUIRE(runs.size() == 1);
+    return std::move(runs.front());
+}
+
+// The rows of a mapped CSV read in pieces on `threads` threads: 0 when it was read on one.
+std::size_t mapped_rows_in_pieces(const std::filesystem::path& path, std::size_t threads) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024;
+    servestat::detail::csv_reader csv(path, o.max_line_bytes);
+    csv.read_header();
+    const auto& spec = mapped_csv_spec();
+    const auto columns = servestat::detail::header_columns(path, csv.header(), spec);
+    const std::vector<std::size_t> fields(columns.begin(), columns.begin() + static_cast<long>(spec.fields.size())), rules;
+    servestat::detail::mapped_run_builder builder(spec, path);
+    return servestat::detail::read_mapped_csv_pieces(csv, path, o, builder,
+        [&](servestat::detail::mapped_run_builder& to, const servestat::detail::csv_row& row) {
+            to.add(servestat::detail::csv_access{row, fields, rules}, {row.file(), row.line(), "", ""});
+        });
+}
+
+std::string mapped_error_of(const std::filesystem::path& path, std::size_t threads) {
+    try {
+        read_mapped_with(path, threads);
+    } catch (const servestat::input_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST_CASE("A CSV log read through --map in pieces equals the log read on one thread", "[parallel][csv][map]") {
+    const temp_file file(make_mapped_csv(4000));
+    const run serial = read_mapped_with(file.path(), 1);
+    REQUIRE(serial.requests.size() == 4000);
+    CHECK(serial.meta.started_at.starts_with("2025-11-26T00:00:00.1")); // 1764115200 s is that midnight; the first start 126-135 ms after
+    for (std::size_t threads : {2, 3, 7, 64}) {
+        INFO(threads << " threads");
+        CHECK(mapped_rows_in_pieces(file.path(), threads) == 4000);
+        const run parallel = read_mapped_with(file.path(), threads);
+        require_same(serial, parallel);
+        CHECK(parallel.meta.notes == serial.meta.notes);
+        CHECK(parallel.meta.started_at == serial.meta.started_at);
+    }
+}
+
+TEST_CASE("The clock of a --map CSV read in pieces is set where one reader sets it", "[parallel][csv][map]") {
+    // 50 rows without a start time first: the clock's 0 comes from row 51, as on one thread, so every
+    // piece's provisional times (and the shift to the earliest start) are the single reader's.
+    const temp_file file(make_mapped_csv(3000, 50));
+    const run serial = read_mapped_with(file.path(), 1);
+    for (std::size_t threads : {2, 5}) {
+        INFO(threads << " threads");
+        CHECK(mapped_rows_in_pieces(file.path(), threads) == 3000);
+        require_same(serial, read_mapped_with(file.path(), threads));
+    }
+}
+
+TEST_CASE("A bad --map CSV row gives the error and skipped lines of a read on one thread", "[parallel][csv][map]") {
+    std::string text = make_mapped_csv(3000);
+    const auto at = text.find('\n', text.size() * 2 / 3) + 1; // a row start two thirds in
+    text.insert(at, "1764115299999,soon,900,200,,12\n");
+    const temp_file file(text);
+    const std::string serial = mapped_error_of(file.path(), 1);
+    INFO(serial);
+    CHECK(serial.find("ttft_ms") != std::string::npos);
+    CHECK(mapped_rows_in_pieces(file.path(), 4) == 0); // a piece failed: the file goes to one thread
+    for (std::size_t threads : {2, 4}) CHECK(mapped_error_of(file.path(), threads) == serial);
+    const run skipping = read_mapped_with(file.path(), 1, true);
+    REQUIRE(skipping.skipped.count == 1);
+    require_same(skipping, read_mapped_with(file.path(), 4, true));
+}
+
+namespace {
+
+// The same requests as JSON Lines: null where the CSV has an empty cell, blank lines between some.
+std::string make_mapped_jsonl(std::size_t rows, std::size_t untimed_first = 0) {
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<int> die(0, 9);
+    std::string text;
+    double start = 1764115200123.0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        start += 3 + die(rng);
+        const int kind = die(rng);
+        if (i < untimed_first) text += R"({"start_ms":null,"code":503,"err":"connect: refused","prompt":12})" "\n";
+        else if (kind == 0) text += fmt::format(R"({{"start_ms":{:.0f},"code":500,"err":"HTTP 500\nbye","prompt":{}}})" "\n", start, 20 + i % 7);
+        else text += fmt::format(R"({{"start_ms": {:.0f}, "ttft_ms": {:.1f}, "latency_ms": {:.1f}, "code": 200, "prompt": {}}})" "\n",
+                                 start, 40.0 + die(rng), 900.5 + 7 * die(rng), 10 + i % 300);
+        if (kind == 1) text += "\n";
+    }
+    return text;
+}
+
+run read_mapped_jsonl_with(const std::filesystem::path& path, std::size_t threads, const char* map = nullptr) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024;
+    const auto spec = map ? servestat::parse_mapping(map) : mapped_csv_spec();
+    auto runs = servestat::read_mapped(path, spec, o);
+    REQUIRE(runs.size() == 1);
+    return std::move(runs.front());
+}
+
+std::size_t mapped_jsonl_rows_in_pieces(const std::filesystem::path& path, std::size_t threads) {
+    read_options o;
+    o.threads = threads;
+    o.min_piece_bytes = 1024;
+    servestat::detail::mapped_run_builder builder(mapped_csv_spec(), path);
+    return servestat::detail::read_mapped_jsonl_pieces(path, mapped_csv_spec(), o, builder);
+}
+
+} // namespace
+
+TEST_CASE("JSON Lines read through --map in pieces equal the lines read on one thread", "[parallel][map]") {
+    const temp_file file(make_mapped_jsonl(4000, 30));
+    const run serial = read_mapped_jsonl_with(file.path(), 1);
+    REQUIRE(serial.requests.size() == 4000);
+    for (std::size_t threads : {2, 3, 7, 64}) {
+        INFO(threads << " threads");
+        CHECK(mapped_jsonl_rows_in_pieces(file.path(), threads) == 4000);
+        const run parallel = read_mapped_jsonl_with(file.path(), threads);
+        require_same(serial, parallel);
+        CHECK(parallel.meta.notes == serial.meta.notes);
+        CHECK(parallel.meta.started_at == serial.meta.started_at);
+    }
+}
+
+TEST_CASE("A misspelt --map name in JSON Lines read in pieces gives the one-thread error", "[parallel][map]") {
+    const temp_file file(make_mapped_jsonl(3000));
+    const char* map = "t_sent=start_ms:epoch_ms,ttft=ttft_ms:ms,e2e=latency_ms:ms,http_status=status_code";
+    const auto error_of = [&](std::size_t threads) {
+        try {
+            read_mapped_jsonl_with(file.path(), threads, map);
+        } catch (const servestat::error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string serial = error_of(1);
+    CHECK(serial.find("no request has the key 'status_code'") != std::string::npos);
+    for (std::size_t threads : {2, 4}) CHECK(error_of(threads) == serial);
 }
 
 } // namespace test_parallel_read

@@ -307,6 +307,7 @@ public:
     csv_row(const std::string& file, const csv_record& record, const std::vector<std::string>& header)
         : file_(file), record_(record), header_(header) {}
 
+    const std::string& file() const noexcept { return file_; }
     std::size_t line() const noexcept { return record_.line; }
 
     std::string_view cell(std::optional<std::size_t> column) const {

@@ -98,6 +98,41 @@ inline std::vector<byte_range> cut_outside_quotes(const std::filesystem::path& f
     return out;
 }
 
+// The pieces to read the records after the header `csv` has read, side by side: one range of bytes
+// each, every cut at a line end outside quotes. One piece (or none) when the file is too small to
+// cut or read on one thread.
+inline std::vector<byte_range> csv_piece_ranges(const csv_reader& csv, const std::filesystem::path& file,
+                                                const read_options& options) {
+    const std::uintmax_t size = [&] {
+        std::error_code ec;
+        const auto n = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
+        return ec ? std::uintmax_t{0} : n;
+    }();
+    const std::size_t threads = resolve_threads(options.threads);
+    auto ranges = plan_pieces(file, {csv.next_record_offset(), size}, threads, options.min_piece_bytes);
+    return ranges.empty() ? ranges : cut_outside_quotes(file, ranges, threads);
+}
+
+// Reads every piece of `ranges` on its own thread: read_piece(k, reader, clean) reads piece k's
+// records from `reader` (a csv_reader over the piece, with the header of `csv`) while `clean` holds,
+// throwing input_error at a bad one. True when every piece read without an error; false otherwise,
+// when what the pieces read is to be dropped and the file read on one thread.
+template <class ReadPiece>
+bool read_csv_pieces(const csv_reader& csv, const std::filesystem::path& file, const read_options& options,
+                     const std::vector<byte_range>& ranges, ReadPiece&& read_piece) {
+    std::atomic<bool> clean = true;
+    parallel_for(ranges.size(), ranges.size(), [&](std::size_t k) {
+        try {
+            csv_reader reader(file, options.max_line_bytes, ranges[k]);
+            reader.use_header(csv);
+            read_piece(k, reader, clean);
+        } catch (const input_error&) {
+            clean = false;
+        }
+    });
+    return clean;
+}
+
 struct csv_requests_read {
     std::size_t records = 0; // skipped ones included
     std::size_t pieces = 1;  // how many readers the rows came from
@@ -108,38 +143,23 @@ struct csv_requests_read {
 template <class Fill>
 csv_requests_read read_csv_requests(csv_reader& csv, const std::filesystem::path& file, const read_options& options,
                                     request_table& out, skipped_lines& skipped, Fill&& fill) {
-    const std::uintmax_t size = [&] {
-        std::error_code ec;
-        const auto n = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
-        return ec ? std::uintmax_t{0} : n;
-    }();
-    const std::size_t threads = resolve_threads(options.threads);
-    auto ranges = plan_pieces(file, {csv.next_record_offset(), size}, threads, options.min_piece_bytes);
-    if (!ranges.empty()) ranges = cut_outside_quotes(file, ranges, threads);
-    if (ranges.size() > 1) {
+    if (const auto ranges = csv_piece_ranges(csv, file, options); ranges.size() > 1) {
         struct piece {
             request_table requests;
             std::size_t records = 0;
         };
         std::vector<piece> pieces(ranges.size());
-        std::atomic<bool> clean = true;
-        parallel_for(ranges.size(), ranges.size(), [&](std::size_t k) {
-            try {
-                csv_reader reader(file, options.max_line_bytes, ranges[k]);
-                reader.use_header(csv);
-                csv_record record;
-                request_record request;
-                while (clean && reader.next(record)) {
-                    request.clear();
-                    fill(csv_row(reader.name(), record, reader.header()), request);
-                    pieces[k].requests.push_back(request);
-                    ++pieces[k].records;
-                }
-            } catch (const input_error&) {
-                clean = false;
+        const auto read_piece = [&](std::size_t k, csv_reader& reader, const std::atomic<bool>& clean) {
+            csv_record record;
+            request_record request;
+            while (clean && reader.next(record)) {
+                request.clear();
+                fill(csv_row(reader.name(), record, reader.header()), request);
+                pieces[k].requests.push_back(request);
+                ++pieces[k].records;
             }
-        });
-        if (clean) {
+        };
+        if (read_csv_pieces(csv, file, options, ranges, read_piece)) {
             std::size_t records = 0;
             for (auto& p : pieces) {
                 records += p.records;

@@ -7,12 +7,14 @@
 
 #include <algorithm>        // std::any_of, std::find_if
 #include <array>            // std::array
+#include <atomic>           // std::atomic
 #include <charconv>         // std::from_chars
 #include <cmath>            // std::isfinite, std::isnan, std::floor, std::llround
 #include <cstddef>          // std::size_t
 #include <cstdint>          // std::int32_t, std::int64_t, std::uint64_t
 #include <filesystem>       // std::filesystem::path
 #include <initializer_list> // std::initializer_list
+#include <iterator>         // std::make_move_iterator
 #include <limits>           // std::numeric_limits
 #include <optional>         // std::optional
 #include <string>           // std::string
@@ -32,10 +34,12 @@
 #include "servestat/core/text.hpp"              // trim_spaces, equals_ignoring_case, shortest_number
 #include "servestat/core/units.hpp"             // time_unit, to_seconds
 #include "servestat/ingest/csv.hpp"             // csv_reader, csv_row, for_each_csv_row, quote_cell
+#include "servestat/ingest/csv_pieces.hpp"      // csv_piece_ranges, read_csv_pieces
 #include "servestat/ingest/failure_text.hpp"    // classify_failure_text, leading_http_status
 #include "servestat/ingest/input_file.hpp"      // read_input_head
 #include "servestat/ingest/json_document.hpp"   // parse_json_documents, read_json_file, first_json_char
-#include "servestat/ingest/line_source.hpp"     // line_source
+#include "servestat/ingest/line_source.hpp"     // line_source, plan_pieces
+#include "servestat/core/parallel.hpp"          // parallel_for, resolve_threads
 #include "servestat/ingest/mapped_sources.hpp"  // json_at, source_presence, header_columns
 #include "servestat/ingest/mapping_spec.hpp"    // mapping_spec, field_mapping, ok_rule, mapped_targets
 #include "servestat/ingest/reader.hpp"          // read_options
@@ -329,6 +333,19 @@ public:
         records_.push_back(record_);
     }
 
+    // Whether the provisional clock has its 0 (or the mapping has no timestamps to put on it).
+    bool clock_set() const { return !shared_clock_ || clock_.base_seconds().has_value(); }
+    // The clock of another builder of the same mapping: pieces of a file read side by side put
+    // their times on the one clock that a single reader would have set.
+    void use_clock_of(const mapped_run_builder& other) { clock_ = other.clock_; }
+    // The requests `piece` read, after these.
+    void append(mapped_run_builder&& piece) {
+        records_.insert(records_.end(), std::make_move_iterator(piece.records_.begin()),
+                        std::make_move_iterator(piece.records_.end()));
+        piece.records_ = {};
+    }
+    std::size_t size() const { return records_.size(); }
+
     run finish(std::string label, skipped_lines skipped) {
         run out;
         out.meta.label = std::move(label);
@@ -602,6 +619,37 @@ inline std::string list_keys(const nlohmann::json& object) {
     return out;
 }
 
+// The requests of a mapped CSV file read in pieces side by side into `builder` (csv_pieces.hpp), as
+// one reader would read them: the provisional clock's 0 is set first by reading rows from the
+// start as one reader does, until a timestamp is met; every piece then uses that clock. The rows
+// read, or 0 when the file was not read in pieces (too small, no timestamp in the first piece, or
+// an error anywhere): then `builder` is to be dropped and the file read on one thread.
+template <class AddRow>
+std::size_t read_mapped_csv_pieces(const csv_reader& csv, const std::filesystem::path& file, const read_options& options,
+                                   mapped_run_builder& builder, AddRow&& add_row) {
+    const auto ranges = csv_piece_ranges(csv, file, options);
+    if (ranges.size() < 2) return 0;
+    try {
+        mapped_run_builder probe = builder;
+        csv_reader first(file, options.max_line_bytes, ranges.front());
+        first.use_header(csv);
+        csv_record record;
+        while (!probe.clock_set() && first.next(record)) add_row(probe, csv_row(first.name(), record, first.header()));
+        if (!probe.clock_set()) return 0;
+        builder.use_clock_of(probe);
+    } catch (const input_error&) {
+        return 0;
+    }
+    std::vector<mapped_run_builder> pieces(ranges.size(), builder);
+    const auto read_piece = [&](std::size_t k, csv_reader& reader, const std::atomic<bool>& clean) {
+        csv_record record;
+        while (clean && reader.next(record)) add_row(pieces[k], csv_row(reader.name(), record, reader.header()));
+    };
+    if (!read_csv_pieces(csv, file, options, ranges, read_piece)) return 0;
+    for (auto& piece : pieces) builder.append(std::move(piece));
+    return builder.size();
+}
+
 inline std::vector<run> read_mapped_csv(const std::filesystem::path& file, const mapping_spec& spec,
                                         const read_options& options) {
     if (!spec.records_source.empty())
@@ -613,14 +661,19 @@ inline std::vector<run> read_mapped_csv(const std::filesystem::path& file, const
     const auto split = columns.begin() + static_cast<std::ptrdiff_t>(spec.fields.size());
     const std::vector<std::size_t> field_columns(columns.begin(), split), rule_columns(split, columns.end());
 
-    mapped_run_builder builder(spec, file);
+    std::optional<mapped_run_builder> builder(std::in_place, spec, file);
+    const auto add_row = [&](mapped_run_builder& to, const csv_row& row) {
+        to.add(csv_access{row, field_columns, rule_columns}, record_place{row.file(), row.line(), "", ""});
+    };
     skipped_lines skipped;
-    const std::size_t rows = for_each_csv_row(csv, options, skipped, [&](const csv_row& row) {
-        builder.add(csv_access{row, field_columns, rule_columns}, record_place{csv.name(), row.line(), "", ""});
-    });
+    std::size_t rows = read_mapped_csv_pieces(csv, file, options, *builder, add_row);
+    if (rows == 0) {
+        builder.emplace(spec, file);
+        rows = for_each_csv_row(csv, options, skipped, [&](const csv_row& row) { add_row(*builder, row); });
+    }
     if (rows == 0) throw input_error(csv.name(), csv.header_line(), "", "no requests after the header");
     std::vector<run> runs;
-    runs.push_back(builder.finish(file.stem().string(), std::move(skipped)));
+    runs.push_back(builder->finish(file.stem().string(), std::move(skipped)));
     return runs;
 }
 
@@ -708,8 +761,64 @@ inline void explain_document(const std::filesystem::path& file, const mapping_sp
                           (candidates.empty() ? std::string() : " (arrays of objects in it: " + candidates + ")"));
 }
 
+// A mapped JSON Lines file read in pieces side by side into `builder`, as read_mapped_csv_pieces
+// reads a CSV file: the clock set first as one reader sets it, then every piece on that clock. The
+// requests read, or 0 when the file was not read in pieces (too small, a pipe, no timestamp in the
+// first piece, a bad line anywhere, or a mapped name in no request, whose message the reader on one
+// thread words): then `builder` is to be dropped.
+inline std::size_t read_mapped_jsonl_pieces(const std::filesystem::path& file, const mapping_spec& spec,
+                                            const read_options& options, mapped_run_builder& builder) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
+    const auto ranges = plan_pieces(file, {0, ec ? 0 : size}, resolve_threads(options.threads), options.min_piece_bytes);
+    if (ranges.size() < 2) return 0;
+    // One request line: a JSON object read into `to`; false for a blank line.
+    const auto read_line = [&](std::string_view line, const line_source& lines, mapped_run_builder& to, source_presence& presence) {
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) return false;
+        const record_place place{lines.name(), lines.line_number(), "", ""};
+        const nlohmann::json object = parse_json_text(line, {place.file, place.line});
+        if (!object.is_object()) throw input_error(place.file, place.line, "", "not an object");
+        presence.observe(object);
+        to.add(json_access{spec, object}, place);
+        return true;
+    };
+    try {
+        mapped_run_builder probe = builder;
+        source_presence ignored(spec);
+        line_source lines(file, options.max_line_bytes, ranges.front());
+        while (!probe.clock_set())
+            if (const auto line = lines.next()) read_line(*line, lines, probe, ignored);
+            else return 0;
+        builder.use_clock_of(probe);
+    } catch (const input_error&) {
+        return 0;
+    }
+    std::vector<mapped_run_builder> pieces(ranges.size(), builder);
+    std::vector<source_presence> presence(ranges.size(), source_presence(spec));
+    std::atomic<bool> clean = true;
+    parallel_for(ranges.size(), ranges.size(), [&](std::size_t k) {
+        try {
+            line_source lines(file, options.max_line_bytes, ranges[k]);
+            while (clean)
+                if (const auto line = lines.next()) read_line(*line, lines, pieces[k], presence[k]);
+                else break;
+        } catch (const input_error&) {
+            clean = false;
+        }
+    });
+    for (std::size_t k = 1; k < presence.size(); ++k) presence.front().add_found(presence[k]);
+    if (!clean || !presence.front().all_found()) return 0;
+    for (auto& piece : pieces) builder.append(std::move(piece));
+    return builder.size();
+}
+
 inline std::vector<run> read_mapped_jsonl(const std::filesystem::path& file, const mapping_spec& spec,
                                           const read_options& options) {
+    if (mapped_run_builder builder(spec, file); read_mapped_jsonl_pieces(file, spec, options, builder) > 0) {
+        std::vector<run> runs;
+        runs.push_back(builder.finish(file.stem().string(), {}));
+        return runs;
+    }
     line_source lines(file, options.max_line_bytes);
     mapped_run_builder builder(spec, file);
     source_presence presence(spec);

@@ -121,6 +121,12 @@ public:
 
     std::size_t observed() const noexcept { return observed_; }
 
+    // The names `other` (of the same mapping, another piece of the file) found, as found here.
+    void add_found(const source_presence& other) {
+        observed_ += other.observed_;
+        for (std::size_t i = 0; i < sources_.size(); ++i) sources_[i].found = sources_[i].found || other.sources_[i].found;
+    }
+
     void observe(const nlohmann::json& request) {
         ++observed_;
         for (mapped_source& s : sources_)
