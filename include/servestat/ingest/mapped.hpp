@@ -772,15 +772,15 @@ inline std::size_t read_mapped_jsonl_pieces(const std::filesystem::path& file, c
     const std::uintmax_t size = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
     const auto ranges = plan_pieces(file, {0, ec ? 0 : size}, resolve_threads(options.threads), options.min_piece_bytes);
     if (ranges.size() < 2) return 0;
-    // One request line: a JSON object read into `to`; false for a blank line.
+    // One request line read into `to` (a blank line is none). Any error only sends the file to one
+    // reader, which words it.
     const auto read_line = [&](std::string_view line, const line_source& lines, mapped_run_builder& to, source_presence& presence) {
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) return false;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
         const record_place place{lines.name(), lines.line_number(), "", ""};
         const nlohmann::json object = parse_json_text(line, {place.file, place.line});
         if (!object.is_object()) throw input_error(place.file, place.line, "", "not an object");
         presence.observe(object);
         to.add(json_access{spec, object}, place);
-        return true;
     };
     try {
         mapped_run_builder probe = builder;
