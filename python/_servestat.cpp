@@ -109,11 +109,15 @@ py_run from_arrays(std::optional<double_array> ttft, std::optional<double_array>
                                       {"prompt_tokens", std::move(prompt_tokens)}, {"output_tokens", std::move(output_tokens)}};
     const column &c_ttft = columns[0], &c_e2e = columns[1], &c_sent = columns[2], &c_prompt = columns[3], &c_output = columns[4];
     if (!c_e2e.values) throw usage_error("from_arrays needs e2e (each request's latency, seconds)");
-    const std::size_t n = static_cast<std::size_t>(c_e2e.values->size());
     for (const auto& c : columns)
-        if (c.values && (c.values->ndim() != 1 || static_cast<std::size_t>(c.values->size()) != n))
-            throw usage_error(fmt::format("from_arrays: {} has {} values and e2e {}: every array must be one-dimensional "
-                                          "and as long as e2e", c.name, c.values->size(), n));
+        if (c.values && c.values->ndim() != 1)
+            throw usage_error(fmt::format("from_arrays: {} has {} dimensions: give one value per request", c.name, c.values->ndim()));
+    const std::size_t n = static_cast<std::size_t>(c_e2e.values->size());
+    if (n == 0) throw usage_error("from_arrays: e2e is empty: no requests");
+    for (const auto& c : columns)
+        if (c.values && static_cast<std::size_t>(c.values->size()) != n)
+            throw usage_error(fmt::format("from_arrays: {} has {} values and e2e {}: every array must be as long as e2e",
+                                          c.name, c.values->size(), n));
     for (const auto& [name, texts] : {std::pair{"status", &status}, std::pair{"error", &error}})
         if (*texts && (*texts)->size() != n)
             throw usage_error(fmt::format("from_arrays: {} has {} values and e2e {}: every array must be as long as e2e",

@@ -122,6 +122,10 @@ def test_from_arrays_refuses_what_it_cannot_use_naming_the_array_and_row():
         servestat.from_arrays(ttft=[0.1, 0.2], e2e=[1, 2, 3])
     with pytest.raises(ValueError, match="needs e2e"):
         servestat.from_arrays(ttft=[0.1])
+    with pytest.raises(servestat.UsageError, match="e2e is empty"):
+        servestat.from_arrays(e2e=[])
+    with pytest.raises(servestat.UsageError, match="ttft has 2 dimensions"):
+        servestat.from_arrays(e2e=[1.0, 2.0], ttft=numpy.ones((2, 1)))
     with pytest.raises(servestat.InputError, match=r"row 1 \(counted from 0\): 3 s is larger than e2e") as caught:
         servestat.from_arrays(ttft=[0.1, 3.0], e2e=[1.0, 2.0])
     assert caught.value.field == "ttft"
