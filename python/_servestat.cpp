@@ -174,48 +174,39 @@ py_run from_arrays(std::optional<double_array> ttft, std::optional<double_array>
 
 // --- statistics ---
 
-// What a Python list of Run and Summary objects holds, in order, as the report command's inputs.
-cli::detail::report_inputs inputs_of(const py::list& items, const stats_options& o) {
-    cli::detail::report_inputs in;
-    for (const auto& item : items) {
-        if (py::isinstance<py_run>(item)) {
-            in.add(run(*item.cast<py_run>().value));
-            continue;
-        }
-        const auto& s = *item.cast<py_summary>().value;
-        cli::detail::check_summary_options(s.meta.source.path, s.stats.options(), o, "this call");
-        run meta{s.meta, {}, s.skipped};
-        in.add(std::move(meta), std::nullopt, s.stats,
-               cli::detail::summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha()));
+// One item of a Python list of Run and Summary objects: a run kept whole, or one known by its summary.
+struct input_item {
+    std::shared_ptr<const run> whole;
+    std::shared_ptr<const run_summary> summary;
+};
+
+// Read with the GIL held; the items are then used without it.
+std::vector<input_item> items_of(const py::list& list) {
+    std::vector<input_item> out;
+    for (const auto& item : list) {
+        if (py::isinstance<py_run>(item)) out.push_back({item.cast<py_run>().value, nullptr});
+        else out.push_back({nullptr, item.cast<py_summary>().value});
     }
-    return in;
+    return out;
 }
 
-std::string stats_json(const py::list& items, const analysis_kwargs& kw) {
+// A summary as the CLI reads a .ssum.json: its metadata as a run without requests, and what its
+// sketched statistics say about themselves.
+run metadata_of(const run_summary& s) { return {s.meta, {}, s.skipped}; }
+std::string note_of(const run_summary& s) {
+    return cli::detail::summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha());
+}
+
+std::string stats_json(const py::list& list, const analysis_kwargs& kw) {
     cli::analysis_args a;
     kw.apply(a);
     const stats_options o = cli::to_stats_options(a);
-    std::vector<run_stats> results;
-    std::vector<py_run> runs;
-    std::vector<py_summary> summaries;
-    std::vector<bool> is_run;
-    for (const auto& item : items) {
-        is_run.push_back(py::isinstance<py_run>(item));
-        if (is_run.back()) runs.push_back(item.cast<py_run>());
-        else summaries.push_back(item.cast<py_summary>());
-    }
+    const auto items = items_of(list);
     py::gil_scoped_release unlocked;
-    for (std::size_t i = 0, r = 0, s = 0; i < is_run.size(); ++i) {
-        if (is_run[i]) {
-            results.push_back(analyze(*runs[r++].value, o));
-            continue;
-        }
-        const run_summary& summary = *summaries[s++].value;
-        const run meta{summary.meta, {}, summary.skipped};
-        results.push_back(cli::sketched_stats(
-            summary.stats, meta, cli::detail::summary_note(static_cast<std::size_t>(summary.stats.requests()), summary.stats.sketch_alpha()),
-            o));
-    }
+    std::vector<run_stats> results;
+    for (const auto& item : items)
+        results.push_back(item.whole ? analyze(*item.whole, o)
+                                     : cli::sketched_stats(item.summary->stats, metadata_of(*item.summary), note_of(*item.summary), o));
     return cli::stats_json_text(a, results, o);
 }
 
@@ -227,8 +218,18 @@ void write_report(const py::list& items, const std::string& out_dir, const std::
     a.formats = formats;
     a.title = title;
     const stats_options o = cli::report_stats_options(a);
-    auto in = inputs_of(items, o);
+    const auto list = items_of(items);
     py::gil_scoped_release unlocked;
+    cli::detail::report_inputs in;
+    for (const auto& item : list) {
+        if (item.whole) {
+            in.add(run(*item.whole)); // the report command takes its runs by value
+            continue;
+        }
+        const run_summary& s = *item.summary;
+        cli::detail::check_summary_options(s.meta.source.path, s.stats.options(), o, "report");
+        in.add(metadata_of(s), std::nullopt, s.stats, note_of(s));
+    }
     cli::write_runs_report(a, o, in);
 }
 
