@@ -7,11 +7,13 @@ JOBS       ?= $(shell nproc)
 DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
                   libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
                   chromium fonts-dejavu-core cmark-gfm libxml2-utils \
-                  clang libclang-rt-14-dev lld pybind11-dev python3-dev python3-pytest python3-distributed
+                  clang libclang-rt-14-dev lld pybind11-dev python3-dev python3-pytest python3-distributed \
+                  libssl-dev openssl
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 # pybind11-dev and python3-dev build the Python module; python3-pytest and python3-distributed (Dask)
-# run its tests (python/tests, examples/dask).
+# run its tests (python/tests, examples/dask). libssl-dev is the driver's and the simulator's TLS;
+# the openssl command makes the tests' certificates.
 
 .PHONY: all deps build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
