@@ -2,6 +2,7 @@
 #include <algorithm>  // std::max, std::min
 #include <chrono>     // std::chrono::system_clock
 #include <cstdio>     // std::fputs, stderr
+#include <cstdlib>    // std::getenv
 #include <filesystem> // std::filesystem
 #include <fstream>    // std::ofstream
 #include <optional>   // std::optional
@@ -20,9 +21,11 @@
 #include <servestat/ingest/arrival_trace.hpp>  // read_arrivals
 #include <servestat/load/arrivals.hpp>         // open-loop schedules, trace replay
 #include <servestat/load/budget.hpp>           // budget_chat, budget_prompt
+#include <servestat/load/distribution.hpp>     // distribution (--cancel-after)
 #include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
 #include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
 #include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
+#include <servestat/load/session.hpp>          // session workloads
 #include <servestat/load/sweep_plan.hpp>       // sweep points, manifest, server process
 #include <servestat/load/workload.hpp>         // read_workload, synthetic_text
 #include <servestat/stats/quantile.hpp>        // percentiles_select
@@ -43,6 +46,8 @@ void say(const std::string& text) { std::fputs(text.c_str(), stderr); }
 struct prepared_workload {
     std::string name;                      // workload file stem or trace stem
     std::vector<load::planned_request> rows;
+    std::vector<load::session_script> sessions; // a multi-turn workload (then rows is empty)
+    load::session_request_options session_options;
     std::vector<double> trace_times;       // trace replay: the start of each row, in order
     std::string token_source;
     std::int32_t max_model_len = 0;
@@ -56,23 +61,29 @@ nlohmann::json parse_extra(const std::string& text) {
     return j;
 }
 
+bool responses_api(const load_args& a) { return a.endpoint == "responses"; }
+
+// The row as the chosen API takes it. The Responses API gets the messages (or the prompt) as its
+// `input` and max_output_tokens; it always reports usage in response.completed.
 std::string request_body(const load::workload_row& row, const load::budget_result& fitted, const std::string& model,
                          const load_args& a, const nlohmann::json& extra) {
     nlohmann::ordered_json body;
     body["model"] = model;
-    if (row.is_chat()) {
-        auto messages = nlohmann::ordered_json::array();
-        for (const auto& m : fitted.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-        body["messages"] = std::move(messages);
+    auto messages = nlohmann::ordered_json::array();
+    for (const auto& m : fitted.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    if (responses_api(a)) {
+        body["input"] = row.is_chat() ? std::move(messages) : nlohmann::ordered_json(fitted.prompt);
+        body["max_output_tokens"] = fitted.max_tokens;
     } else {
-        body["prompt"] = fitted.prompt;
+        if (row.is_chat()) body["messages"] = std::move(messages);
+        else body["prompt"] = fitted.prompt;
+        body["max_tokens"] = fitted.max_tokens;
     }
-    body["max_tokens"] = fitted.max_tokens;
     body["temperature"] = row.temperature.value_or(0.0);
     for (const auto& [key, value] : row.extra.items()) body[key] = value;
     for (const auto& [key, value] : extra.items()) body[key] = value;
     body["stream"] = !a.no_stream;
-    if (!a.no_stream) body["stream_options"] = {{"include_usage", true}};
+    if (!a.no_stream && !responses_api(a)) body["stream_options"] = {{"include_usage", true}};
     return body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
@@ -99,7 +110,8 @@ load::planned_request plan_row(const load::workload_row& row, std::int32_t desir
                         : row.is_chat() ? load::budget_chat(row.messages, desired, budget, counter, where)
                                         : load::budget_prompt(*row.prompt, desired, budget, counter, where);
     load::planned_request p;
-    p.http.target = row.is_chat() ? "/v1/chat/completions" : "/v1/completions";
+    p.http.target = responses_api(a) ? "/v1/responses" : row.is_chat() ? "/v1/chat/completions" : "/v1/completions";
+    if (responses_api(a)) p.http.protocol = load::api_protocol::responses;
     p.http.body = request_body(row, fitted, model, a, extra);
     p.http.stream = !a.no_stream;
     p.prompt_tokens = fitted.prompt_tokens;
@@ -127,10 +139,11 @@ std::vector<load::workload_row> trace_rows(const std::vector<load::planned_arriv
     return rows;
 }
 
-load::token_counter choose_counter(const load_args& a, const load::endpoint& where, const std::string& model) {
+load::token_counter choose_counter(const load_args& a, const load::endpoint& where, const load::http_options& options,
+                                   const std::string& model) {
     if (a.heuristic_tokens) return load::heuristic_token_counter();
     try {
-        auto counter = load::server_token_counter(where, a.api_key, model);
+        auto counter = load::server_token_counter(where, options, model);
         counter.text("hello");
         return counter;
     } catch (const std::exception& e) {
@@ -141,17 +154,41 @@ load::token_counter choose_counter(const load_args& a, const load::endpoint& whe
     }
 }
 
-prepared_workload prepare_workload(const load_args& a, const load::endpoint& where, const load::server_info& server) {
+// A multi-turn workload: no context budget (each turn's prompt is the conversation so far, known only
+// as the run goes; a turn past the context window is the server's error, logged); the system
+// prompts are counted for the prefix-cache bound.
+prepared_workload prepare_sessions(const load_args& a, const std::string& text, const load::token_counter& counter,
+                                   const std::string& model, prepared_workload out) {
+    if (!a.trace.empty()) throw usage_error("--trace replays single requests; a session workload has its own turns");
+    if (a.concurrency || a.rate) throw usage_error("a session workload runs --sessions-in-flight N sessions at once, "
+                                                   "not --concurrency or --rate");
+    if (a.warmup > 0) throw usage_error("--warmup sends single requests; a session workload has none");
+    out.sessions = load::parse_sessions(text, a.workload);
+    out.name = fs::path(a.workload).stem().string();
+    out.session_options = {.model = model, .protocol = responses_api(a) ? load::api_protocol::responses
+                                                                        : load::api_protocol::chat_completions,
+                           .stream = !a.no_stream, .max_tokens_override = a.max_tokens, .extra = parse_extra(a.extra)};
+    for (auto& s : out.sessions) s.system_tokens = s.system.empty() ? 0 : counter.text(s.system);
+    return out;
+}
+
+prepared_workload prepare_workload(const load_args& a, const load::endpoint& where, const load::http_options& options,
+                                   const load::server_info& server) {
     prepared_workload out;
-    const auto counter = choose_counter(a, where, server.model);
+    const auto counter = choose_counter(a, where, options, server.model);
     out.token_source = counter.source;
     out.max_model_len = a.max_model_len.value_or(server.max_model_len.value_or(0));
+    std::string workload_text;
+    if (!a.workload.empty()) {
+        workload_text = load::detail::read_file_text(a.workload);
+        if (load::is_session_workload(workload_text)) return prepare_sessions(a, workload_text, counter, server.model, std::move(out));
+    }
     if (!a.no_budget && out.max_model_len <= 0)
         throw usage_error("the server does not say its max_model_len: give --max-model-len or --no-budget");
     std::vector<load::workload_row> rows;
     std::string source;
     if (!a.workload.empty()) {
-        rows = load::read_workload(a.workload);
+        rows = load::parse_workload(workload_text, a.workload);
         source = a.workload;
         out.name = fs::path(a.workload).stem().string();
     }
@@ -207,6 +244,7 @@ public:
 
     void add(const load::request_result& r) {
         ++done_;
+        cancelled_ += r.status == request_status::cancelled;
         if (r.status == request_status::ok) {
             ++ok_;
             latencies_.push_back(r.t_end - r.t_sent);
@@ -220,12 +258,16 @@ public:
                         percentiles()));
     }
 
-    void finish(const fs::path& log, bool stopped) {
+    void finish(const fs::path& log, const load::run_totals& totals) {
         if (live_) say("\r\033[K");
-        say(fmt::format("servestat load: {}: {} requests, {} ok, {} failed in {:.1f} s, {:.2f} req/s, e2e {}{}; "
+        std::string extra = fmt::format("; {} connection{} opened", totals.connections, totals.connections == 1 ? "" : "s");
+        if (cancelled_ > 0) extra += fmt::format("; {} cancelled", cancelled_);
+        if (totals.turns_not_sent > 0)
+            extra += fmt::format("; {} later turns not sent (their session's turn failed)", totals.turns_not_sent);
+        say(fmt::format("servestat load: {}: {} requests, {} ok, {} failed in {:.1f} s, {:.2f} req/s, e2e {}{}{}; "
                         "log {}\n",
                         label_, done_, ok_, done_ - ok_, seconds(), rate(), percentiles(),
-                        stopped ? " (stopped early)" : "", log.string()));
+                        totals.stopped ? " (stopped early)" : "", extra, log.string()));
     }
 
 private:
@@ -248,6 +290,7 @@ private:
     load::steady::time_point last_draw_{};
     std::size_t done_ = 0;
     std::size_t ok_ = 0;
+    std::size_t cancelled_ = 0;
     std::vector<double> latencies_;
 };
 
@@ -279,12 +322,24 @@ load::load_pattern pattern_for(const load_args& a, const prepared_workload& w, s
     return p;
 }
 
+// The turns a session run will send at most: those of the sessions -n lets it start.
+std::size_t session_turns(const prepared_workload& w, const load_args& a) {
+    const auto count = std::min(w.sessions.size(), a.requests.value_or(w.sessions.size()));
+    std::size_t turns = 0;
+    for (std::size_t i = 0; i < count; ++i) turns += w.sessions[i].turns.size();
+    return turns;
+}
+
 nlohmann::ordered_json run_header(const load_args& a, const run_point& point, const prepared_workload& w,
                                   const load::server_info& server, const std::string& started_at) {
     nlohmann::ordered_json params;
     for (const auto& [key, value] : point.params.items()) params[key] = value;
     const auto& p = point.pattern;
-    if (!w.trace_times.empty()) {
+    if (!w.sessions.empty()) {
+        params["sessions_in_flight"] = std::max(1, a.sessions_in_flight);
+        params["sessions"] = std::min(w.sessions.size(), a.requests.value_or(w.sessions.size()));
+        params["turns"] = session_turns(w, a);
+    } else if (!w.trace_times.empty()) {
         params["arrivals"] = "trace";
         params["trace"] = fs::path(a.trace).filename().string();
         params["time_scale"] = a.trace_time_scale;
@@ -295,13 +350,26 @@ nlohmann::ordered_json run_header(const load_args& a, const run_point& point, co
         params["concurrency"] = p.concurrency;
     }
     if (p.is_open_loop() && p.max_concurrency > 0) params["max_concurrency"] = p.max_concurrency;
-    if (a.requests) params["requests"] = *a.requests;
+    if (a.requests && w.sessions.empty()) params["requests"] = *a.requests;
     if (a.duration) params["duration"] = *a.duration;
     params["seed"] = a.seed;
     params["stream"] = !a.no_stream;
     if (a.max_tokens) params["max_tokens"] = *a.max_tokens;
-    params["budget"] = !a.no_budget;
-    if (!a.no_budget) {
+    params["endpoint"] = responses_api(a) ? "responses" : "chat/completions";
+    if (a.cancel_rate > 0) {
+        params["cancel_rate"] = a.cancel_rate;
+        params["cancel_after"] = a.cancel_after;
+    }
+    if (a.url.starts_with("https://"))
+        params["tls_verify"] = a.insecure ? "off" : a.cacert.empty() ? "system CA store" : fs::path(a.cacert).filename().string();
+    if (!a.headers.empty()) { // names only: values may be credentials
+        auto names = nlohmann::ordered_json::array();
+        for (const auto& h : a.headers) names.push_back(load::parse_header(h).first);
+        params["headers"] = std::move(names);
+    }
+    const bool budgeted = !a.no_budget && w.sessions.empty();
+    params["budget"] = budgeted;
+    if (budgeted) {
         params["max_model_len"] = w.max_model_len;
         params["budget_margin"] = a.margin;
         params["min_output_tokens"] = a.min_output_tokens;
@@ -337,9 +405,10 @@ std::string now_iso() {
     return servestat::detail::iso_utc(ns, 3);
 }
 
-void save_metrics(const load_args& a, const load::endpoint& where, const fs::path& log, const char* when) {
+void save_metrics(const load_args& a, const load::driver& driver, const fs::path& log, const char* when) {
     if (!a.scrape_metrics) return;
-    auto text = load::scrape_metrics(where, a.api_key);
+    const auto& where = driver.where();
+    auto text = load::scrape_metrics(where, driver.options());
     if (!text) {
         say(fmt::format("servestat load: {}/metrics is not available; nothing saved\n", where.url()));
         return;
@@ -350,6 +419,10 @@ void save_metrics(const load_args& a, const load::endpoint& where, const fs::pat
 }
 
 // Runs one point; returns the totals, or throws on what stops the whole command.
+load::session_pattern session_pattern_for(const load_args& a) {
+    return {.in_flight = std::max(1, a.sessions_in_flight), .sessions = a.requests, .duration = a.duration};
+}
+
 load::run_totals run_one(const load_args& a, load::driver& driver, const run_point& point, const prepared_workload& w,
                          const load::server_info& server) {
     request_order order(w, a.seed);
@@ -365,19 +438,24 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
         const auto totals = driver.run(warm, warm_plan, [](const load::request_result&) {});
         if (totals.stopped) return totals;
     }
-    save_metrics(a, driver.where(), point.log, "before");
+    save_metrics(a, driver, point.log, "before");
     load::log_writer log(point.log);
     log.write(load::header_line(run_header(a, point, w, server, now_iso())));
-    const std::optional<std::size_t> total =
-        point.pattern.is_open_loop() ? std::optional<std::size_t>(point.pattern.schedule.size()) : a.requests;
+    const bool sessions = !w.sessions.empty();
+    const std::optional<std::size_t> total = sessions ? std::optional<std::size_t>(session_turns(w, a))
+                                             : point.pattern.is_open_loop()
+                                                 ? std::optional<std::size_t>(point.pattern.schedule.size())
+                                                 : a.requests;
     progress shown(point.label, a.duration && !point.pattern.is_open_loop() ? std::nullopt : total,
                    !a.quiet && ::isatty(STDERR_FILENO));
-    const auto totals = driver.run(point.pattern, plan, [&](const load::request_result& r) {
+    const auto record = [&](const load::request_result& r) {
         log.write(load::log_line(r));
         shown.add(r);
-    });
-    shown.finish(point.log, totals.stopped);
-    save_metrics(a, driver.where(), point.log, "after");
+    };
+    const auto totals = sessions ? driver.run_sessions(session_pattern_for(a), w.sessions, w.session_options, record)
+                                 : driver.run(point.pattern, plan, record);
+    shown.finish(point.log, totals);
+    save_metrics(a, driver, point.log, "after");
     return totals;
 }
 
@@ -387,13 +465,73 @@ std::string level_suffix(const run_point& p, const load_args& a) {
     return fmt::format("c{}", p.pattern.concurrency);
 }
 
+// The key, the headers and TLS as the options say. The key never goes further than the request's
+// Authorization header: not into the log, the manifest or a message.
+load::http_options http_options_for(const load_args& a, const load::endpoint& where) {
+    load::http_options o{.api_key = a.api_key, .timeout = a.timeout};
+    if (!a.api_key_env.empty()) {
+        const char* key = std::getenv(a.api_key_env.c_str());
+        if (!key || !*key) throw usage_error(fmt::format("--api-key-env {}: the variable is not set", a.api_key_env));
+        o.api_key = key;
+    }
+    for (const auto& h : a.headers) o.headers.push_back(load::parse_header(h));
+    if (where.tls) o.tls = load::make_tls_context({.ca_file = a.cacert, .insecure = a.insecure});
+    else if (!a.cacert.empty() || a.insecure) throw usage_error("--cacert and --insecure are for https:// URLs");
+    return o;
+}
+
+// /v1/models' answer; when the server cannot be reached at all and the run needs nothing from it
+// (--model given, and --max-model-len or --no-budget), the run goes ahead and every request logs
+// why it failed, as it would had the server gone away mid-run.
+load::server_info server_info_for(const load_args& a, const load::endpoint& where, const load::http_options& options) {
+    try {
+        return load::read_models(where, options, a.model);
+    } catch (const load::unreachable_error& e) {
+        if (a.model.empty() || (!a.max_model_len && !a.no_budget)) throw;
+        say(fmt::format("servestat load: {}; running with --model {} anyway: each request will log why it failed\n",
+                        e.what(), a.model));
+        return {a.model, a.max_model_len, nlohmann::json()};
+    }
+}
+
+// --cancel-rate P --cancel-after DIST: whether request `key` is cancelled and when, drawn from the
+// seed and the key alone, so a seed cancels the same requests after the same delays every run.
+load::driver::cancel_function cancellation_for(const load_args& a) {
+    if (a.cancel_rate <= 0) {
+        if (!a.cancel_after.empty()) throw usage_error("--cancel-after needs --cancel-rate");
+        return {};
+    }
+    if (a.cancel_after.empty()) throw usage_error("--cancel-rate needs --cancel-after SECONDS (a number or a distribution)");
+    const auto after = load::distribution::parse(a.cancel_after, "--cancel-after");
+    return [after, rate = a.cancel_rate, seed = a.seed](std::size_t key) -> std::optional<double> {
+        servestat::detail::xoshiro256 rng(servestat::detail::mix64(seed ^ 0x63616e63656c6c73ULL) ^ key);
+        if (1.0 - servestat::detail::uniform_open_closed(rng) >= rate) return std::nullopt;
+        return after.draw(rng);
+    };
+}
+
+load::driver make_driver(boost::asio::io_context& io, const load::endpoint& where, const load::http_options& options,
+                         const load_args& a) {
+    load::driver d(io, where, options);
+    d.set_cancellation(cancellation_for(a));
+    return d;
+}
+
 int run_single(const load_args& a, const load::endpoint& where) {
-    if (!a.concurrency && !a.rate && a.trace.empty()) throw usage_error("give --concurrency, --rate or --trace");
-    const auto server = load::read_models(where, a.api_key, a.model);
-    const auto w = prepare_workload(a, where, server);
+    const auto options = http_options_for(a, where);
+    const auto server = server_info_for(a, where, options);
+    const auto w = prepare_workload(a, where, options, server);
+    if (w.sessions.empty() && !a.concurrency && !a.rate && a.trace.empty())
+        throw usage_error("give --concurrency, --rate or --trace");
     boost::asio::io_context io;
-    load::driver driver(io, where, {.api_key = a.api_key, .timeout = a.timeout});
+    load::driver driver = make_driver(io, where, options, a);
     run_point point;
+    if (!w.sessions.empty()) {
+        point.log = a.output;
+        point.label = a.label.empty() ? fmt::format("{}-s{}", w.name, std::max(1, a.sessions_in_flight)) : a.label;
+        const auto totals = run_one(a, driver, point, w, server);
+        return totals.stopped ? exit_interrupted : 0;
+    }
     point.pattern = pattern_for(a, w, a.concurrency.value_or(0), a.rate.value_or(0.0));
     point.log = a.output;
     point.label = a.label.empty() ? fmt::format("{}-{}", w.name, level_suffix(point, a)) : a.label;
@@ -449,7 +587,8 @@ load::dimension swept_dimension(const load_args& a) {
 
 class sweep_runner {
 public:
-    sweep_runner(const load_args& a, const load::endpoint& where) : a_(a), where_(where), dir_(a.output) {
+    sweep_runner(const load_args& a, const load::endpoint& where)
+        : a_(a), where_(where), options_(http_options_for(a, where)), dir_(a.output) {
         swept_ = swept_dimension(a);
         for (const auto& g : a.grid) grid_.push_back(load::parse_dimension(g, "--grid"));
         if (!grid_.empty() && a.server_cmd.empty())
@@ -536,7 +675,7 @@ private:
             server_log = dir_ / fmt::format("server{}.log", config.empty() ? "" : "-" + load::configuration_name(config));
             say(fmt::format("servestat load: starting the server: {}\n", command));
             server.emplace(command, server_log);
-            const bool ready = load::wait_until_ready(where_, a_.api_key, a_.server_timeout,
+            const bool ready = load::wait_until_ready(where_, options_, a_.server_timeout,
                                                       [&server] { return server->running(); });
             if (!ready) {
                 const auto why = server->running()
@@ -549,10 +688,11 @@ private:
             }
         }
         try {
-            const auto info = load::read_models(where_, a_.api_key, a_.model);
-            const auto w = prepare_workload(a_, where_, info);
+            const auto info = load::read_models(where_, options_, a_.model);
+            const auto w = prepare_workload(a_, where_, options_, info);
+            if (!w.sessions.empty()) throw usage_error("a session workload is not swept (give --sessions-in-flight)");
             boost::asio::io_context io;
-            load::driver driver(io, where_, {.api_key = a_.api_key, .timeout = a_.timeout});
+            load::driver driver = make_driver(io, where_, options_, a_);
             for (const auto& [label, level] : todo) {
                 run_point point;
                 point.label = label;
@@ -591,6 +731,7 @@ private:
 
     const load_args& a_;
     const load::endpoint& where_;
+    load::http_options options_;
     fs::path dir_;
     load::dimension swept_;
     std::vector<load::dimension> grid_;
@@ -602,8 +743,10 @@ private:
 load::token_counter server_token_counter_for(const std::string& url, const std::string& api_key,
                                              const std::string& model) {
     const auto where = load::parse_url(url);
-    const auto server = load::read_models(where, api_key, model);
-    auto counter = load::server_token_counter(where, api_key, server.model);
+    load::http_options options{.api_key = api_key};
+    if (where.tls) options.tls = load::make_tls_context({});
+    const auto server = load::read_models(where, options, model);
+    auto counter = load::server_token_counter(where, options, server.model);
     counter.text("hello");
     return counter;
 }

@@ -18,6 +18,11 @@ struct load_args {
     std::string url;
     std::string model; // empty: the first model /v1/models lists
     std::string api_key;
+    std::string api_key_env;            // the key is read from this variable (never logged)
+    std::vector<std::string> headers;   // "Name: value", sent with every request (values never logged)
+    std::string cacert;                 // HTTPS: trust this CA file instead of the system's store
+    bool insecure = false;              // HTTPS: no certificate verification
+    std::string endpoint = "auto";      // auto (chat or completions by the row), responses
     std::string workload;
     std::string output;
     std::string label;
@@ -38,6 +43,9 @@ struct load_args {
     double timeout = 600;
     std::string extra; // JSON object merged into every request body
     std::optional<std::int32_t> max_tokens; // overrides the workload's
+    double cancel_rate = 0;                 // share of requests the driver aborts
+    std::string cancel_after;               // seconds after sending, a distribution (load/distribution.hpp)
+    std::int32_t sessions_in_flight = 0;    // multi-turn workloads: sessions running at once
     // Context budget.
     bool no_budget = false;
     std::int32_t margin = 16;
@@ -57,10 +65,20 @@ struct load_args {
 };
 
 inline void add_load_options(CLI::App& cmd, load_args& a) {
-    cmd.add_option("--url", a.url, "Server base URL, http://HOST:PORT (plain HTTP only)")->required();
+    cmd.add_option("--url", a.url, "Server base URL, http[s]://HOST[:PORT]")->required();
     cmd.add_option("--model", a.model, "Model to request (default: the first one /v1/models lists)");
     cmd.add_option("--api-key", a.api_key, "Sent as 'Authorization: Bearer KEY' (default: $OPENAI_API_KEY)")
         ->envname("OPENAI_API_KEY");
+    cmd.add_option("--api-key-env", a.api_key_env, "Read the API key from this environment variable instead");
+    cmd.add_option("--header", a.headers, "'Name: value' sent with every request (repeatable; the log keeps "
+                                          "only the names)");
+    cmd.add_option("--cacert", a.cacert, "HTTPS: PEM file of the CA(s) to trust instead of the system's")
+        ->check(CLI::ExistingFile);
+    cmd.add_flag("--insecure", a.insecure, "HTTPS: do not verify the server's certificate");
+    cmd.add_option("--endpoint", a.endpoint, "API: auto (chat/completions for messages, completions for prompt "
+                                             "rows) or responses (the Responses API, /v1/responses)")
+        ->check(CLI::IsMember({"auto", "responses"}))
+        ->capture_default_str();
     cmd.add_option("--workload", a.workload, "Workload JSONL: {\"messages\":[...],\"max_tokens\":N,...} or "
                                              "{\"prompt\":...} per line (see `servestat workload`)");
     cmd.add_option("-o,--output", a.output, "Log file (JSONL); with --sweep or --grid a directory")->required();
@@ -88,6 +106,13 @@ inline void add_load_options(CLI::App& cmd, load_args& a) {
     cmd.add_option("--warmup", a.warmup, "Requests sent first and left out of the log");
 
     cmd.add_flag("--no-stream", a.no_stream, "Ask for whole responses (no TTFT or ITL then)");
+    cmd.add_option("--cancel-rate", a.cancel_rate, "Share of requests aborted mid-stream (0-1), logged as cancelled")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd.add_option("--cancel-after", a.cancel_after, "Seconds after sending when a cancelled request is aborted: "
+                                                     "a number or a distribution, e.g. uniform:0.5:2");
+    cmd.add_option("--sessions-in-flight", a.sessions_in_flight, "Multi-turn workloads: sessions running at once "
+                                                                 "(turns within a session run in order)")
+        ->check(CLI::PositiveNumber);
     cmd.add_option("--timeout", a.timeout, "Seconds a request may take; then it is logged as a timeout")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

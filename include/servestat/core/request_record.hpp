@@ -36,6 +36,12 @@ struct request_record {
     std::optional<double> server_queue;
     std::optional<double> server_prefill;
     std::optional<double> server_decode;
+    // What servestat's own driver adds: how its connection was opened, and multi-turn sessions.
+    std::optional<double> connect_time;           // TCP connect of the connection this request opened
+    std::optional<double> tls_time;               // its TLS handshake
+    std::optional<std::int32_t> cached_tokens;    // prompt tokens the server's prefix cache served
+    std::optional<std::int32_t> turn;             // the request's turn in its session, 1 = first
+    std::optional<std::int32_t> cacheable_tokens; // the most of the prompt a prefix cache could hold
 
     void clear() noexcept {
         t_sched.reset(); t_sent.reset(); t_first.reset(); t_end.reset();
@@ -46,6 +52,7 @@ struct request_record {
         error.clear();
         itl.clear();
         server_queue.reset(); server_prefill.reset(); server_decode.reset();
+        connect_time.reset(); tls_time.reset(); cached_tokens.reset(); turn.reset(); cacheable_tokens.reset();
     }
 };
 
@@ -59,7 +66,9 @@ inline bool identical(const request_record& a, const request_record& b) {
     return same_optional(a.t_sched, b.t_sched) && same_optional(a.t_sent, b.t_sent) &&
            same_optional(a.t_first, b.t_first) && same_optional(a.t_end, b.t_end) &&
            same_optional(a.server_queue, b.server_queue) && same_optional(a.server_prefill, b.server_prefill) &&
-           same_optional(a.server_decode, b.server_decode) && a.prompt_tokens == b.prompt_tokens &&
+           same_optional(a.server_decode, b.server_decode) && same_optional(a.connect_time, b.connect_time) &&
+           same_optional(a.tls_time, b.tls_time) && a.cached_tokens == b.cached_tokens && a.turn == b.turn &&
+           a.cacheable_tokens == b.cacheable_tokens && a.prompt_tokens == b.prompt_tokens &&
            a.output_tokens == b.output_tokens && a.max_tokens == b.max_tokens &&
            a.prompt_tokens_original == b.prompt_tokens_original && a.trimmed == b.trimmed && a.status == b.status &&
            a.http_status == b.http_status && a.error == b.error &&
@@ -85,7 +94,8 @@ inline std::optional<record_fault> time_fault(const request_record& r) {
     // branch-free arithmetic, and the field named only when there is a fault.
     const auto in_range = [](const std::optional<double>& t) { return !t || std::fabs(*t) <= max_seconds; };
     bool usable = in_range(r.t_sched) & in_range(r.t_sent) & in_range(r.t_first) & in_range(r.t_end) &
-                  in_range(r.server_queue) & in_range(r.server_prefill) & in_range(r.server_decode);
+                  in_range(r.server_queue) & in_range(r.server_prefill) & in_range(r.server_decode) &
+                  in_range(r.connect_time) & in_range(r.tls_time);
     for (double gap : r.itl) usable &= std::fabs(gap) <= max_seconds;
     if (usable) return std::nullopt;
     const auto fault = [](std::string_view field, double t) {
@@ -98,7 +108,9 @@ inline std::optional<record_fault> time_fault(const request_record& r) {
                                    {"t_end", r.t_end},
                                    {"server_queue", r.server_queue},
                                    {"server_prefill", r.server_prefill},
-                                   {"server_decode", r.server_decode}})
+                                   {"server_decode", r.server_decode},
+                                   {"connect_time", r.connect_time},
+                                   {"tls_time", r.tls_time}})
         if (t && out_of_range(*t)) return fault(field, *t);
     for (double gap : r.itl)
         if (out_of_range(gap)) return fault("itl", gap);

@@ -77,6 +77,11 @@ public:
         push_optional(server_decode_, row, r.server_decode, absent_time);
         push_optional(prompt_tokens_original_, row, r.prompt_tokens_original, absent_count);
         push_optional(trimmed_, row, to_tristate(r.trimmed), std::int8_t{-1});
+        push_optional(connect_time_, row, r.connect_time, absent_time);
+        push_optional(tls_time_, row, r.tls_time, absent_time);
+        push_optional(cached_tokens_, row, r.cached_tokens, absent_count);
+        push_optional(turn_, row, r.turn, absent_count);
+        push_optional(cacheable_tokens_, row, r.cacheable_tokens, absent_count);
         push_itl(row, r.itl);
     }
 
@@ -115,6 +120,11 @@ public:
         append_optional(server_decode_, rows, other.server_decode_, more_rows, absent_time);
         append_optional(prompt_tokens_original_, rows, other.prompt_tokens_original_, more_rows, absent_count);
         append_optional(trimmed_, rows, other.trimmed_, more_rows, std::int8_t{-1});
+        append_optional(connect_time_, rows, other.connect_time_, more_rows, absent_time);
+        append_optional(tls_time_, rows, other.tls_time_, more_rows, absent_time);
+        append_optional(cached_tokens_, rows, other.cached_tokens_, more_rows, absent_count);
+        append_optional(turn_, rows, other.turn_, more_rows, absent_count);
+        append_optional(cacheable_tokens_, rows, other.cacheable_tokens_, more_rows, absent_count);
         append_itl(rows, more_rows, other);
         other = request_table{};
     }
@@ -137,6 +147,11 @@ public:
         if (!prompt_tokens_original_.empty())
             r.prompt_tokens_original = as_optional(prompt_tokens_original_[i]);
         if (!trimmed_.empty() && trimmed_[i] >= 0) r.trimmed = trimmed_[i] == 1;
+        if (!connect_time_.empty()) r.connect_time = as_optional(connect_time_[i]);
+        if (!tls_time_.empty()) r.tls_time = as_optional(tls_time_[i]);
+        if (!cached_tokens_.empty()) r.cached_tokens = as_optional(cached_tokens_[i]);
+        if (!turn_.empty()) r.turn = as_optional(turn_[i]);
+        if (!cacheable_tokens_.empty()) r.cacheable_tokens = as_optional(cacheable_tokens_[i]);
         const auto gaps = itl(i);
         r.itl.assign(gaps.begin(), gaps.end());
         return r;
@@ -158,6 +173,7 @@ public:
         add(status_); add(http_status_); add(error_rows_); add(error_ids_);
         add(server_queue_); add(server_prefill_); add(server_decode_);
         add(prompt_tokens_original_); add(trimmed_); add(itl_values_); add(itl_offsets_);
+        add(connect_time_); add(tls_time_); add(cached_tokens_); add(turn_); add(cacheable_tokens_);
         return total + prompt_tokens_.memory_bytes() + output_tokens_.memory_bytes() + max_tokens_.memory_bytes();
     }
 
@@ -172,6 +188,11 @@ public:
     std::span<const double> server_prefill() const noexcept { return server_prefill_; }
     std::span<const double> server_decode() const noexcept { return server_decode_; }
     std::span<const std::int32_t> prompt_tokens_original() const noexcept { return prompt_tokens_original_; }
+    std::span<const double> connect_time() const noexcept { return connect_time_; }
+    std::span<const double> tls_time() const noexcept { return tls_time_; }
+    std::span<const std::int32_t> cached_tokens() const noexcept { return cached_tokens_; }
+    std::span<const std::int32_t> turn() const noexcept { return turn_; }
+    std::span<const std::int32_t> cacheable_tokens() const noexcept { return cacheable_tokens_; }
     bool has_itl() const noexcept { return !itl_offsets_.empty(); }
 
     std::string_view error(std::size_t i) const { return errors_.at(error_id(i)); }
@@ -340,6 +361,8 @@ private:
     std::vector<double> server_queue_, server_prefill_, server_decode_;
     std::vector<std::int32_t> prompt_tokens_original_;
     std::vector<std::int8_t> trimmed_;
+    std::vector<double> connect_time_, tls_time_;
+    std::vector<std::int32_t> cached_tokens_, turn_, cacheable_tokens_;
     std::vector<double> itl_values_;
     std::vector<std::size_t> itl_offsets_; // size() + 1 entries once any request has gaps
 };

@@ -28,7 +28,7 @@ namespace servestat::detail {
 // The fields of a canonical request line; the simdjson path names them the same way.
 enum class canonical_field { unknown, t_sched, t_sent, t_first, t_end, prompt_tokens, output_tokens, max_tokens,
                              status, http_status, error, itl, server_queue, server_prefill, server_decode, trimmed,
-                             prompt_tokens_original };
+                             prompt_tokens_original, connect_time, tls_time, cached_tokens, turn, cacheable_tokens };
 
 // Whether `key` spells `name`, its length already known equal: a few overlapping word compares
 // against constants (memcmp, which GCC calls for sizes like 7 or 13, was 6 % of reading a log).
@@ -53,6 +53,7 @@ template <std::size_t N>
     using f = canonical_field;
     switch (key.size()) {
     case 3: return spells(key, "itl") ? f::itl : f::unknown;
+    case 4: return spells(key, "turn") ? f::turn : f::unknown;
     case 5:
         if (key[0] == 't') return spells(key, "t_end") ? f::t_end : f::unknown;
         return spells(key, "error") ? f::error : f::unknown;
@@ -64,14 +65,19 @@ template <std::size_t N>
         if (key[2] == 'f') return spells(key, "t_first") ? f::t_first : f::unknown;
         if (key[2] == 's') return spells(key, "t_sched") ? f::t_sched : f::unknown;
         return spells(key, "trimmed") ? f::trimmed : f::unknown;
+    case 8: return spells(key, "tls_time") ? f::tls_time : f::unknown;
     case 10: return spells(key, "max_tokens") ? f::max_tokens : f::unknown;
     case 11: return spells(key, "http_status") ? f::http_status : f::unknown;
-    case 12: return spells(key, "server_queue") ? f::server_queue : f::unknown;
+    case 12:
+        if (key[0] == 'c') return spells(key, "connect_time") ? f::connect_time : f::unknown;
+        return spells(key, "server_queue") ? f::server_queue : f::unknown;
     case 13:
         if (key[0] == 'p') return spells(key, "prompt_tokens") ? f::prompt_tokens : f::unknown;
         if (key[0] == 'o') return spells(key, "output_tokens") ? f::output_tokens : f::unknown;
+        if (key[0] == 'c') return spells(key, "cached_tokens") ? f::cached_tokens : f::unknown;
         return spells(key, "server_decode") ? f::server_decode : f::unknown;
     case 14: return spells(key, "server_prefill") ? f::server_prefill : f::unknown;
+    case 16: return spells(key, "cacheable_tokens") ? f::cacheable_tokens : f::unknown;
     case 22: return spells(key, "prompt_tokens_original") ? f::prompt_tokens_original : f::unknown;
     default: return f::unknown;
     }
@@ -296,6 +302,11 @@ private:
         case f::server_queue: return time(r.server_queue);
         case f::server_prefill: return time(r.server_prefill);
         case f::server_decode: return time(r.server_decode);
+        case f::connect_time: return time(r.connect_time);
+        case f::tls_time: return time(r.tls_time);
+        case f::cached_tokens: return count_field(r.cached_tokens);
+        case f::turn: return count_field(r.turn);
+        case f::cacheable_tokens: return count_field(r.cacheable_tokens);
         case f::prompt_tokens: return count_field(r.prompt_tokens);
         case f::output_tokens: return count_field(r.output_tokens);
         case f::max_tokens: return count_field(r.max_tokens);

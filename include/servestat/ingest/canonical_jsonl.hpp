@@ -155,6 +155,11 @@ public:
         case field::server_decode: return read_time(key, v, r.server_decode);
         case field::trimmed: return read_bool(key, v, r.trimmed);
         case field::prompt_tokens_original: return read_count(key, v, r.prompt_tokens_original);
+        case field::connect_time: return read_time(key, v, r.connect_time);
+        case field::tls_time: return read_time(key, v, r.tls_time);
+        case field::cached_tokens: return read_count(key, v, r.cached_tokens);
+        case field::turn: return read_count(key, v, r.turn);
+        case field::cacheable_tokens: return read_count(key, v, r.cacheable_tokens);
         case field::unknown: break;
         }
         return std::nullopt; // unknown keys (id, anything newer) are ignored
@@ -261,8 +266,11 @@ public:
             return field_error{"t_sent", "t_sent is before t_sched (negative client queue time)"};
         for (auto [name, value] : {std::pair{"server_queue", r.server_queue},
                                    std::pair{"server_prefill", r.server_prefill},
-                                   std::pair{"server_decode", r.server_decode}})
+                                   std::pair{"server_decode", r.server_decode},
+                                   std::pair{"connect_time", r.connect_time},
+                                   std::pair{"tls_time", r.tls_time}})
             if (value && *value < 0) return field_error{name, "must not be negative"};
+        if (r.turn && *r.turn < 1) return field_error{"turn", "turns count from 1"};
         return std::nullopt;
     }
 

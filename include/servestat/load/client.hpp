@@ -4,21 +4,23 @@
 #include <array>       // std::array
 #include <chrono>      // std::chrono::steady_clock, duration
 #include <cstddef>     // std::size_t
-#include <cstdint>     // std::uint64_t
+#include <cstdint>     // std::int32_t, std::uint64_t
 #include <limits>      // std::numeric_limits
+#include <memory>      // std::shared_ptr
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
-#include <utility>     // std::exchange (Boost 1.74's awaitable.hpp uses it without the include), std::move
+#include <utility>     // std::exchange (Boost 1.74's awaitable.hpp uses it without the include), std::move, std::pair
+#include <vector>      // std::vector
 
 #include <boost/asio/awaitable.hpp>     // boost::asio::awaitable
 #include <boost/asio/connect.hpp>       // boost::asio::async_connect
 #include <boost/asio/ip/tcp.hpp>        // boost::asio::ip::tcp
+#include <boost/asio/ssl/context.hpp>   // boost::asio::ssl::context
 #include <boost/asio/redirect_error.hpp> // boost::asio::redirect_error
 #include <boost/asio/use_awaitable.hpp> // boost::asio::use_awaitable
 #include <boost/beast/core/error.hpp>        // boost::beast::error
 #include <boost/beast/core/flat_buffer.hpp>  // boost::beast::flat_buffer
-#include <boost/beast/core/tcp_stream.hpp>   // boost::beast::tcp_stream
 #include <boost/beast/http/buffer_body.hpp>  // boost::beast::http::buffer_body
 #include <boost/beast/http/error.hpp>        // boost::beast::http::error::need_buffer
 #include <boost/beast/http/message.hpp>      // boost::beast::http::request
@@ -32,6 +34,7 @@
 #include "servestat/load/log_writer.hpp"  // request_result
 #include "servestat/load/response.hpp"    // response_reader, parse_timings_header
 #include "servestat/load/stream_reader.hpp" // stream_reader
+#include "servestat/load/transport.hpp"     // client_stream, connect_timing, tls_options
 
 namespace servestat::load {
 
@@ -41,24 +44,27 @@ namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using steady = std::chrono::steady_clock;
 
-// Where the server is: http://host[:port][/prefix]. TLS is not supported: load tests run next to the
-// server, and a TLS handshake per connection would be measured as the server's latency.
+// Where the server is: http[s]://host[:port][/prefix].
 struct endpoint {
     std::string host;
     std::string port = "80";
     std::string prefix; // e.g. "/v1" stripped: paths below are absolute; a proxy prefix stays
-    std::string url() const { return fmt::format("http://{}:{}{}", host, port, prefix); }
+    bool tls = false;   // https://
+    std::string url() const { return fmt::format("{}://{}:{}{}", tls ? "https" : "http", host, port, prefix); }
 };
 
 inline endpoint parse_url(std::string_view url) {
-    constexpr std::string_view scheme = "http://";
-    if (url.starts_with("https://"))
-        throw usage_error(fmt::format("--url {}: only plain HTTP is supported (no TLS); run the load test "
-                                      "next to the server or through a local port forward",
-                                      url));
-    if (!url.starts_with(scheme)) throw usage_error(fmt::format("--url {}: expected http://HOST[:PORT]", url));
-    auto rest = url.substr(scheme.size());
     endpoint out;
+    std::string_view rest;
+    if (url.starts_with("https://")) {
+        out.tls = true;
+        out.port = "443";
+        rest = url.substr(8);
+    } else if (url.starts_with("http://")) {
+        rest = url.substr(7);
+    } else {
+        throw usage_error(fmt::format("--url {}: expected http://HOST[:PORT] or https://HOST[:PORT]", url));
+    }
     if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
         out.prefix = std::string(rest.substr(slash));
         rest = rest.substr(0, slash);
@@ -74,21 +80,39 @@ inline endpoint parse_url(std::string_view url) {
         out.host = std::string(rest);
     }
     if (out.host.empty() || out.port.empty() || out.port.find_first_not_of("0123456789") != std::string::npos)
-        throw usage_error(fmt::format("--url {}: expected http://HOST[:PORT]", url));
+        throw usage_error(fmt::format("--url {}: expected http[s]://HOST[:PORT]", url));
     return out;
 }
 
 struct http_options {
     std::string api_key;             // sent as "Authorization: Bearer KEY" when not empty
+    std::vector<std::pair<std::string, std::string>> headers; // --header, sent with every request
     double timeout = 600;            // seconds from sending to the last byte; then status timeout
     std::size_t max_body_bytes = 64 << 20;
+    std::shared_ptr<net::ssl::context> tls; // set for https:// endpoints
 };
+
+// "Name: value" (--header) as a pair; throws usage_error for anything else.
+inline std::pair<std::string, std::string> parse_header(std::string_view text) {
+    const auto colon = text.find(':');
+    auto name = text.substr(0, colon);
+    const bool token = !name.empty() && name.find_first_of(" \t()<>@,;:\\\"/[]?={}") == std::string_view::npos;
+    if (colon == std::string_view::npos || !token)
+        throw usage_error(fmt::format("--header '{}': expected 'Name: value'", text));
+    auto value = text.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    if (value.find_first_of("\r\n") != std::string_view::npos)
+        throw usage_error(fmt::format("--header '{}': a value cannot span lines", name));
+    return {std::string(name), std::string(value)};
+}
 
 // A request ready to send: everything that could fail before the network is done already.
 struct prepared_request {
     std::string target; // "/v1/chat/completions"
     std::string body;   // JSON
     bool stream = true;
+    api_protocol protocol = api_protocol::chat_completions;
+    bool keep_reply = false; // keep the reply's text and id (a session's next turn needs them)
 };
 
 namespace detail {
@@ -123,21 +147,22 @@ public:
 
     bool is_open() const { return stream_.has_value(); }
     void close() {
-        if (stream_) {
-            beast::error_code ignored;
-            stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
-            stream_->close();
-        }
+        if (stream_) stream_->close();
         stream_.reset();
         buffer_.clear();
     }
     steady::time_point last_used() const { return last_used_; }
 
-    // Sends the request and fills out's timing, tokens and status; t_sent is stamped here. Never
-    // throws for what a server or network does: those are data (status transport/timeout/error).
-    net::awaitable<void> send(const prepared_request& request, steady::time_point run_start, request_result& out) {
+    // Sends the request and fills out's timing, tokens and status. t_sent is stamped when the
+    // connection is ready, just before the request is written: opening one is timed apart
+    // (connect_time, tls_time on the request that opened it). Never throws for what a server or
+    // network does: those are data (status transport/timeout/error).
+    // `cancel_after`: the driver aborts the request this many seconds after t_sent (--cancel-rate).
+    net::awaitable<void> send(const prepared_request& request, steady::time_point run_start, request_result& out,
+                              std::optional<double> cancel_after = std::nullopt) {
+        cancel_after_ = cancel_after;
         out.t_sent = detail::seconds_since(run_start);
-        // One deadline for connecting, writing and reading, counted from t_sent.
+        // One deadline for connecting, writing and reading, counted from the start of sending.
         const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
                                                   std::chrono::duration<double>(options_.timeout));
         // A reused connection the server has closed meanwhile fails before any byte of the response
@@ -152,7 +177,7 @@ public:
             } catch (const boost::system::system_error& e) {
                 close();
                 if (attempt == 0 && reused && !response_started && !timed_out(e.code()) && !cancelled_) continue;
-                record_failure(out, e.code(), run_start);
+                record_failure(out, e, run_start);
                 co_return;
             } catch (const response_error& e) {
                 record_malformed(out, e.what(), run_start);
@@ -165,7 +190,7 @@ public:
     }
 
     // Connects ahead of the first request (a closed loop's clients exist before its clock starts);
-    // a failure is left for that request to meet and log.
+    // a failure is left for that request to meet and log. The time it took goes on that request.
     net::awaitable<void> open() {
         if (stream_) co_return;
         try {
@@ -186,10 +211,8 @@ private:
     static bool timed_out(const boost::system::error_code& ec) { return ec == beast::error::timeout; }
 
     net::awaitable<void> connect(steady::time_point deadline) {
-        stream_.emplace(executor_);
-        stream_->expires_at(deadline);
-        co_await stream_->async_connect(addresses_, net::use_awaitable);
-        stream_->socket().set_option(tcp::no_delay(true));
+        stream_.emplace(executor_, options_.tls.get());
+        unreported_ = co_await stream_->open(addresses_, where_.host, deadline);
     }
 
     // A failed request keeps when it ended and why, not the partial stream before the failure.
@@ -207,23 +230,53 @@ private:
         fail(out, request_status::error, fmt::format("malformed response: {}", what));
     }
 
-    void record_failure(request_result& out, const boost::system::error_code& ec, steady::time_point run_start) {
+    // A planned cancellation (--cancel-rate) keeps what arrived before it: the tokens received are
+    // part of what the run did to the server.
+    void record_failure(request_result& out, const boost::system::system_error& e, steady::time_point run_start) {
         out.t_end = detail::seconds_since(run_start);
-        if (cancelled_) fail(out, request_status::cancelled, "cancelled: the run was stopped");
-        else if (timed_out(ec)) fail(out, request_status::timeout, fmt::format("no complete response within {} s", options_.timeout));
-        else fail(out, request_status::transport, fmt::format("transport: {}", ec.message()));
+        if (cancelled_) {
+            fail(out, request_status::cancelled, "cancelled: the run was stopped");
+        } else if (planned_cancel_ && timed_out(e.code())) {
+            out.status = request_status::cancelled;
+            out.error = fmt::format("cancelled by the driver {:.3f} s after sending (--cancel-rate)", *cancel_after_);
+            out.output_tokens = out.t_first ? static_cast<std::int32_t>(out.itl.size()) + 1 : 0;
+        } else if (timed_out(e.code())) {
+            fail(out, request_status::timeout, fmt::format("no complete response within {} s", options_.timeout));
+        } else {
+            // what(): the code's message, after the TLS handshake's reason when it has one.
+            fail(out, request_status::transport, fmt::format("transport: {}", e.what()));
+        }
     }
 
     net::awaitable<void> exchange(const prepared_request& request, steady::time_point run_start, request_result& out,
                                   steady::time_point deadline, bool& response_started) {
         if (!stream_) co_await connect(deadline);
-        stream_->expires_at(deadline);
+        if (unreported_) {
+            out.connect_time = unreported_->connect;
+            out.tls_time = unreported_->tls;
+            unreported_.reset();
+        }
+        out.t_sent = detail::seconds_since(run_start);
+        // A planned cancellation is the stream's deadline coming early: Beast then closes the socket,
+        // which is how an HTTP/1.1 client aborts a request (the server sees the disconnect).
+        planned_cancel_ = false;
+        auto expiry = deadline;
+        if (cancel_after_) {
+            const auto cancel_at = steady::now() + std::chrono::duration_cast<steady::duration>(
+                                                       std::chrono::duration<double>(*cancel_after_));
+            if (cancel_at < deadline) {
+                expiry = cancel_at;
+                planned_cancel_ = true;
+            }
+        }
+        stream_->lowest().expires_at(expiry);
         http::request<http::string_body> req{http::verb::post, where_.prefix + request.target, 11};
         req.set(http::field::host, where_.host);
         req.set(http::field::content_type, "application/json");
         req.set(http::field::accept, request.stream ? "text/event-stream" : "application/json");
         req.set(http::field::user_agent, "servestat-load/0.1");
         if (!options_.api_key.empty()) req.set(http::field::authorization, "Bearer " + options_.api_key);
+        for (const auto& [name, value] : options_.headers) req.set(name, value);
         req.keep_alive(true);
         req.body() = request.body;
         req.prepare_payload();
@@ -240,9 +293,9 @@ private:
             set_timings(out, parse_timings_header(std::string_view(header->value().data(), header->value().size())));
         const bool is_event_stream = parser.get()[http::field::content_type].starts_with("text/event-stream");
         if (out.http_status == 200 && request.stream && is_event_stream)
-            co_await read_stream(parser, run_start, out);
+            co_await read_stream(parser, run_start, out, request);
         else
-            co_await read_whole(parser, run_start, out, request.stream);
+            co_await read_whole(parser, run_start, out, request);
         if (!parser.keep_alive()) close();
     }
 
@@ -251,6 +304,14 @@ private:
         out.server_queue = t->queue;
         out.server_prefill = t->prefill;
         out.server_decode = t->decode;
+    }
+
+    // What every reading may carry besides content: usage, timings, the reply's id.
+    static void take_reading(request_result& out, const response_info& info) {
+        if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
+        if (info.cached_tokens) out.cached_tokens = *info.cached_tokens;
+        if (info.response_id) out.response_id = *info.response_id;
+        set_timings(out, info.timings);
     }
 
     // Reads the body into `body`, at most max_body_bytes of it.
@@ -278,7 +339,7 @@ private:
     }
 
     net::awaitable<void> read_whole(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
-                                    request_result& out, bool asked_for_stream) {
+                                    request_result& out, const prepared_request& request) {
         std::string body;
         co_await read_body(parser, body);
         out.t_end = detail::seconds_since(run_start);
@@ -287,21 +348,23 @@ private:
             out.error = detail::error_message_of(body);
             co_return;
         }
-        if (asked_for_stream) throw response_error("asked for a stream, got a response that is not text/event-stream");
+        if (request.stream) throw response_error("asked for a stream, got a response that is not text/event-stream");
+        reader_.keep_text(request.keep_reply);
         const auto info = reader_.read(body);
         if (info.error) {
             fail(out, request_status::error, *info.error);
             co_return;
         }
-        if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
+        take_reading(out, info);
         out.output_tokens = info.completion_tokens.value_or(0);
-        set_timings(out, info.timings);
+        if (request.keep_reply) out.reply = info.text;
         out.status = request_status::ok;
     }
 
     net::awaitable<void> read_stream(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
-                                     request_result& out) {
-        stream_reader stream(reader_);
+                                     request_result& out, const prepared_request& request) {
+        reader_.keep_text(request.keep_reply);
+        stream_reader stream(reader_, request.protocol);
         piece_buffer piece{};
         double last_content = 0;
         while (!parser.is_done()) {
@@ -313,9 +376,9 @@ private:
                     if (stream.content_chunks() == 1) out.t_first = now;
                     else out.itl.push_back(now - last_content);
                     last_content = now;
+                    if (request.keep_reply) out.reply.append(info.text);
                 }
-                if (info.prompt_tokens) out.prompt_tokens = *info.prompt_tokens;
-                set_timings(out, info.timings);
+                take_reading(out, info);
             });
         }
         out.t_end = detail::seconds_since(run_start);
@@ -328,11 +391,14 @@ private:
     const endpoint& where_;
     const tcp::resolver::results_type& addresses_;
     const http_options& options_;
-    std::optional<beast::tcp_stream> stream_;
+    std::optional<client_stream> stream_;
+    std::optional<connect_timing> unreported_; // how the open connection was opened, until a request logs it
     beast::flat_buffer buffer_;
     response_reader reader_;
     steady::time_point last_used_{};
     bool cancelled_ = false;
+    std::optional<double> cancel_after_; // the current request's
+    bool planned_cancel_ = false;        // its deadline is its cancel_after_
 };
 
 } // namespace servestat::load

@@ -11,6 +11,7 @@
 #include <memory>        // std::unique_ptr, std::make_unique
 #include <optional>      // std::optional
 #include <string>        // std::string, std::to_string
+#include <string_view>   // std::string_view
 #include <unordered_set> // std::unordered_set
 #include <utility>       // std::exchange (Boost 1.74's awaitable.hpp uses it without the include), std::move
 #include <vector>        // std::vector
@@ -23,6 +24,7 @@
 
 #include "servestat/core/errors.hpp"  // error, usage_error
 #include "servestat/load/client.hpp"  // connection, endpoint, http_options, prepared_request
+#include "servestat/load/session.hpp" // conversation, session_script, session_request_options
 
 namespace servestat::load {
 
@@ -54,6 +56,17 @@ struct run_totals {
     std::size_t ok = 0;
     double wall_seconds = 0;
     bool stopped = false; // stop() ended it early
+    std::size_t connections = 0;     // opened during the run (a closed loop's before its clock too)
+    std::size_t turns_not_sent = 0;  // sessions: later turns of sessions whose turn failed
+};
+
+// A multi-turn run: `in_flight` sessions at once, each running its turns in order (a turn is sent
+// its think time after the previous reply ended), a new session starting when one ends; the
+// sessions in file order, until `sessions` of them or `duration` seconds (no session starts after).
+struct session_pattern {
+    std::int32_t in_flight = 1;
+    std::optional<std::size_t> sessions;
+    std::optional<double> duration;
 };
 
 // Servers close idle keep-alive connections (uvicorn, under vLLM, after 5 s); an open loop does not
@@ -64,6 +77,8 @@ class driver {
 public:
     using plan_function = std::function<const planned_request&(std::size_t index)>;
     using result_function = std::function<void(const request_result&)>;
+    // When (seconds after sending) the driver aborts the request with this key, or nothing.
+    using cancel_function = std::function<std::optional<double>(std::size_t key)>;
 
 private:
     struct state {
@@ -82,6 +97,10 @@ private:
         net::steady_timer slot;           // cancelled when an open-loop request ends
         net::signal_set* signals = nullptr;
         std::size_t live = 0; // coroutines of this run still going
+        std::size_t connections = 0;
+        // Sessions.
+        std::vector<net::steady_timer*> thinking; // think-time waits, cancelled by stop()
+        std::size_t turns_not_sent = 0;
 
         state(net::io_context& io, const load_pattern& p, const plan_function& f, const result_function& r)
             : pattern(p), plan(f), on_result(r), start(steady::now()), slot(io) {}
@@ -97,6 +116,7 @@ public:
     }
 
     const endpoint& where() const { return where_; }
+    void set_cancellation(cancel_function f) { cancel_ = std::move(f); }
     const tcp::resolver::results_type& addresses() const { return addresses_; }
     const http_options& options() const { return options_; }
 
@@ -112,27 +132,29 @@ public:
             clients = open_connections(count);
         }
         state s(io_, pattern, plan, on_result);
-        state_ = &s;
-        // SIGINT/SIGTERM end the run as stop() does; the log keeps every request that completed.
-        net::signal_set signals(io_, SIGINT, SIGTERM);
-        s.signals = &signals;
-        signals.async_wait([this](const boost::system::error_code& ec, int) {
-            if (!ec) stop();
+        return run_state(s, [&] {
+            if (pattern.is_open_loop()) {
+                spawn(s, dispatch(s));
+            } else {
+                for (auto& client : clients) spawn(s, closed_client(s, *client));
+            }
         });
-        if (pattern.is_open_loop()) {
-            spawn(s, dispatch(s));
-        } else {
-            for (auto& client : clients) spawn(s, closed_client(s, *client));
-        }
-        io_.restart();
-        try {
-            io_.run();
-        } catch (...) {
-            state_ = nullptr;
-            throw;
-        }
-        state_ = nullptr;
-        return {s.sent, s.ok, detail::seconds_since(s.start), s.stopping};
+    }
+
+    // Runs sessions (see session_pattern); `on_result` sees every turn as it completes.
+    run_totals run_sessions(const session_pattern& pattern, const std::vector<session_script>& scripts,
+                            const session_request_options& options, const result_function& on_result) {
+        if (pattern.in_flight <= 0) throw usage_error("--sessions-in-flight must be at least 1");
+        auto count = std::min(static_cast<std::size_t>(pattern.in_flight), scripts.size());
+        if (pattern.sessions) count = std::min(count, *pattern.sessions);
+        auto clients = open_connections(count);
+        const load_pattern unused;
+        const plan_function no_plan;
+        state s(io_, unused, no_plan, on_result);
+        session_run run{pattern, scripts, options};
+        return run_state(s, [&] {
+            for (auto& client : clients) spawn(s, session_client(s, run, *client));
+        });
     }
 
     // Ends the run early: nothing new starts, requests in flight end as `cancelled`. Call it from the
@@ -142,10 +164,41 @@ public:
         state_->stopping = true;
         if (state_->due) state_->due->cancel();
         state_->slot.cancel();
+        for (auto* t : state_->thinking) t->cancel();
         for (auto* c : state_->active) c->cancel();
     }
 
 private:
+    // What run_sessions shares between its clients.
+    struct session_run {
+        const session_pattern& pattern;
+        const std::vector<session_script>& scripts;
+        const session_request_options& options;
+        std::size_t next = 0;
+        std::unordered_set<std::string_view> systems_sent; // shared system prompts a cache may hold
+    };
+
+    template <class Start>
+    run_totals run_state(state& s, Start&& start) {
+        state_ = &s;
+        // SIGINT/SIGTERM end the run as stop() does; the log keeps every request that completed.
+        net::signal_set signals(io_, SIGINT, SIGTERM);
+        s.signals = &signals;
+        signals.async_wait([this](const boost::system::error_code& ec, int) {
+            if (!ec) stop();
+        });
+        start();
+        io_.restart();
+        try {
+            io_.run();
+        } catch (...) {
+            state_ = nullptr;
+            throw;
+        }
+        state_ = nullptr;
+        return {s.sent, s.ok, detail::seconds_since(s.start), s.stopping, s.connections, s.turns_not_sent};
+    }
+
     // Runs a coroutine of the run; when the last one ends the signal wait is dropped so that
     // io_context::run returns.
     void spawn(state& s, net::awaitable<void> work) {
@@ -171,12 +224,71 @@ private:
         r.max_tokens = p.max_tokens;
         r.prompt_tokens_original = p.prompt_tokens_original;
         r.trimmed = p.trimmed;
+        co_await send_tracked(s, conn, p.http, r, index);
+        s.on_result(r);
+    }
+
+    // Sends on `conn` and counts what the run totals need; `key` picks the request's cancellation.
+    net::awaitable<void> send_tracked(state& s, connection& conn, const prepared_request& request, request_result& r,
+                                      std::size_t key) {
         ++s.sent;
         s.active.insert(&conn);
-        co_await conn.send(p.http, s.start, r);
+        // Decided before the co_await: GCC 12 miscompiles a conditional inside a co_await's operands.
+        std::optional<double> cancel_after;
+        if (cancel_) cancel_after = cancel_(key);
+        co_await conn.send(request, s.start, r, cancel_after);
         s.active.erase(&conn);
         if (r.status == request_status::ok) ++s.ok;
-        s.on_result(r);
+        if (r.connect_time) ++s.connections;
+    }
+
+    bool sessions_done(const state& s, const session_run& run) const {
+        if (s.stopping || run.next >= run.scripts.size()) return true;
+        if (run.pattern.sessions && run.next >= *run.pattern.sessions) return true;
+        return run.pattern.duration && detail::seconds_since(s.start) >= *run.pattern.duration;
+    }
+
+    // One client of a session run: a session's turns in order, then the next session.
+    net::awaitable<void> session_client(state& s, session_run& run, connection& conn) {
+        net::steady_timer think(io_);
+        s.thinking.push_back(&think);
+        while (!sessions_done(s, run)) {
+            const std::size_t session_index = run.next++;
+            const auto& script = run.scripts[session_index];
+            conversation c(script, run.options);
+            auto previous_end = steady::now();
+            while (!c.done() && !s.stopping) {
+                const auto due = previous_end + std::chrono::duration_cast<steady::duration>(
+                                                    std::chrono::duration<double>(c.think_time()));
+                if (c.think_time() > 0) {
+                    think.expires_at(due);
+                    boost::system::error_code ec;
+                    co_await think.async_wait(net::redirect_error(net::use_awaitable, ec));
+                    if (s.stopping) break;
+                }
+                request_result r;
+                r.id = std::to_string(s.sent);
+                r.t_sched = std::chrono::duration<double>(due - s.start).count();
+                r.session = script.id;
+                r.turn = c.next_turn();
+                if (c.next_turn() == 1) {
+                    // A first turn can only hit the shared system prompt, once another session sent it.
+                    const bool sent_before = !script.system.empty() && !run.systems_sent.insert(script.system).second;
+                    r.cacheable_tokens = sent_before ? script.system_tokens : 0;
+                } else {
+                    r.cacheable_tokens = c.carried_tokens();
+                }
+                const auto request = c.next_request();
+                co_await send_tracked(s, conn, request, r, session_index * 1'000'003 + static_cast<std::size_t>(*r.turn));
+                if (r.cacheable_tokens) r.cacheable_tokens = std::min(*r.cacheable_tokens, r.prompt_tokens);
+                previous_end = steady::now();
+                const std::size_t left = script.turns.size() - static_cast<std::size_t>(*r.turn);
+                if (!c.take_reply(r)) s.turns_not_sent += left;
+                s.on_result(r);
+            }
+        }
+        std::erase(s.thinking, &think);
+        conn.close();
     }
 
     bool closed_loop_done(const state& s) const {
@@ -248,6 +360,7 @@ private:
     http_options options_;
     tcp::resolver::results_type addresses_;
     state* state_ = nullptr;
+    cancel_function cancel_;
 };
 
 } // namespace servestat::load

@@ -39,6 +39,14 @@ struct request_result {
     std::string error;
     std::vector<double> itl; // gaps between content chunks after the first
     std::optional<double> server_queue, server_prefill, server_decode;
+    std::optional<double> connect_time, tls_time;   // on the request that opened its connection
+    std::optional<std::int32_t> cached_tokens;       // the server's prompt tokens served from its prefix cache
+    std::string session;                             // a multi-turn session's id, empty otherwise
+    std::optional<std::int32_t> turn;                // 1 = the session's first request
+    std::optional<std::int32_t> cacheable_tokens;    // the most of the prompt a prefix cache could hold
+    // Not logged: what a session's next turn is built from.
+    std::string reply;       // the reply's text (when asked for)
+    std::string response_id; // the Responses API's id of the reply
 };
 
 namespace detail {
@@ -80,6 +88,13 @@ inline std::string log_line(const request_result& r) {
     detail::append_optional_seconds(out, "server_queue", r.server_queue);
     detail::append_optional_seconds(out, "server_prefill", r.server_prefill);
     detail::append_optional_seconds(out, "server_decode", r.server_decode);
+    detail::append_optional_seconds(out, "connect_time", r.connect_time);
+    detail::append_optional_seconds(out, "tls_time", r.tls_time);
+    if (r.cached_tokens) fmt::format_to(std::back_inserter(out), R"(,"cached_tokens":{})", *r.cached_tokens);
+    if (!r.session.empty())
+        out.append(R"(,"session":)").append(nlohmann::json(r.session).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (r.turn) fmt::format_to(std::back_inserter(out), R"(,"turn":{})", *r.turn);
+    if (r.cacheable_tokens) fmt::format_to(std::back_inserter(out), R"(,"cacheable_tokens":{})", *r.cacheable_tokens);
     return out.append("}\n");
 }
 

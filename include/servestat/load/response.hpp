@@ -8,7 +8,8 @@
 #include <string>      // std::string
 #include <string_view> // std::string_view
 
-#include <simdjson.h> // simdjson::dom::parser
+#include <fmt/format.h> // fmt::format
+#include <simdjson.h>   // simdjson::dom::parser
 
 namespace servestat::load {
 
@@ -20,13 +21,21 @@ struct server_timings {
     double decode = 0;
 };
 
+// Which API a request speaks, and so how its stream ends: chat and completions chunks end with
+// `data: [DONE]`, the Responses API with a response.completed (or .incomplete) event.
+enum class api_protocol { chat_completions, responses };
+
 // One stream chunk or one whole response body, reduced to what the log needs.
 struct response_info {
     bool has_content = false; // text, content or reasoning_content not empty: a role-only chunk is not
     std::optional<std::int32_t> prompt_tokens;
     std::optional<std::int32_t> completion_tokens;
+    std::optional<std::int32_t> cached_tokens; // usage.prompt_tokens_details (Responses: input_tokens_details)
     std::optional<server_timings> timings;
     std::optional<std::string> error; // {"error": ...} instead of a completion (vLLM streams these)
+    bool ends_response = false;       // a Responses API terminal event: response.completed or .incomplete
+    std::optional<std::string> response_id; // the Responses API's "resp_..." id
+    std::string text; // the reply's text in this chunk or body, when the reader keeps text
 };
 
 class response_error : public std::runtime_error {
@@ -59,6 +68,22 @@ inline std::optional<std::int32_t> token_count(simdjson::dom::element usage, std
     return static_cast<std::int32_t>(n);
 }
 
+inline std::optional<std::int32_t> cached_count(simdjson::dom::element usage, std::string_view details_key) {
+    simdjson::dom::element details;
+    if (usage[details_key].get(details) || !details.is_object()) return std::nullopt;
+    return token_count(details, "cached_tokens");
+}
+
+// The text a chat or completions choice carries (the reply's words, not reasoning or tool calls).
+inline void append_choice_text(simdjson::dom::element choice, std::string& out) {
+    std::string_view s;
+    if (!choice["text"].get_string().get(s)) out.append(s);
+    for (const char* holder : {"delta", "message"}) {
+        simdjson::dom::element m;
+        if (!choice[holder].get(m) && !m["content"].get_string().get(s)) out.append(s);
+    }
+}
+
 inline std::optional<server_timings> read_timings(simdjson::dom::element root) {
     simdjson::dom::element t;
     if (root["servestat_timings"].get(t)) return std::nullopt;
@@ -82,6 +107,9 @@ inline std::string error_text(simdjson::dom::element e) {
 // documents; a DOM parser that keeps its buffers is what makes 20 000 chunks a second cheap).
 class response_reader {
 public:
+    // Whether read() fills response_info::text (a multi-turn session resends the reply).
+    void keep_text(bool on) noexcept { keep_text_ = on; }
+
     // Throws response_error when the text is not a JSON object.
     response_info read(std::string_view json) {
         simdjson::dom::element root;
@@ -99,21 +127,94 @@ public:
             out.error = detail::error_text(root);
             return out;
         }
+        std::string_view type;
+        if (!root["type"].get_string().get(type)) {
+            if (type.starts_with("response.")) read_response_event(root, type, out);
+            else if (type == "error") out.error = detail::error_text(root);
+            return out;
+        }
+        if (object == "response") {
+            read_response_object(root, out);
+            return out;
+        }
         simdjson::dom::array choices;
         if (!root["choices"].get_array().get(choices))
-            for (auto choice : choices)
+            for (auto choice : choices) {
                 if (detail::choice_has_content(choice)) out.has_content = true;
+                if (keep_text_) detail::append_choice_text(choice, out.text);
+            }
         simdjson::dom::element usage;
         if (!root["usage"].get(usage) && usage.is_object()) {
             out.prompt_tokens = detail::token_count(usage, "prompt_tokens");
             out.completion_tokens = detail::token_count(usage, "completion_tokens");
+            out.cached_tokens = detail::cached_count(usage, "prompt_tokens_details");
         }
         out.timings = detail::read_timings(root);
         return out;
     }
 
 private:
+    // The Responses API's stream events (`type` "response.*"). Text, reasoning and tool-call
+    // argument deltas are content, as delta.content, reasoning_content and tool_calls are in chat.
+    void read_response_event(simdjson::dom::element root, std::string_view type, response_info& out) {
+        if (type == "response.output_text.delta" || type == "response.reasoning_text.delta" ||
+            type == "response.function_call_arguments.delta") {
+            std::string_view delta;
+            if (!root["delta"].get_string().get(delta) && !delta.empty()) {
+                out.has_content = true;
+                if (keep_text_ && type == "response.output_text.delta") out.text.assign(delta);
+            }
+        } else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed") {
+            simdjson::dom::element response;
+            if (root["response"].get(response) || !response.is_object())
+                throw response_error(fmt::format("{} without its response object", type));
+            if (type == "response.failed") {
+                simdjson::dom::element e;
+                out.error = !response["error"].get(e) && !e.is_null() ? detail::error_text(e) : "response.failed";
+                return;
+            }
+            out.ends_response = true;
+            read_response_usage(response, out);
+        }
+        out.timings = detail::read_timings(root);
+    }
+
+    // A whole Responses API body (object "response"), or a terminal event's response.
+    void read_response_object(simdjson::dom::element response, response_info& out) {
+        std::string_view status;
+        if (!response["status"].get_string().get(status) && status == "failed") {
+            simdjson::dom::element e;
+            out.error = !response["error"].get(e) && !e.is_null() ? detail::error_text(e) : "response failed";
+            return;
+        }
+        read_response_usage(response, out);
+        simdjson::dom::array output;
+        if (!response["output"].get_array().get(output))
+            for (auto item : output) {
+                simdjson::dom::array content;
+                if (item["content"].get_array().get(content)) continue;
+                for (auto part : content) {
+                    std::string_view text;
+                    if (part["text"].get_string().get(text) || text.empty()) continue;
+                    out.has_content = true;
+                    if (keep_text_) out.text.append(text);
+                }
+            }
+        out.timings = detail::read_timings(response);
+    }
+
+    static void read_response_usage(simdjson::dom::element response, response_info& out) {
+        std::string_view id;
+        if (!response["id"].get_string().get(id)) out.response_id = std::string(id);
+        simdjson::dom::element usage;
+        if (response["usage"].get(usage) || !usage.is_object()) return;
+        out.prompt_tokens = detail::token_count(usage, "input_tokens");
+        out.completion_tokens = detail::token_count(usage, "output_tokens");
+        out.cached_tokens = detail::cached_count(usage, "input_tokens_details");
+    }
+
     simdjson::dom::parser parser_;
+    bool keep_text_ = false;
 };
 
 // "queue=0.0123;prefill=0.2;decode=0.3" (servestat simulate's x-servestat-timings header): each key

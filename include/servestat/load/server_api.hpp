@@ -25,6 +25,13 @@
 
 namespace servestat::load {
 
+// The server could not be reached at all (refused, no route, a TLS handshake that failed), as
+// opposed to one that answered wrongly.
+class unreachable_error : public error {
+public:
+    using error::error;
+};
+
 struct http_reply {
     int status = 0;
     std::string body;
@@ -32,11 +39,11 @@ struct http_reply {
 
 // Calls made one at a time around a run (not timed): one keep-alive connection on a private
 // io_context, resolved once, so the hundreds of /tokenize calls of a workload's budget do not each
-// open a connection. Throws boost::system::system_error when the server cannot be reached or does
-// not answer within the timeout.
+// open a connection. The run's options apply: its key, headers and TLS context. Throws
+// boost::system::system_error when the server cannot be reached or does not answer within the timeout.
 class blocking_client {
 public:
-    blocking_client(endpoint where, std::string api_key) : where_(std::move(where)), api_key_(std::move(api_key)) {}
+    blocking_client(endpoint where, http_options options) : where_(std::move(where)), options_(std::move(options)) {}
 
     http_reply call(http::verb verb, std::string_view target, std::string body = {}, double timeout = 30) {
         http_reply reply;
@@ -75,15 +82,15 @@ private:
     net::awaitable<http_reply> exchange_on_connection(http::verb verb, const std::string& target, const std::string& body,
                                                       steady::time_point deadline) {
         if (!stream_) {
-            stream_.emplace(io_);
-            stream_->expires_at(deadline);
-            co_await stream_->async_connect(*addresses_, net::use_awaitable);
+            stream_.emplace(io_.get_executor(), options_.tls.get());
+            co_await stream_->open(*addresses_, where_.host, deadline);
         }
-        stream_->expires_at(deadline);
+        stream_->lowest().expires_at(deadline);
         http::request<http::string_body> req{verb, where_.prefix + target, 11};
         req.set(http::field::host, where_.host);
         req.set(http::field::user_agent, "servestat-load/0.1");
-        if (!api_key_.empty()) req.set(http::field::authorization, "Bearer " + api_key_);
+        if (!options_.api_key.empty()) req.set(http::field::authorization, "Bearer " + options_.api_key);
+        for (const auto& [name, value] : options_.headers) req.set(name, value);
         if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
         req.keep_alive(true);
         req.body() = body;
@@ -101,16 +108,16 @@ private:
 
     net::io_context io_;
     endpoint where_;
-    std::string api_key_;
+    http_options options_;
     std::optional<tcp::resolver::results_type> addresses_;
-    std::optional<beast::tcp_stream> stream_;
+    std::optional<client_stream> stream_;
     beast::flat_buffer buffer_;
 };
 
 // One call on a connection of its own.
 inline http_reply http_call(const endpoint& where, http::verb verb, std::string_view target, std::string body = {},
-                            const std::string& api_key = {}, double timeout = 30) {
-    return blocking_client(where, api_key).call(verb, target, std::move(body), timeout);
+                            const http_options& options = {}, double timeout = 30) {
+    return blocking_client(where, options).call(verb, target, std::move(body), timeout);
 }
 
 // What /v1/models says about the model being served.
@@ -120,12 +127,12 @@ struct server_info {
     nlohmann::json card; // the model's entry as the server sent it, for the log header
 };
 
-inline server_info read_models(const endpoint& where, const std::string& api_key, const std::string& wanted_model) {
+inline server_info read_models(const endpoint& where, const http_options& options, const std::string& wanted_model) {
     http_reply reply;
     try {
-        reply = http_call(where, http::verb::get, "/v1/models", {}, api_key);
+        reply = http_call(where, http::verb::get, "/v1/models", {}, options);
     } catch (const boost::system::system_error& e) {
-        throw error(fmt::format("{}/v1/models: {}", where.url(), e.code().message()));
+        throw unreachable_error(fmt::format("{}/v1/models: {}", where.url(), e.what()));
     }
     if (reply.status != 200)
         throw error(fmt::format("{}/v1/models answered HTTP {}: {}", where.url(), reply.status, reply.body.substr(0, 300)));
@@ -148,12 +155,12 @@ inline server_info read_models(const endpoint& where, const std::string& api_key
 
 // Polls /v1/models until it answers 200 or `timeout` seconds pass (a starting vLLM loads weights
 // for minutes); false on timeout.
-inline bool wait_until_ready(const endpoint& where, const std::string& api_key, double timeout,
+inline bool wait_until_ready(const endpoint& where, const http_options& options, double timeout,
                              const std::function<bool()>& still_worth_waiting = {}) {
     const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(timeout));
     while (steady::now() < deadline) {
         try {
-            if (http_call(where, http::verb::get, "/v1/models", {}, api_key, 2).status == 200) return true;
+            if (http_call(where, http::verb::get, "/v1/models", {}, options, 2).status == 200) return true;
         } catch (const boost::system::system_error&) {
         }
         if (still_worth_waiting && !still_worth_waiting()) return false;
@@ -165,8 +172,8 @@ inline bool wait_until_ready(const endpoint& where, const std::string& api_key, 
 // Token counts from the server's own tokenizer (vLLM's POST /tokenize), so budgets match what the
 // server will count. Each count is one HTTP call; the budget's binary search makes ~12 per trimmed
 // prompt, done before the run starts.
-inline token_counter server_token_counter(const endpoint& where, const std::string& api_key, const std::string& model) {
-    auto client = std::make_shared<blocking_client>(where, api_key); // shared by both callables
+inline token_counter server_token_counter(const endpoint& where, const http_options& options, const std::string& model) {
+    auto client = std::make_shared<blocking_client>(where, options); // shared by both callables
     auto count = [client, url = where.url()](const nlohmann::json& request) {
         const auto reply = client->call(http::verb::post, "/tokenize", request.dump());
         if (reply.status != 200)
@@ -190,9 +197,9 @@ inline token_counter server_token_counter(const endpoint& where, const std::stri
 }
 
 // The server's Prometheus text, or nullopt when it has no /metrics.
-inline std::optional<std::string> scrape_metrics(const endpoint& where, const std::string& api_key) {
+inline std::optional<std::string> scrape_metrics(const endpoint& where, const http_options& options) {
     try {
-        auto reply = http_call(where, http::verb::get, "/metrics", {}, api_key, 10);
+        auto reply = http_call(where, http::verb::get, "/metrics", {}, options, 10);
         if (reply.status == 200) return std::move(reply.body);
     } catch (const boost::system::system_error&) {
     }

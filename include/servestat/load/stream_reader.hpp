@@ -1,4 +1,4 @@
-// One streamed chat/completions response read event by event: what the client makes of the SSE
+// One streamed response (chat/completions chunks, or Responses API events) read event by event: what the client makes of the SSE
 // events between the server's first byte and its close, without the socket or the clock, so the
 // unit tests and the fuzzer (fuzz/harness/driver.cpp) run the code the load driver runs.
 #pragma once
@@ -8,14 +8,15 @@
 #include <string>   // std::string
 #include <string_view> // std::string_view
 
-#include "servestat/load/response.hpp" // response_reader, response_info, response_error
+#include "servestat/load/response.hpp" // response_reader, response_info, response_error, api_protocol
 #include "servestat/load/sse.hpp"      // sse_parser, sse_event
 
 namespace servestat::load {
 
 class stream_reader {
 public:
-    explicit stream_reader(response_reader& reader) : reader_(reader) {}
+    explicit stream_reader(response_reader& reader, api_protocol protocol = api_protocol::chat_completions)
+        : reader_(reader), protocol_(protocol) {}
 
     // Feeds the next piece of the body; on_reading(const response_info&) is called for each event
     // that carries a reading (content, usage, timings), in order. Throws response_error for an
@@ -23,9 +24,9 @@ public:
     template <class OnReading>
     void feed(std::string_view piece, OnReading&& on_reading) {
         events_.feed(piece, [&](const sse_event& event) {
-            if (done_) return; // nothing after [DONE] counts
+            if (done_) return; // nothing after the end ([DONE], response.completed) counts
             if (event.data == openai_done) {
-                done_ = true;
+                done_ = protocol_ == api_protocol::chat_completions;
                 return;
             }
             const response_info info = reader_.read(event.data);
@@ -33,6 +34,7 @@ public:
                 error_ = *info.error;
                 return;
             }
+            if (info.ends_response && protocol_ == api_protocol::responses) done_ = true;
             if (info.has_content) ++content_chunks_;
             if (info.completion_tokens) completion_tokens_ = info.completion_tokens;
             on_reading(info);
@@ -40,12 +42,14 @@ public:
     }
 
     // After the server closed: the last error event's text, if one came; otherwise throws response_error
-    // when the stream ended inside an event or without [DONE].
+    // when the stream ended inside an event or without its end ([DONE]; response.completed).
     std::optional<std::string> finish() {
         if (error_) return error_;
         if (events_.has_partial_event()) throw response_error("the event stream ended inside an event");
-        if (!done_) throw response_error("the event stream ended without data: [DONE]");
-        return std::nullopt;
+        if (done_) return std::nullopt;
+        throw response_error(protocol_ == api_protocol::responses
+                                 ? "the event stream ended without response.completed"
+                                 : "the event stream ended without data: [DONE]");
     }
 
     std::int32_t content_chunks() const noexcept { return content_chunks_; }
@@ -54,6 +58,7 @@ public:
 
 private:
     response_reader& reader_;
+    api_protocol protocol_;
     sse_parser events_;
     bool done_ = false;
     std::optional<std::string> error_;

@@ -620,6 +620,12 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 {{#has_requests}}
 <p class="steady-state"><strong>Steady state:</strong> {{steady_state_text}}</p>
 {{/has_requests}}
+{{#has_connections}}
+<p><strong>Connections:</strong> {{connections_text}}</p>
+{{/has_connections}}
+{{#has_driver_cancelled}}
+<p><strong>Cancelled on purpose:</strong> {{driver_cancelled_text}}</p>
+{{/has_driver_cancelled}}
 {{#has_notes}}
 <p>Notes on this source:</p>
 <ul>
@@ -650,6 +656,19 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 </tbody>
 </table>
 {{/has_slo}}
+{{#has_turns}}
+<h3>Sessions turn by turn</h3>
+<p><strong>Prefix cache:</strong> {{turns_text}}</p>
+<table>
+<thead><tr><th>turn</th><th>requests</th><th>ok</th><th>prompt tokens p50</th><th>cached</th><th>cacheable at most</th><th>TTFT p50</th><th>TTFT p90</th><th>e2e p50</th><th>e2e p90</th></tr></thead>
+<tbody>
+{{#turns}}
+<tr><td>{{turn}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{prompt_p50}}</td><td>{{cached}}</td><td>{{bound}}</td><td>{{ttft_p50}}</td><td>{{ttft_p90}}</td><td>{{e2e_p50}}</td><td>{{e2e_p90}}</td></tr>
+{{/turns}}
+</tbody>
+</table>
+<p class="note">cached: the share of the turn's prompt tokens the server served from its prefix cache; cacheable at most: the share a cache could have held (the shared system prompt once another session had sent it, and each later turn's earlier conversation). Latencies are over successful turns.</p>
+{{/has_turns}}
 {{#has_requests}}
 <h3>Latency by prompt length</h3>
 {{#metric_tables}}
@@ -927,6 +946,14 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 
 **Steady state:** {{steady_state_text}}
 {{/has_requests}}
+{{#has_connections}}
+
+**Connections:** {{connections_text}}
+{{/has_connections}}
+{{#has_driver_cancelled}}
+
+**Cancelled on purpose:** {{driver_cancelled_text}}
+{{/has_driver_cancelled}}
 {{#has_notes}}
 
 Notes on this source:
@@ -957,6 +984,22 @@ Notes on this source:
 {{/slo}}
 
 {{/has_slo}}
+{{#has_turns}}
+### Sessions turn by turn
+
+**Prefix cache:** {{turns_text}}
+
+| turn | requests | ok | prompt tokens p50 | cached | cacheable at most | TTFT p50 | TTFT p90 | e2e p50 | e2e p90 |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+{{#turns}}
+| {{turn}} | {{requests}} | {{ok}} | {{prompt_p50}} | {{cached}} | {{bound}} | {{ttft_p50}} | {{ttft_p90}} | {{e2e_p50}} | {{e2e_p90}} |
+{{/turns}}
+
+cached: the share of the turn's prompt tokens the server served from its prefix cache; cacheable at
+most: the share a cache could have held (the shared system prompt once another session had sent it,
+and each later turn's earlier conversation). Latencies are over successful turns.
+
+{{/has_turns}}
 {{#has_requests}}
 ### Latency by prompt length
 
@@ -1034,6 +1077,15 @@ Only the tool's own aggregates, no per-request records.
 {{#has_steady_state}}
 Steady state: {{steady_state_text}}
 {{/has_steady_state}}
+{{#has_connections}}
+Connections: {{connections_text}}
+{{/has_connections}}
+{{#has_driver_cancelled}}
+Cancelled on purpose: {{driver_cancelled_text}}
+{{/has_driver_cancelled}}
+{{#has_turns}}
+Prefix cache: {{turns_text}}
+{{/has_turns}}
 {{#has_notes}}
 {{#notes}}
 - {{text}}

@@ -13,6 +13,7 @@
 
 #include "servestat/core/run.hpp"           // run
 #include "servestat/core/utf8.hpp"          // shortened_text
+#include "servestat/report/driver_view.hpp" // connections_text, cancelled_text, turn_rows, turns_text
 #include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
 #include "servestat/report/findings.hpp"    // derive_findings
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
@@ -20,9 +21,11 @@
 #include "servestat/report/grid_view.hpp"   // grid_view
 #include "servestat/report/report_digest.hpp" // report_summary, report_kpi_sources, sweep_titles
 #include "servestat/report/sweep_view.hpp"  // sweep_view
+#include "servestat/stats/driver_log.hpp"   // driver_activity_of
 #include "servestat/stats/linear_fit.hpp"   // least_squares_over
 #include "servestat/stats/metrics.hpp"      // for_each_latency_against_count
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats
+#include "servestat/stats/turns.hpp"        // turns_of
 
 namespace servestat::report {
 
@@ -36,6 +39,8 @@ struct report_options {
 struct analysed_run {
     run_stats stats;
     std::optional<linear_fit> e2e_per_output_token;
+    std::optional<driver_activity> driver; // servestat's own driver logs: connections, cancellations
+    std::optional<session_turns> turns;    // multi-turn session logs
 };
 
 namespace detail {
@@ -346,6 +351,15 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"steady_state_text", sketch_alpha_of(r) && !r.steady_state.window
                                         ? "not searched: " + r.steady_state.reason + "."
                                         : steady_state_text(r.steady_state)}};
+    const std::string connections = a.driver ? connections_text(*a.driver) : std::string();
+    const std::string cancelled = a.driver ? cancelled_text(*a.driver) : std::string();
+    view["has_connections"] = !connections.empty();
+    view["connections_text"] = connections;
+    view["has_driver_cancelled"] = !cancelled.empty();
+    view["driver_cancelled_text"] = cancelled;
+    view["has_turns"] = a.turns.has_value();
+    view["turns"] = a.turns ? turn_rows(*a.turns) : json::array();
+    view["turns_text"] = a.turns ? turns_text(*a.turns) : std::string();
     return view;
 }
 
@@ -365,7 +379,7 @@ inline json comparison_rows(const std::vector<analysed_run>& runs) {
 } // namespace detail
 
 inline analysed_run analyse(const run& r, const stats_options& o) {
-    return {analyze(r, o), detail::fit_e2e_to_output_tokens(r)};
+    return {analyze(r, o), detail::fit_e2e_to_output_tokens(r), driver_activity_of(r.requests), turns_of(r.requests)};
 }
 
 // The stats export under "stats", and everything the templates show next to it.
