@@ -18,6 +18,8 @@
 #include <fmt/format.h> // fmt::format
 
 #include <servestat/core/errors.hpp>         // input_error, usage_error
+#include <servestat/load/distribution.hpp>  // distribution
+#include <servestat/load/session.hpp>       // make_sessions, session_json_line
 #include <servestat/load/token_counter.hpp> // token_counter, heuristic_token_counter
 #include <servestat/load/workload.hpp>      // mixes, buckets, synthetic prompts, write_workload
 #include <servestat/stats/quantile.hpp>     // percentile_sorted
@@ -36,6 +38,10 @@ struct workload_args {
     std::string output;       // empty: stdout
     // Token counts from the server's /tokenize when --url is given (the lead's HTTP client).
     std::string url, model, api_key;
+    // Multi-turn sessions (load/session.hpp) instead of single requests.
+    std::size_t sessions = 0;
+    std::string turns = "3", think_time = "0", context_tokens = "0", turn_tokens = "uniform:8:24";
+    std::int32_t shared_prefix_tokens = 0;
 };
 
 // Builds a counter on the server's /tokenize from --url (and --model, --api-key). Supplied by the
@@ -51,6 +57,22 @@ inline void add_workload_options(CLI::App& cmd, workload_args& a) {
                                                "takes the rest)");
     preset->excludes(mix);
     cmd.add_option("-n,--requests", a.requests, "Requests in the file")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd.add_option("--sessions", a.sessions, "Write this many multi-turn sessions instead of single requests "
+                                             "(the options below; --max-tokens per turn)")
+        ->check(CLI::PositiveNumber);
+    cmd.add_option("--turns", a.turns, "Sessions: turns per session, a number or a distribution (uniform:2:5, "
+                                       "exponential:MEAN, normal:MEAN:SD)")
+        ->capture_default_str();
+    cmd.add_option("--think-time", a.think_time, "Sessions: seconds the user waits after a reply before the next turn")
+        ->capture_default_str();
+    cmd.add_option("--shared-prefix-tokens", a.shared_prefix_tokens, "Sessions: tokens of one system prompt every "
+                                                                     "session shares")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.add_option("--context-tokens", a.context_tokens, "Sessions: tokens of each session's own context, before its "
+                                                         "first message")
+        ->capture_default_str();
+    cmd.add_option("--turn-tokens", a.turn_tokens, "Sessions: tokens of each user message")->capture_default_str();
     cmd.add_option("--prompts", a.prompt_files,
                    "Prompt files to bucket by token count: *.txt (one prompt per line), a JSON array of strings, or "
                    "JSONL of strings or objects with messages (first user message), prompt or text. A needed bucket "
@@ -104,8 +126,58 @@ inline std::string workload_bucket_line(std::size_t bucket, const load::mix_resu
 
 } // namespace detail
 
+namespace detail {
+
+template <class Write>
+void write_output(const std::string& file, Write&& write) {
+    if (file.empty()) {
+        write(std::cout);
+        std::cout.flush();
+        return;
+    }
+    std::ofstream out(file, std::ios::binary);
+    if (!out) throw input_error(file, 0, "", "cannot write the file");
+    write(out);
+    out.close();
+    if (!out) throw input_error(file, 0, "", "writing failed");
+}
+
+inline int write_sessions(const workload_args& a, const load::token_counter& counter) {
+    if (!a.preset.empty() || !a.mix.empty() || !a.prompt_files.empty())
+        throw usage_error("--sessions writes synthetic conversations: not with --preset, --mix or --prompts");
+    load::session_spec spec;
+    spec.sessions = a.sessions;
+    spec.turns = load::distribution::parse(a.turns, "--turns");
+    spec.think_time = load::distribution::parse(a.think_time, "--think-time");
+    spec.context_tokens = load::distribution::parse(a.context_tokens, "--context-tokens");
+    spec.turn_tokens = load::distribution::parse(a.turn_tokens, "--turn-tokens");
+    spec.shared_prefix_tokens = a.shared_prefix_tokens;
+    spec.max_tokens = a.max_tokens;
+    const auto sessions = load::make_sessions(spec, counter, a.seed);
+    write_output(a.output, [&](std::ostream& out) {
+        for (const auto& s : sessions) out << load::session_json_line(s) << '\n';
+    });
+    std::vector<double> turns;
+    for (const auto& s : sessions) turns.push_back(static_cast<double>(s.turns.size()));
+    std::sort(turns.begin(), turns.end());
+    double total = 0;
+    for (double t : turns) total += t;
+    std::fputs(fmt::format("workload: {} sessions, {:g} turns (per session min {:g} p50 {:g} max {:g}), shared system "
+                           "prompt {} tokens, context {}, user messages {} tokens, think time {} s, seed {}, token "
+                           "counts: {}{}\n",
+                           sessions.size(), total, turns.front(), percentile_sorted(turns, 50), turns.back(),
+                           a.shared_prefix_tokens, a.context_tokens, a.turn_tokens, a.think_time, a.seed, counter.source,
+                           a.output.empty() ? "" : ", written to " + a.output)
+                   .c_str(),
+               stderr);
+    return 0;
+}
+
+} // namespace detail
+
 // Writes the workload, and a summary on stderr. Throws usage_error and input_error.
 inline int run_workload_command(const workload_args& a, const token_counter_factory& server_counter = {}) {
+    if (a.sessions > 0) return detail::write_sessions(a, detail::workload_counter(a, server_counter));
     if (a.preset.empty() && a.mix.empty()) throw usage_error("give --preset NAME or --mix short=R,medium=R,long=R");
     if (a.preset.find('=') != std::string::npos) throw usage_error("--preset takes a name; give ratios with --mix");
     const load::mix_spec spec = a.preset.empty() ? load::parse_mix(a.mix) : load::resolve_mix(a.preset);
@@ -135,16 +207,7 @@ inline int run_workload_command(const workload_args& a, const token_counter_fact
     std::vector<load::workload_row> rows;
     rows.reserve(mixed.prompts.size());
     for (const auto& p : mixed.prompts) rows.push_back(load::chat_row(p.text, a.max_tokens, a.temperature));
-    if (a.output.empty()) {
-        load::write_workload(std::cout, rows);
-        std::cout.flush();
-    } else {
-        std::ofstream out(a.output, std::ios::binary);
-        if (!out) throw input_error(a.output, 0, "", "cannot write the file");
-        load::write_workload(out, rows);
-        out.close();
-        if (!out) throw input_error(a.output, 0, "", "writing failed");
-    }
+    detail::write_output(a.output, [&](std::ostream& out) { load::write_workload(out, rows); });
 
     std::string summary = fmt::format("workload: {} requests, {}, seed {}, token counts: {}{}\n", rows.size(), spec.name,
                                       a.seed, counter.source, a.output.empty() ? "" : ", written to " + a.output);

@@ -24,7 +24,7 @@
 
 #include "servestat/core/errors.hpp"  // error, usage_error
 #include "servestat/load/client.hpp"  // connection, endpoint, http_options, prepared_request
-#include "servestat/load/session.hpp" // conversation, session_script, session_request_options
+#include "servestat/load/conversation.hpp" // conversation, session_script, session_request_options
 
 namespace servestat::load {
 

@@ -1,13 +1,11 @@
-// Multi-turn sessions: a workload of conversations, and the state of one conversation in flight.
+// Multi-turn session workloads: conversations as JSON Lines, read, written and made up.
 //
 // A session workload is JSON Lines, one conversation per line:
 //   {"session":"s1","system":"...","context":"...","turns":[{"user":"...","max_tokens":64,"think_time":2.5}, ...]}
 // `system` (optional) is the system prompt, shared across sessions when the texts are equal;
 // `context` (optional) is the session's own material (a document, a profile), put before the first
 // user message; each turn's `think_time` (seconds, optional) is the user's pause after the previous
-// reply before sending it. Turn k's prompt is the whole conversation so far: the system prompt, every
-// earlier user message and the server's actual replies, then the new user text; with the Responses
-// API the driver sends only the new text and the previous reply's id (`previous_response_id`).
+// reply before sending it. How the driver plays them: load/conversation.hpp.
 #pragma once
 
 #include <cmath>         // std::isfinite
@@ -23,10 +21,10 @@
 #include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
 
 #include "servestat/core/errors.hpp"        // input_error
-#include "servestat/load/client.hpp"        // prepared_request, api_protocol
-#include "servestat/load/log_writer.hpp"    // request_result
+#include "servestat/core/random.hpp"         // detail::xoshiro256
+#include "servestat/load/distribution.hpp"  // distribution
 #include "servestat/load/token_counter.hpp" // chat_message, token_counter
-#include "servestat/load/workload.hpp"      // detail::for_each_line, parse_json_line, read_file_text, json_type
+#include "servestat/load/workload.hpp"      // synthetic_text, detail::for_each_line, parse_json_line, json_type
 
 namespace servestat::load {
 
@@ -62,7 +60,13 @@ inline session_turn read_turn(const nlohmann::json& t, const std::string& file, 
     if (user == t.end() || !user->is_string())
         throw input_error(file, line, field("user"), user == t.end() ? "missing" : "must be a string, got " + json_type(*user));
     out.user = user->get<std::string>();
-    if (const auto m = t.find("max_tokens"); m != t.end() && !m->is_null()) out.max_tokens = read_max_tokens(*m, file, line);
+    if (const auto m = t.find("max_tokens"); m != t.end() && !m->is_null()) {
+        try {
+            out.max_tokens = read_max_tokens(*m, file, line);
+        } catch (const input_error& e) {
+            throw input_error(file, line, field("max_tokens"), e.reason());
+        }
+    }
     if (const auto think = t.find("think_time"); think != t.end() && !think->is_null()) {
         if (!think->is_number() || !(think->get<double>() >= 0) || !std::isfinite(think->get<double>()))
             throw input_error(file, line, field("think_time"), "must be a number of seconds ≥ 0, got " + think->dump());
@@ -129,108 +133,43 @@ inline std::string session_json_line(const session_script& s) {
     return out.dump();
 }
 
-// What every turn's request carries besides the conversation.
-struct session_request_options {
-    std::string model;
-    api_protocol protocol = api_protocol::chat_completions;
-    bool stream = true;
-    std::int32_t max_tokens = 128;                     // when the turn does not say
-    std::optional<std::int32_t> max_tokens_override;   // --max-tokens
-    nlohmann::json extra = nlohmann::json::object();   // --extra
+// How `servestat workload --sessions` builds a session workload of synthetic text: token counts by
+// the counter (the heuristic, or the server's /tokenize).
+struct session_spec {
+    std::size_t sessions = 0;
+    distribution turns = distribution::constant(3);      // per session, at least 1
+    distribution think_time = distribution::constant(0); // seconds before each turn after the first
+    std::int32_t shared_prefix_tokens = 0;               // one system prompt shared by every session
+    distribution context_tokens = distribution::constant(0); // each session's own context
+    distribution turn_tokens = distribution::parse("uniform:8:24", "--turn-tokens"); // each user message
+    std::int32_t max_tokens = 128;
 };
 
-// One session in flight: builds turn k's request from the script and the replies so far.
-class conversation {
-public:
-    conversation(const session_script& script, const session_request_options& options)
-        : script_(script), options_(options) {}
-
-    bool done() const noexcept { return next_ >= script_.turns.size(); }
-    std::int32_t next_turn() const noexcept { return static_cast<std::int32_t>(next_) + 1; }
-    double think_time() const { return next_ == 0 ? 0.0 : script_.turns[next_].think_time; }
-    const session_script& script() const noexcept { return script_; }
-
-    // The next turn's request. `cacheable` is the most of its prompt a prefix cache could already
-    // hold (see take_reply): the previous turn's prompt and reply.
-    prepared_request next_request() const {
-        const auto& turn = script_.turns[next_];
-        prepared_request out;
-        out.stream = options_.stream;
-        out.protocol = options_.protocol;
-        out.keep_reply = next_ + 1 < script_.turns.size(); // the last reply is not sent back
-        const std::int32_t max_tokens = options_.max_tokens_override.value_or(turn.max_tokens.value_or(options_.max_tokens));
-        nlohmann::ordered_json body;
-        body["model"] = options_.model;
-        const auto message = [](const std::string& role, const std::string& content) {
-            return nlohmann::ordered_json{{"role", role}, {"content", content}};
-        };
-        if (options_.protocol == api_protocol::responses) {
-            out.target = "/v1/responses";
-            auto input = nlohmann::ordered_json::array();
-            if (previous_response_id_.empty()) { // the first turn, or a server that gave no id: all of it
-                if (!script_.system.empty()) input.push_back(message("system", script_.system));
-                for (const auto& m : history_) input.push_back(message(m.role, m.content));
-            } else {
-                body["previous_response_id"] = previous_response_id_;
-            }
-            input.push_back(message("user", user_text(next_)));
-            body["input"] = std::move(input);
-            body["max_output_tokens"] = max_tokens;
-        } else {
-            out.target = "/v1/chat/completions";
-            auto messages = nlohmann::ordered_json::array();
-            if (!script_.system.empty()) messages.push_back(message("system", script_.system));
-            for (const auto& m : history_) messages.push_back(message(m.role, m.content));
-            messages.push_back(message("user", user_text(next_)));
-            body["messages"] = std::move(messages);
-            body["max_tokens"] = max_tokens;
+// Deterministic under `seed`: the shared prompt, then each session's draws in order.
+inline std::vector<session_script> make_sessions(const session_spec& spec, const token_counter& counter,
+                                                 std::uint64_t seed) {
+    servestat::detail::xoshiro256 rng(seed);
+    const std::string system =
+        spec.shared_prefix_tokens > 0 ? synthetic_text(spec.shared_prefix_tokens, counter, rng).text : std::string();
+    std::vector<session_script> out;
+    out.reserve(spec.sessions);
+    for (std::size_t i = 0; i < spec.sessions; ++i) {
+        session_script s;
+        s.id = fmt::format("s{}", i + 1);
+        s.system = system;
+        if (const auto context = spec.context_tokens.draw_count(rng, 0); context > 0)
+            s.context = synthetic_text(context, counter, rng).text;
+        const auto turns = spec.turns.draw_count(rng, 1);
+        for (std::int32_t k = 0; k < turns; ++k) {
+            session_turn t;
+            t.user = synthetic_text(spec.turn_tokens.draw_count(rng, 1), counter, rng).text;
+            t.max_tokens = spec.max_tokens;
+            if (k > 0) t.think_time = spec.think_time.draw(rng);
+            s.turns.push_back(std::move(t));
         }
-        body["temperature"] = 0.0;
-        for (const auto& [key, value] : options_.extra.items()) body[key] = value;
-        body["stream"] = options_.stream;
-        if (options_.stream && options_.protocol == api_protocol::chat_completions)
-            body["stream_options"] = {{"include_usage", true}};
-        out.body = body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-        return out;
+        out.push_back(std::move(s));
     }
-
-    // The prompt tokens the previous turn left for a prefix cache: its prompt and its reply (server's
-    // counts); nothing before the first turn, whose shared system prompt the driver counts itself.
-    std::optional<std::int32_t> carried_tokens() const noexcept { return carried_; }
-
-    // Records turn k's reply; false when the session cannot go on (the turn failed: without its
-    // reply the conversation's next prompt does not exist).
-    bool take_reply(const request_result& r) {
-        const std::size_t k = next_++;
-        if (r.status != request_status::ok) {
-            next_ = script_.turns.size();
-            return false;
-        }
-        if (options_.protocol == api_protocol::responses) previous_response_id_ = r.response_id;
-        if (previous_response_id_.empty()) {
-            history_.push_back({"user", user_text(k)});
-            history_.push_back({"assistant", r.reply});
-        } else {
-            history_.clear(); // the server holds the conversation
-        }
-        carried_ = r.prompt_tokens + r.output_tokens;
-        return true;
-    }
-
-private:
-    // The first turn carries the session's context before the user's words.
-    std::string user_text(std::size_t k) const {
-        const auto& text = script_.turns[k].user;
-        if (k != 0 || script_.context.empty()) return text;
-        return script_.context + "\n\n" + text;
-    }
-
-    const session_script& script_;
-    const session_request_options& options_;
-    std::size_t next_ = 0;
-    std::vector<chat_message> history_;
-    std::string previous_response_id_;
-    std::optional<std::int32_t> carried_;
-};
+    return out;
+}
 
 } // namespace servestat::load
