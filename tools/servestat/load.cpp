@@ -155,8 +155,8 @@ load::token_counter choose_counter(const load_args& a, const load::endpoint& whe
 }
 
 // A multi-turn workload: no context budget (each turn's prompt is the conversation so far, known only
-// as the run goes; a turn past the context window is the server's error, logged); the system
-// prompts are counted for the prefix-cache bound.
+// as the run goes; a turn past the context window is the server's error, logged); each turn's new
+// text is counted for the prefix cache's bound.
 prepared_workload prepare_sessions(const load_args& a, const std::string& text, const load::token_counter& counter,
                                    const std::string& model, prepared_workload out) {
     if (!a.trace.empty()) throw usage_error("--trace replays single requests; a session workload has its own turns");
@@ -168,7 +168,8 @@ prepared_workload prepare_sessions(const load_args& a, const std::string& text, 
     out.session_options = {.model = model, .protocol = responses_api(a) ? load::api_protocol::responses
                                                                         : load::api_protocol::chat_completions,
                            .stream = !a.no_stream, .max_tokens_override = a.max_tokens, .extra = parse_extra(a.extra)};
-    for (auto& s : out.sessions) s.system_tokens = s.system.empty() ? 0 : counter.text(s.system);
+    for (auto& s : out.sessions)
+        for (std::size_t k = 0; k < s.turns.size(); ++k) s.turns[k].new_tokens = counter.text(load::turn_text(s, k));
     return out;
 }
 

@@ -42,8 +42,7 @@ public:
     double think_time() const { return next_ == 0 ? 0.0 : script_.turns[next_].think_time; }
     const session_script& script() const noexcept { return script_; }
 
-    // The next turn's request. `cacheable` is the most of its prompt a prefix cache could already
-    // hold (see take_reply): the previous turn's prompt and reply.
+    // The next turn's request.
     prepared_request next_request() const {
         const auto& turn = script_.turns[next_];
         prepared_request out;
@@ -86,10 +85,6 @@ public:
         return out;
     }
 
-    // The prompt tokens the previous turn left for a prefix cache: its prompt and its reply (server's
-    // counts); nothing before the first turn, whose shared system prompt the driver counts itself.
-    std::optional<std::int32_t> carried_tokens() const noexcept { return carried_; }
-
     // Records turn k's reply; false when the session cannot go on (the turn failed: without its
     // reply the conversation's next prompt does not exist).
     bool take_reply(const request_result& r) {
@@ -105,24 +100,17 @@ public:
         } else {
             history_.clear(); // the server holds the conversation
         }
-        carried_ = r.prompt_tokens + r.output_tokens;
         return true;
     }
 
 private:
-    // The first turn carries the session's context before the user's words.
-    std::string user_text(std::size_t k) const {
-        const auto& text = script_.turns[k].user;
-        if (k != 0 || script_.context.empty()) return text;
-        return script_.context + "\n\n" + text;
-    }
+    std::string user_text(std::size_t k) const { return turn_text(script_, k); }
 
     const session_script& script_;
     const session_request_options& options_;
     std::size_t next_ = 0;
     std::vector<chat_message> history_;
     std::string previous_response_id_;
-    std::optional<std::int32_t> carried_;
 };
 
 } // namespace servestat::load

@@ -271,16 +271,15 @@ private:
                 r.t_sched = std::chrono::duration<double>(due - s.start).count();
                 r.session = script.id;
                 r.turn = c.next_turn();
-                if (c.next_turn() == 1) {
-                    // A first turn can only hit the shared system prompt, once another session sent it.
-                    const bool sent_before = !script.system.empty() && !run.systems_sent.insert(script.system).second;
-                    r.cacheable_tokens = sent_before ? script.system_tokens : 0;
-                } else {
-                    r.cacheable_tokens = c.carried_tokens();
-                }
+                // What a prefix cache could hold of this prompt: all but the turn's new text once the
+                // rest was sent before (a later turn; a first turn whose system prompt another session
+                // sent). An upper bound under any chat template: the new text's frame counts as cacheable.
+                const bool sent_before = c.next_turn() > 1 || (!script.system.empty() &&
+                                                               !run.systems_sent.insert(script.system).second);
+                const auto new_tokens = script.turns[static_cast<std::size_t>(c.next_turn() - 1)].new_tokens;
                 const auto request = c.next_request();
                 co_await send_tracked(s, conn, request, r, session_index * 1'000'003 + static_cast<std::size_t>(*r.turn));
-                if (r.cacheable_tokens) r.cacheable_tokens = std::min(*r.cacheable_tokens, r.prompt_tokens);
+                r.cacheable_tokens = sent_before ? std::max(0, r.prompt_tokens - new_tokens) : 0;
                 previous_end = steady::now();
                 const std::size_t left = script.turns.size() - static_cast<std::size_t>(*r.turn);
                 if (!c.take_reply(r)) s.turns_not_sent += left;

@@ -32,6 +32,7 @@ struct session_turn {
     std::string user;
     std::optional<std::int32_t> max_tokens;
     double think_time = 0;
+    std::int32_t new_tokens = 0; // the tokens of turn_text(), counted by the driver (not in the file)
 };
 
 struct session_script {
@@ -40,8 +41,14 @@ struct session_script {
     std::string context;
     std::vector<session_turn> turns;
     std::size_t line = 0;
-    std::int32_t system_tokens = 0; // the system prompt's own tokens, counted by the driver (not in the file)
 };
+
+// What turn k adds to the conversation: the user's words, after the session's context on the first turn.
+inline std::string turn_text(const session_script& s, std::size_t k) {
+    const auto& text = s.turns[k].user;
+    if (k != 0 || s.context.empty()) return text;
+    return s.context + "\n\n" + text;
+}
 
 namespace detail {
 
