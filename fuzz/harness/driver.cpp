@@ -126,20 +126,26 @@ namespace {
 struct response_outcome {
     std::string status; // "ok", "error: ...", "malformed: ..."
     std::int32_t content_chunks = 0;
-    std::optional<std::int32_t> prompt_tokens, completion_tokens;
+    std::optional<std::int32_t> prompt_tokens, completion_tokens, cached_tokens;
+    std::string text, response_id; // what a session's next turn is built from
     bool operator==(const response_outcome&) const = default;
 };
 
-// The load driver's own stream handling (load/stream_reader.hpp), fed by `feed_all`.
+// The load driver's own stream handling (load/stream_reader.hpp), fed by `feed_all`, for chat
+// chunks or Responses API events, keeping the reply's text as a session does.
 template <class Feed>
-response_outcome read_stream(std::string_view target, Feed&& feed_all) {
+response_outcome read_stream(std::string_view target, servestat::load::api_protocol protocol, Feed&& feed_all) {
     servestat::load::response_reader reader;
-    servestat::load::stream_reader stream(reader);
+    reader.keep_text(true);
+    servestat::load::stream_reader stream(reader, protocol);
     response_outcome out;
     try {
         feed_all([&](std::string_view piece) {
             stream.feed(piece, [&](const servestat::load::response_info& info) {
                 if (info.prompt_tokens) out.prompt_tokens = info.prompt_tokens;
+                if (info.cached_tokens) out.cached_tokens = info.cached_tokens;
+                if (info.response_id) out.response_id = *info.response_id;
+                out.text += info.text;
                 check_timings(target, info.timings, "a stream chunk");
             });
         });
@@ -154,6 +160,7 @@ response_outcome read_stream(std::string_view target, Feed&& feed_all) {
     out.content_chunks = stream.content_chunks();
     out.completion_tokens = stream.output_tokens();
     if (out.prompt_tokens && *out.prompt_tokens < 0) violation(target, "negative prompt tokens");
+    if (out.cached_tokens && *out.cached_tokens < 0) violation(target, "negative cached tokens");
     if (*out.completion_tokens < 0) violation(target, "negative completion tokens");
     return out;
 }
@@ -167,11 +174,13 @@ int response_stream(const std::uint8_t* data, std::size_t size) {
     if (size > max_input_bytes) return 0;
     const split_input in = split(as_text(data, size));
     try {
-        const response_outcome whole = read_stream(target, [&](auto&& feed) { feed(in.body); });
-        const response_outcome pieces = read_stream(target, [&](auto&& feed) { for_each_piece(in, feed); });
-        if (!(whole == pieces))
-            violation(target, "fed in pieces, the stream reads differently than whole: '" + whole.status + "' vs '" +
-                                  pieces.status + "'");
+        for (const auto protocol : {servestat::load::api_protocol::chat_completions, servestat::load::api_protocol::responses}) {
+            const response_outcome whole = read_stream(target, protocol, [&](auto&& feed) { feed(in.body); });
+            const response_outcome pieces = read_stream(target, protocol, [&](auto&& feed) { for_each_piece(in, feed); });
+            if (!(whole == pieces))
+                violation(target, "fed in pieces, the stream reads differently than whole: '" + whole.status +
+                                      "' vs '" + pieces.status + "'");
+        }
         servestat::load::response_reader reader;
         try {
             const auto info = reader.read(std::string(in.body)); // as read_whole: a std::string body

@@ -958,7 +958,8 @@ def test_warmup_extra_and_bad_urls():
             check(r.returncode == 2 and "--extra" in r.stderr, f"--extra {bad}: {r.returncode} {r.stderr!r}")
         r = load(sim.url.replace("http://", "https://"), "--workload", workload, "--concurrency", 1, "-n", 1, "-o",
                  path("x.jsonl"))
-        check(r.returncode == 2 and "plain HTTP" in r.stderr, f"https: {r.returncode} {r.stderr!r}")
+        check(r.returncode == 3 and "does not speak TLS" in r.stderr and "http://" in r.stderr,
+              f"https:// to a plain-HTTP server: {r.returncode} {r.stderr!r}")
         closed = free_port()
         r = load(f"http://127.0.0.1:{closed}", "--workload", workload, "--concurrency", 1, "-n", 1, "-o",
                  path("x.jsonl"))

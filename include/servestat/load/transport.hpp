@@ -82,6 +82,10 @@ inline boost::system::system_error handshake_failure(const boost::system::error_
                             X509_verify_cert_error_string(verify),
                             wrong_name ? "use a name the certificate was issued for, or --insecure"
                                        : "give --cacert FILE with its CA, or --insecure"));
+    // OpenSSL's words when the other end answers in plain HTTP.
+    if (ec.message().find("wrong version number") != std::string::npos)
+        return boost::system::system_error(
+            ec, fmt::format("TLS handshake with {}: the server does not speak TLS here (an http:// URL?)", host));
     return boost::system::system_error(ec, fmt::format("TLS handshake with {}", host));
 }
 
