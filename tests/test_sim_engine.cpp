@@ -4,6 +4,7 @@
 // compare shapes against the notebook's Experiment 3 (tests/data/sweep/bad_unfair_exp3.csv).
 #include "servestat/sim/closed_loop.hpp"
 #include "servestat/sim/engine.hpp"
+#include "servestat/sim/prefix_cache.hpp"
 #include "servestat/sim/presets.hpp"
 #include "servestat/sim/tokens.hpp"
 #include "servestat/stats/quantile.hpp" // quantile_sorted
@@ -12,6 +13,7 @@
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::int32_t, std::uint64_t
 #include <limits>    // std::numeric_limits
+#include <numeric>   // std::iota
 #include <optional>  // std::optional
 #include <set>       // std::set
 #include <string>    // std::string
@@ -492,6 +494,223 @@ TEST_CASE("validate rejects configurations vLLM would not start with", "[sim][en
     c.max_num_batched_tokens = 4;
     c.max_num_partial_prefills = 5; // a chunk of 4 / 5 = 0 tokens could never progress
     CHECK_THROWS_AS(sim::validate(c), usage_error);
+}
+
+// ---- prefix caching ------------------------------------------------------------------------------
+// Blocks of 4 tokens so the hits can be counted by hand; token ids are small integers, the keys come
+// from block_hashes as the server makes them. hand_config's costs: 10 ms a step, 1 ms per prompt
+// token prefilled, 2 ms per decoding sequence, no context cost.
+
+namespace {
+
+sim::engine_config cache_config(std::int32_t capacity_tokens, std::int32_t max_seqs = 4) {
+    auto c = hand_config(8192, max_seqs);
+    c.prefix_caching = true;
+    c.block_size = 4;
+    c.prefix_cache_tokens = capacity_tokens;
+    return c;
+}
+
+std::vector<std::uint64_t> ids(std::uint64_t first, std::uint64_t last) { // first..last inclusive
+    std::vector<std::uint64_t> out(last - first + 1);
+    std::iota(out.begin(), out.end(), first);
+    return out;
+}
+
+std::vector<std::uint64_t> concat(std::vector<std::uint64_t> a, const std::vector<std::uint64_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// The engine's keys for a request whose prompt is `prompt` and whose next turn would start with `next`.
+sim::prefix_blocks keys(const std::vector<std::uint64_t>& prompt, const std::vector<std::uint64_t>& next) {
+    return {sim::block_hashes(prompt, 4), sim::block_hashes(next, 4)};
+}
+
+// Adds one request and steps the engine until it finishes; its `finished` record.
+sim::finished run_alone(sim::engine& e, std::uint64_t id, const std::vector<std::uint64_t>& prompt,
+                        std::int32_t max_tokens, const std::vector<std::uint64_t>& next, double& now,
+                        sim::step_result* first_step = nullptr) {
+    e.add({id, static_cast<std::int32_t>(prompt.size()), max_tokens}, now, keys(prompt, next));
+    for (int guard = 0; guard < 1000; ++guard) {
+        auto s = e.step(now);
+        if (first_step && guard == 0) *first_step = s;
+        now += s.duration;
+        for (const auto& f : s.done)
+            if (f.id == id) return f;
+    }
+    FAIL("the request never finished");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("block_hashes: full blocks only, each key chained to the blocks before it", "[sim][prefix_cache]") {
+    const auto a = sim::block_hashes(ids(1, 10), 4); // [1-4] [5-8], 9 and 10 are not a full block
+    REQUIRE(a.size() == 2);
+    CHECK(sim::block_hashes(ids(1, 8), 4) == a);
+    CHECK(sim::block_hashes(ids(1, 3), 4).empty());
+    // The same four tokens behind another prefix make another key.
+    const auto b = sim::block_hashes(concat(ids(100, 103), ids(5, 8)), 4);
+    CHECK(b[1] != a[1]);
+    CHECK(a[0] != a[1]);
+}
+
+TEST_CASE("prefix cache: a second request sharing a prefix prefills only the rest", "[sim][engine][prefix_cache]") {
+    sim::engine e(cache_config(64));
+    double now = 0;
+    // A: prompt 1..10 (blocks [1-4] [5-8]), 3 tokens; its next turn would render 1..10, the reply
+    // 101..103 and the two closing tokens 104 105: blocks [1-4] [5-8] [9 10 101 102].
+    sim::step_result a_first;
+    const auto a = run_alone(e, 1, ids(1, 10), 3, concat(ids(1, 10), ids(101, 105)), now, &a_first);
+    CHECK(a.cached_tokens == 0);
+    CHECK(a.prefill == Approx(0.01 + 10 * 0.001)); // nothing cached yet
+    CHECK(a_first.cache_queries == 10);
+    CHECK(a_first.cache_hits == 0);
+    REQUIRE(e.cache());
+    CHECK(e.cache()->size() == 3);
+    // B, A's next turn: 1..10, 101..105, then 201..205: 20 tokens, 5 full blocks, of which the first 3
+    // are cached: 12 tokens. It prefills 20 - 12 = 8: 0.01 + 0.008, against 0.03 without the cache.
+    sim::step_result b_first;
+    const auto b = run_alone(e, 2, concat(concat(ids(1, 10), ids(101, 105)), ids(201, 205)), 2, {}, now, &b_first);
+    CHECK(b.cached_tokens == 12);
+    CHECK(b_first.prefill_tokens == 8);
+    CHECK(b.prefill == Approx(0.018));
+    CHECK(b_first.duration == Approx(0.018));
+    CHECK(b_first.cache_queries == 20);
+    CHECK(b_first.cache_hits == 12);
+    CHECK(b.decode == Approx(0.012));
+
+    SECTION("the context cost still counts the whole prompt") {
+        auto c = cache_config(64);
+        c.per_context_token = 0.0001;
+        sim::engine ctx(c);
+        double t = 0;
+        run_alone(ctx, 1, ids(1, 10), 1, ids(1, 10), t);
+        sim::step_result first;
+        const auto f = run_alone(ctx, 2, concat(ids(1, 8), ids(301, 304)), 1, {}, t, &first);
+        // 12 tokens, [1-4] [5-8] cached (cap (12 - 1) / 4 = 2 blocks): 4 prefilled, context 12.
+        CHECK(f.cached_tokens == 8);
+        CHECK(first.duration == Approx(0.01 + 4 * 0.001 + 12 * 0.0001));
+    }
+    SECTION("with caching off the keys are ignored") {
+        auto off = cache_config(64);
+        off.prefix_caching = false;
+        sim::engine plain(off);
+        double t = 0;
+        run_alone(plain, 1, ids(1, 10), 3, concat(ids(1, 10), ids(101, 105)), t);
+        sim::step_result first;
+        const auto f = run_alone(plain, 2, concat(concat(ids(1, 10), ids(101, 105)), ids(201, 205)), 2, {}, t, &first);
+        CHECK(f.cached_tokens == 0);
+        CHECK(first.prefill_tokens == 20);
+        CHECK(first.cache_queries == 0);
+        CHECK(plain.cache() == nullptr);
+    }
+}
+
+TEST_CASE("prefix cache: at least one prompt token is computed", "[sim][engine][prefix_cache]") {
+    sim::engine e(cache_config(64));
+    double now = 0;
+    // Caches [1-4] [5-8] [9 10 101 102].
+    run_alone(e, 1, ids(1, 10), 3, concat(ids(1, 10), ids(101, 105)), now);
+    // A 12-token prompt whose 3 blocks are all cached: the hit is the largest multiple of 4 up to
+    // 12 - 1 = 11, i.e. 8, and the last block is computed again (4 tokens).
+    sim::step_result first;
+    auto f = run_alone(e, 2, concat(ids(1, 10), ids(101, 102)), 1, {}, now, &first);
+    CHECK(f.cached_tokens == 8);
+    CHECK(first.prefill_tokens == 4);
+    CHECK(first.duration == Approx(0.014));
+    // One token more (13): all 3 full blocks fit below 13 - 1 = 12, so 12 are cached and 1 computed.
+    f = run_alone(e, 3, concat(ids(1, 10), ids(101, 103)), 1, {}, now, &first);
+    CHECK(f.cached_tokens == 12);
+    CHECK(first.prefill_tokens == 1);
+    CHECK(first.duration == Approx(0.011));
+}
+
+TEST_CASE("prefix cache: the least recently used blocks are evicted at capacity, a chain's tail first",
+          "[sim][engine][prefix_cache]") {
+    sim::engine e(cache_config(12)); // 3 blocks of 4
+    double now = 0;
+    const auto a = ids(1, 9), d = ids(11, 15), x = ids(21, 25);
+    const auto a_next = concat(a, {100}), d_next = concat(d, {100}), x_next = concat(x, {100});
+    run_alone(e, 1, a, 1, a_next, now); // caches A1 [1-4], A2 [5-8]
+    run_alone(e, 2, d, 1, d_next, now); // caches D1 [11-14]: full (3 blocks)
+    CHECK(e.cache()->size() == 3);
+    // A again: both blocks hit ((9 - 1) / 4 = 2), and A1, A2 become the most recently used.
+    auto f = run_alone(e, 3, a, 1, a_next, now);
+    CHECK(f.cached_tokens == 8);
+    CHECK(f.prefill == Approx(0.011));
+    // X's block X1 pushes out the least recently used one, D1.
+    run_alone(e, 4, x, 1, x_next, now);
+    CHECK(e.cache()->size() == 3);
+    f = run_alone(e, 5, d, 1, d_next, now);
+    CHECK(f.cached_tokens == 0); // D1 was evicted
+    CHECK(f.prefill == Approx(0.015));
+    // Caching D1 again evicted the oldest block, A2 (A1 was touched after it): A keeps its first block.
+    f = run_alone(e, 6, a, 1, a_next, now);
+    CHECK(f.cached_tokens == 4);
+    CHECK(f.prefill == Approx(0.015));
+}
+
+TEST_CASE("prefix cache: a waiting request looks up when first scheduled, not on arrival",
+          "[sim][engine][prefix_cache]") {
+    sim::engine e(cache_config(64, 1)); // one running sequence at a time
+    const auto a = ids(1, 9);
+    e.add({1, 9, 2}, 0.0, keys(a, concat(a, {100, 101})));
+    e.add({2, 10, 1}, 0.0, keys(concat(a, {50}), {})); // arrives with nothing cached yet
+    auto s1 = e.step(0.0); // A prefills 9 (0.019); B has no seat; A's blocks are cached at the end
+    CHECK(s1.prefill_tokens == 9);
+    auto s2 = e.step(0.019); // A decodes its last token (0.012); B still has no seat in this step
+    CHECK(s2.done.size() == 1);
+    auto s3 = e.step(0.031); // B: [1-4] [5-8] cached ((10 - 1) / 4 = 2 blocks), 2 tokens to prefill
+    CHECK(s3.prefill_tokens == 2);
+    CHECK(s3.duration == Approx(0.012));
+    REQUIRE(s3.done.size() == 1);
+    CHECK(s3.done[0].cached_tokens == 8);
+    CHECK(s3.done[0].queue == Approx(0.031));
+    CHECK(s3.done[0].prefill == Approx(0.012));
+}
+
+TEST_CASE("prefix cache: configuration checks", "[sim][engine][prefix_cache]") {
+    auto c = cache_config(64);
+    CHECK_NOTHROW(sim::validate(c));
+    c.block_size = 0;
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c = cache_config(3); // less than one block of 4
+    CHECK_THROWS_AS(sim::validate(c), usage_error);
+    c.prefix_caching = false; // the capacity matters only with caching on
+    CHECK_NOTHROW(sim::validate(c));
+    sim::engine e(cache_config(64));
+    // A 7-token prompt has one full block of 4: two keys are one too many.
+    CHECK_THROWS_AS(e.add({1, 7, 1}, 0.0, {sim::block_hashes(ids(1, 8), 4), {}}), usage_error);
+}
+
+TEST_CASE("token ids split text as count_tokens counts it", "[sim][tokens]") {
+    using sim::detail::token_id;
+    CHECK(sim::token_ids("Hello, world!") ==
+          std::vector<std::uint64_t>{token_id("Hell"), token_id("o"), token_id(","), token_id("worl"), token_id("d"),
+                                     token_id("!")});
+    for (const char* text : {"", "  \n", "the", "assistant", "e.g.", "3.14", "caf\xc3\xa9", "who sang take that"})
+        CHECK(sim::token_ids(text).size() == static_cast<std::size_t>(sim::count_tokens(text)));
+}
+
+TEST_CASE("chat_token_ids renders what count_chat_tokens counts, and a next turn extends it",
+          "[sim][tokens]") {
+    const std::vector<std::pair<std::string, std::string>> first = {{"user", "who sang take that look off your face"}};
+    const auto prompt = sim::chat_token_ids(first);
+    CHECK(prompt.size() == 42u); // as count_chat_tokens: 3 + 5 + 8 + 26
+    CHECK(sim::chat_token_ids({{"system", "Be brief."}, {"user", "Hi"}}).size() == 18u);
+    // The next turn: the reply as an assistant message, then a new user message.
+    auto next = first;
+    next.emplace_back("assistant", " the data");
+    next.emplace_back("user", "and then");
+    const auto next_ids = sim::chat_token_ids(next);
+    CHECK(next_ids.size() == static_cast<std::size_t>(sim::count_chat_tokens(next)));
+    CHECK(next_ids.size() == 56u); // 42 + (5 + 2) for the reply + (5 + 2) for "and then"
+    auto extended = prompt;
+    sim::append_reply_ids(extended, " the data"); // + " the", " data", <|im_end|>, \n
+    REQUIRE(extended.size() == 46u);
+    CHECK(std::equal(extended.begin(), extended.end(), next_ids.begin()));
 }
 
 TEST_CASE("count_tokens: words by groups of 4 bytes, punctuation 1, whitespace 0", "[sim][tokens]") {

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Conformance: the official `openai` package (npm, run with Node), a client servestat did not write,
-reads streamed and plain chat completions and a streamed completion from `servestat simulate`.
+reads streamed and plain chat completions, a streamed completion and a two-turn Responses API
+conversation (the second turn streamed, continuing the first by previous_response_id) from
+`servestat simulate`.
 
 What the client sees is checked against the simulator's own /tokenize count and the requested
 max_tokens: one content chunk per output token after a role-only chunk, usage that adds up.
@@ -61,6 +63,16 @@ def main():
               f"plain completion: {p}")
         c = seen.get("completion", {})
         check(c.get("chunks") == 5 and c.get("text"), f"streamed completion: {c}")
+        r = seen.get("responses", {})
+        fu, nu = r.get("firstUsage") or {}, r.get("nextUsage") or {}
+        check(fu.get("input_tokens") == prompt_tokens and fu.get("output_tokens") == 6 and r.get("firstText"),
+              f"responses, turn 1: {r}")
+        # Turn 2 renders turn 1's messages, its reply as an assistant message (5 + 6 tokens) and
+        # "and then?" (5 + 3: and, then, ?).
+        check(nu.get("input_tokens") == prompt_tokens + 11 + 8 and nu.get("output_tokens") == 4 and
+              r.get("deltas") == 4 and r.get("nextText") and r.get("deltaText") == r.get("nextText") and
+              r.get("nextStatus") == "completed" and
+              r.get("nextPrevious") == r.get("firstId"), f"responses, turn 2 (streamed): {r}")
     finally:
         proc.send_signal(signal.SIGTERM)
         check(proc.wait(timeout=10) == 0, "the simulator exits 0 on SIGTERM")

@@ -4,7 +4,9 @@
 Every endpoint's shape, streaming event order, usage against /tokenize, vLLM's context-overflow
 error, the timings header and field, the HTTP error cases (and the server still serving after
 them), keep-alive, 500 concurrent streams, clients that vanish (the engine's gauges go back to 0),
-queueing under the bad preset, and SIGTERM.
+queueing under the bad preset, the Responses API (/v1/responses: events, usage, previous_response_id),
+prefix caching (--enable-prefix-caching: cached tokens in usage and /metrics, shorter prefills), and
+SIGTERM. HTTPS is tested in test_simulate_tls.py.
 
 Expected token counts follow the documented heuristic (docs/simulator.md): a word of up to 4 ASCII
 letters is one token, so "word " * N is N tokens; a token-id prompt is as many tokens as ids.
@@ -88,6 +90,27 @@ def events_of(body):
             check(block.startswith("data: "), f"SSE event starts with 'data: ': {block[:60]!r}")
             events.append(block[len("data: "):])
     return events
+
+
+def named_events(body):
+    """(event name, data) of each event of a Responses stream ("event: NAME\ndata: JSON\n\n")."""
+    text = body.decode() if isinstance(body, bytes) else body
+    check(text.endswith("\n\n"), f"stream ends with a blank line: {text[-40:]!r}")
+    events = []
+    for block in text.split("\n\n"):
+        if block:
+            lines = block.split("\n")
+            check(len(lines) == 2 and lines[0].startswith("event: ") and lines[1].startswith("data: "),
+                  f"a named SSE event: {block[:80]!r}")
+            if len(lines) == 2:
+                events.append((lines[0][len("event: "):], lines[1][len("data: "):]))
+    return events
+
+
+RESPONSES_EVENTS = ["response.created", "response.in_progress", "response.output_item.added",
+                    "response.content_part.added"]
+RESPONSES_END = ["response.output_text.done", "response.content_part.done", "response.output_item.done",
+                 "response.completed"]
 
 
 def tokenize(body):
@@ -271,6 +294,161 @@ def test_context_overflow_is_vllms_400():
     check(status == 200, f"4095 + 1 fits: {status} {body[:200]!r}")
 
 
+# ---- the Responses API ---------------------------------------------------------------------------
+
+def test_responses_stream_events_and_usage():
+    # "Name three colours of the rainbow." is 10 tokens (Name 1, three 2, colours 2, of 1, the 1,
+    # rainbow 2, "." 1); as one user message: 3 + (5 + 10) + the default system message (5 + 21) = 44.
+    content = "Name three colours of the rainbow."
+    status, headers, body = server.post("/v1/responses", {"model": MODEL, "input": content,
+                                                          "max_output_tokens": 12, "stream": True})
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/event-stream"),
+          f"responses stream: {status} {headers}")
+    check(b"[DONE]" not in body, "a Responses stream has no [DONE]")
+    events = named_events(body)
+    names = [name for name, _ in events]
+    check(names == RESPONSES_EVENTS + ["response.output_text.delta"] * 12 + RESPONSES_END, f"event order: {names}")
+    if len(events) != 20:
+        return
+    data = [json.loads(d) for _, d in events]
+    check(all(d["type"] == name and d["sequence_number"] == i for i, (d, name) in enumerate(zip(data, names))),
+          "each event's type is its name, sequence numbers 0, 1, 2, ...")
+    created = data[0]["response"]
+    check(created["status"] == "in_progress" and created["output"] == [] and created["usage"] is None and
+          created["id"].startswith("resp_") and created["object"] == "response" and created["model"] == MODEL,
+          f"response.created: {created}")
+    item_id = data[2]["item"]["id"]
+    deltas = data[4:16]
+    check(item_id.startswith("msg_") and all(d["item_id"] == item_id and d["output_index"] == 0 and
+                                             d["content_index"] == 0 for d in deltas), "deltas name the item")
+    text = "".join(d["delta"] for d in deltas)
+    check(tokenize({"prompt": text}) == 12, f"12 deltas of one token each: {text!r}")
+    check(data[16]["text"] == text and data[17]["part"]["text"] == text and
+          data[18]["item"]["content"][0]["text"] == text and data[18]["item"]["status"] == "completed",
+          "the done events carry the whole text")
+    completed = data[19]
+    response = completed["response"]
+    check(response["id"] == created["id"] and response["status"] == "completed" and
+          response["output"][0]["content"][0]["text"] == text and response["output"][0]["role"] == "assistant",
+          f"response.completed: {response}")
+    check(response["usage"] == {"input_tokens": 44, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 12,
+                                "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 56},
+          f"usage {response['usage']}")
+    timings = completed.get("servestat_timings", {})
+    check(set(timings) == {"queue", "prefill", "decode"} and timings["prefill"] > 0 and timings["decode"] > 0,
+          f"servestat_timings at the top level of response.completed: {timings}")
+    # The same prompt through the chat endpoint counts the same.
+    _, _, out = server.post("/v1/chat/completions", chat(content, 12, False))
+    check(json.loads(out)["usage"]["prompt_tokens"] == 44, "chat counts the same prompt as 44 tokens")
+    check(tokenize({"messages": [{"role": "user", "content": content}]}) == 44, "/tokenize agrees")
+
+
+def test_responses_whole_previous_response_id_and_errors():
+    # "hello there" (hello 2, there 2): 3 + (5 + 4) + 26 = 38 input tokens.
+    status, headers, body = server.post("/v1/responses", {"model": MODEL, "input": "hello there",
+                                                          "max_output_tokens": 7})
+    first = json.loads(body)
+    check(status == 200 and first.get("object") == "response" and first.get("status") == "completed",
+          f"whole response: {status} {body[:300]!r}")
+    check(first["usage"] == {"input_tokens": 38, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 7,
+                             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 45},
+          f"usage {first['usage']}")
+    check(TIMINGS.fullmatch(headers.get("x-servestat-timings", "")) is not None and
+          set(first.get("servestat_timings", {})) == {"queue", "prefill", "decode"}, "timings header and field")
+    reply = first["output"][0]["content"][0]["text"]
+    check(tokenize({"prompt": reply}) == 7, f"the reply is 7 tokens: {reply!r}")
+    # The next turn renders [user "hello there", assistant reply, user "and then"]: the first input,
+    # the reply as an assistant message (5 + 7) and the new message (5 + 2): 38 + 12 + 7 = 57.
+    status, _, body = server.post("/v1/responses", {"input": "and then", "previous_response_id": first["id"],
+                                                    "max_output_tokens": 3})
+    second = json.loads(body)
+    check(status == 200 and second["usage"]["input_tokens"] == 57 and second["previous_response_id"] == first["id"],
+          f"previous_response_id continues the conversation: {status} {second.get('usage')}")
+    # ... and a third turn continues the second's whole conversation: 57 + (5 + 3) + (5 + 1) = 71.
+    status, _, body = server.post("/v1/responses", {"input": "ok", "previous_response_id": second["id"],
+                                                    "max_output_tokens": 1})
+    check(status == 200 and json.loads(body)["usage"]["input_tokens"] == 71, f"third turn: {body[:300]!r}")
+    # instructions are a system message, which replaces Qwen's default: 3 + (5 + 4) + (5 + 1) = 18.
+    status, _, body = server.post("/v1/responses", {"input": "Hi", "instructions": "Be brief.",
+                                                    "max_output_tokens": 2})
+    out = json.loads(body)
+    check(status == 200 and out["usage"]["input_tokens"] == 18 and out["instructions"] == "Be brief.",
+          f"instructions: {body[:300]!r}")
+    # Message lists with input_text parts count as chat messages do.
+    status, _, body = server.post("/v1/responses", {"input": [{"role": "user", "content": [
+        {"type": "input_text", "text": "hello there"}]}], "max_output_tokens": 1})
+    check(status == 200 and json.loads(body)["usage"]["input_tokens"] == 38, f"input_text parts: {body[:300]!r}")
+    # Unknown and unstored responses: vLLM's 404.
+    status, _, body = server.post("/v1/responses", {"input": "x", "previous_response_id": "resp_nope"})
+    err = error_of(status, body, 404, "unknown previous_response_id")
+    check(err.get("type") == "invalid_request_error" and err.get("message") == "Response with id 'resp_nope' not found.",
+          f"unknown previous_response_id: {err}")
+    status, _, body = server.post("/v1/responses", {"input": "x", "store": False, "max_output_tokens": 1})
+    unstored = json.loads(body)["id"]
+    status, _, body = server.post("/v1/responses", {"input": "y", "previous_response_id": unstored})
+    error_of(status, body, 404, "store: false keeps nothing")
+    # max_output_tokens beyond the context is capped, as vLLM does: 3 + (5 + 4000) + 26 = 4034 leaves 62.
+    status, _, body = server.post("/v1/responses", {"input": "word " * 4000, "max_output_tokens": 500})
+    out = json.loads(body)
+    check(status == 200 and out["usage"]["output_tokens"] == 62 and out["max_output_tokens"] == 62,
+          f"capped max_output_tokens: {status} {out.get('usage')}")
+    # A prompt that fills the context: 3 + (5 + 4100) + 26 = 4134.
+    status, _, body = server.post("/v1/responses", {"input": "word " * 4100})
+    err = error_of(status, body, 400, "responses prompt over the context")
+    check(err.get("message") == "This model's maximum context length is 4096 tokens. However, your request has 4134 "
+          "input tokens. Please reduce the length of the input messages.", f"overflow message: {err}")
+    for body, expected, what in [({"model": MODEL}, 400, "no input"), ({"input": []}, 400, "empty input"),
+                                 ({"input": "x", "model": "gpt-4"}, 404, "unknown model"),
+                                 ({"input": "x", "tools": [{"type": "function", "name": "f"}]}, 400, "tools")]:
+        status, _, out = server.post("/v1/responses", body)
+        error_of(status, out, expected, f"responses: {what}")
+    status, headers, out = server.request("GET", "/v1/responses", headers={})
+    error_of(status, out, 405, "GET /v1/responses")
+    check(headers.get("Allow") == "POST", f"Allow: {headers.get('Allow')}")
+
+
+def test_prefix_caching_over_http():
+    sim = Simulator("--time-scale", "50", "--enable-prefix-caching")
+    try:
+        def responses(body):
+            status, _, out = sim.post("/v1/responses", body)
+            check(status == 200, f"responses {body}: {status} {out[:200]!r}")
+            return json.loads(out)
+
+        # Turn 1 (38 input tokens, nothing cached yet) ends with 38 + 7 + 2 (<|im_end|>, newline) = 47
+        # tokens in the cache: 2 full blocks of 16. Turn 2 (57 tokens) finds both: 32 cached.
+        first = responses({"input": "hello there", "max_output_tokens": 7})
+        check(first["usage"]["input_tokens_details"] == {"cached_tokens": 0}, f"turn 1: {first['usage']}")
+        second = responses({"input": "and then", "previous_response_id": first["id"], "max_output_tokens": 3})
+        check(second["usage"]["input_tokens"] == 57 and second["usage"]["input_tokens_details"] == {"cached_tokens": 32},
+              f"turn 2 hits turn 1's blocks: {second['usage']}")
+        # A chat prompt of 100 words: 3 + (5 + 100) + 26 = 134 tokens. Its first block (16 tokens of
+        # Qwen's default system message) is every default chat prompt's, so even the first one hits
+        # 16; the same prompt again finds its 8 full blocks, (134 - 1) // 16 = 8: 128 cached.
+        content = "word " * 100
+        results = []
+        for _ in range(2):
+            status, headers, out = sim.post("/v1/chat/completions", chat(content, 4, False))
+            m = TIMINGS.fullmatch(headers.get("x-servestat-timings", ""))
+            check(status == 200 and m is not None, f"chat: {status} {out[:200]!r}")
+            results.append((json.loads(out)["usage"], float(m.group(2)) if m else 0.0))
+        (usage1, prefill1), (usage2, prefill2) = results
+        check(usage1 == {"prompt_tokens": 134, "total_tokens": 138, "completion_tokens": 4,
+                         "prompt_tokens_details": {"cached_tokens": 16}}, f"chat 1: {usage1}")
+        check(usage2["prompt_tokens_details"] == {"cached_tokens": 128}, f"chat 2: {usage2}")
+        # Prefill = one step: 0.004 + 0.0001 per uncached token, simulated seconds / 50.
+        check(abs(prefill1 - (0.004 + 0.0001 * 118) / 50) < 2e-6, f"chat 1 prefill {prefill1}")
+        check(abs(prefill2 - (0.004 + 0.0001 * 6) / 50) < 2e-6, f"chat 2 prefill {prefill2}")
+        # vLLM's counters, in tokens: queries 38 + 57 + 134 + 134, hits 0 + 32 + 16 + 128.
+        check(sim.metric("vllm:prefix_cache_queries_total") == 363.0, "vllm:prefix_cache_queries_total")
+        check(sim.metric("vllm:prefix_cache_hits_total") == 176.0, "vllm:prefix_cache_hits_total")
+    finally:
+        rc, _ = sim.stop()
+        check(rc == 0, f"exit {rc}")
+    # Off (the shared server): no prompt_tokens_details, no prefix-cache metrics.
+    check(server.metric("vllm:prefix_cache_queries_total") is None, "no prefix-cache counters with caching off")
+
+
 # ---- robustness ----------------------------------------------------------------------------------
 
 def raw_exchange(port, data, read_timeout=5):
@@ -395,10 +573,14 @@ def wait_for_metric(sim, name, value, seconds=5):
     return False
 
 
-def start_stream(port, max_tokens):
+def start_stream(port, max_tokens, path="/v1/chat/completions"):
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    payload = json.dumps(chat("a long answer please", max_tokens, True)).encode()
-    s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    if path == "/v1/responses":
+        body = {"input": "a long answer please", "max_output_tokens": max_tokens, "stream": True}
+    else:
+        body = chat("a long answer please", max_tokens, True)
+    payload = json.dumps(body).encode()
+    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               b"Content-Length: %d\r\n\r\n" % len(payload) + payload)
     return s
 
@@ -421,6 +603,14 @@ def test_vanished_clients_are_cancelled_and_the_server_goes_on():
         check(wait_for_metric(sim, "vllm:num_requests_running", 0), "the vanished stream is cancelled")
         status, _, body = sim.post("/v1/chat/completions", chat("anyone?", 3, False))
         check(status == 200 and json.loads(body)["usage"]["completion_tokens"] == 3, "serves after the hang-ups")
+        # A Responses stream whose client goes away is cancelled too.
+        responses = start_stream(sim.port, 4000, path="/v1/responses")
+        seen = b""
+        while seen.count(b"response.output_text.delta") < 3:
+            seen += responses.recv(65536)
+        check(sim.metric("vllm:num_requests_running") == 1, "the Responses stream runs")
+        responses.close()
+        check(wait_for_metric(sim, "vllm:num_requests_running", 0), "the vanished Responses stream is cancelled")
         # A client that stops reading delays only itself.
         slow = start_stream(sim.port, 50)
         status, _, _ = sim.post("/v1/chat/completions", chat("me too", 2, False))
@@ -499,6 +689,9 @@ if __name__ == "__main__":
                               test_whole_response_usage_and_timings_header,
                               test_keep_alive_serves_many_requests_on_one_connection,
                               test_context_overflow_is_vllms_400,
+                              test_responses_stream_events_and_usage,
+                              test_responses_whole_previous_response_id_and_errors,
+                              test_prefix_caching_over_http,
                               test_bad_requests_get_4xx_and_the_server_keeps_serving,
                               test_500_concurrent_streams_all_complete,
                               test_vanished_clients_are_cancelled_and_the_server_goes_on,

@@ -1,6 +1,9 @@
 // Reads from an OpenAI-compatible server with the official `openai` package, a client servestat did
 // not write: one streamed chat completion with usage, one plain chat completion, one streamed
-// legacy completion. Prints what the client saw as one JSON object for tests/cli/test_conformance.py.
+// legacy completion, and a Responses API conversation (a whole response, then a streamed turn that
+// continues it through the SDK's stream helper, which rebuilds the response from the events and
+// throws on events out of place). Prints what the client saw as one JSON object for
+// tests/cli/test_conformance.py.
 // Usage: node openai_client.mjs BASE_URL MODEL
 import OpenAI from "openai";
 
@@ -38,6 +41,18 @@ async function streamedCompletion() {
   return { text, chunks };
 }
 
+async function responses() {
+  const first = await client.responses.create({ model, input: messages[0].content, max_output_tokens: 6 });
+  const stream = client.responses.stream({ model, input: "and then?", previous_response_id: first.id,
+                                           max_output_tokens: 4 });
+  let deltas = 0, deltaText = "";
+  stream.on("response.output_text.delta", (e) => { deltas += 1; deltaText += e.delta; });
+  const next = await stream.finalResponse();
+  const nextText = next.output.flatMap((item) => item.content ?? []).map((part) => part.text).join("");
+  return { firstId: first.id, firstText: first.output_text, firstUsage: first.usage, deltas, deltaText,
+           nextText, nextUsage: next.usage, nextStatus: next.status, nextPrevious: next.previous_response_id };
+}
+
 async function models() {
   const list = await client.models.list();
   return list.data.map((m) => m.id);
@@ -45,7 +60,7 @@ async function models() {
 
 try {
   const out = { models: await models(), streamed: await streamedChat(), plain: await plainChat(),
-                completion: await streamedCompletion() };
+                completion: await streamedCompletion(), responses: await responses() };
   process.stdout.write(JSON.stringify(out) + "\n");
 } catch (e) {
   process.stderr.write(`openai client failed: ${e}\n`);

@@ -19,12 +19,17 @@ int list_presets() {
 }
 
 std::string describe(const sim::engine_config& c) {
+    const std::string caching =
+        c.prefix_caching ? fmt::format("; prefix caching on: blocks of {} tokens, {} tokens at most", c.block_size,
+                                       c.prefix_cache_tokens / c.block_size * c.block_size)
+                         : std::string();
     return fmt::format("max_num_seqs {}, max_num_batched_tokens {}, chunked prefill {}, "
                        "long_prefill_token_threshold {}, max_num_partial_prefills {} (long {}), max_model_len {}; "
-                       "step {} s + {} s/prefill token + {} s/decoding seq + {} s/context token",
+                       "step {} s + {} s/prefill token + {} s/decoding seq + {} s/context token{}",
                        c.max_num_seqs, c.max_num_batched_tokens, c.chunked_prefill ? "on" : "off",
                        c.long_prefill_token_threshold, c.max_num_partial_prefills, c.max_long_partial_prefills,
-                       c.max_model_len, c.step_overhead, c.per_prefill_token, c.per_decode_seq, c.per_context_token);
+                       c.max_model_len, c.step_overhead, c.per_prefill_token, c.per_decode_seq, c.per_context_token,
+                       caching);
 }
 
 } // namespace
@@ -39,6 +44,8 @@ int run_simulate_command(const simulate_args& a) {
     options.max_body_bytes = a.max_body_bytes;
     options.seed = a.seed;
     options.engine = simulate_engine_config(a);
+    options.tls_cert = a.tls_cert;
+    options.tls_key = a.tls_key;
     sim::server server(options);
 
     boost::asio::signal_set signals(server.context(), SIGINT, SIGTERM);

@@ -31,6 +31,11 @@ struct simulate_args {
         max_num_partial_prefills, max_long_partial_prefills;
     std::optional<bool> chunked_prefill;
     std::optional<double> step_overhead, per_prefill_token, per_decode_seq, per_context_token;
+    // vLLM's automatic prefix caching (off unless asked for, so presets keep their timings).
+    std::optional<bool> prefix_caching;
+    std::optional<std::int32_t> block_size, prefix_cache_tokens;
+    // HTTPS: a PEM certificate (chain) and its private key; both empty: plain HTTP.
+    std::string tls_cert, tls_key;
 };
 
 namespace detail {
@@ -85,6 +90,18 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
                          d.per_decode_seq);
     detail::add_override(cmd, "--per-context-token", a.per_context_token,
                          "Seconds per context token of every scheduled sequence", d.per_context_token);
+    cmd.add_flag_function(
+           "--enable-prefix-caching,!--no-enable-prefix-caching",
+           [&a](std::int64_t n) { a.prefix_caching = n > 0; },
+           "vLLM's automatic prefix caching: prompt blocks already computed are not prefilled again (default off)");
+    detail::add_override(cmd, "--block-size", a.block_size, "Tokens per prefix-cache block", d.block_size);
+    detail::add_override(cmd, "--prefix-cache-tokens", a.prefix_cache_tokens,
+                         "Prefix cache capacity in tokens (whole blocks), least recently used evicted first",
+                         d.prefix_cache_tokens);
+    cmd.add_option("--tls-cert,--ssl-certfile", a.tls_cert,
+                   "PEM certificate (chain) to serve HTTPS with; needs --tls-key")
+        ->type_name("FILE");
+    cmd.add_option("--tls-key,--ssl-keyfile", a.tls_key, "PEM private key of --tls-cert")->type_name("FILE");
 }
 
 // The preset (or the defaults) with the flags given on top; throws usage_error on an unknown preset
@@ -111,6 +128,9 @@ inline sim::engine_config simulate_engine_config(const simulate_args& a) {
     if (a.per_prefill_token) c.per_prefill_token = *a.per_prefill_token;
     if (a.per_decode_seq) c.per_decode_seq = *a.per_decode_seq;
     if (a.per_context_token) c.per_context_token = *a.per_context_token;
+    if (a.prefix_caching) c.prefix_caching = *a.prefix_caching;
+    if (a.block_size) c.block_size = *a.block_size;
+    if (a.prefix_cache_tokens) c.prefix_cache_tokens = *a.prefix_cache_tokens;
     sim::validate(c);
     return c;
 }

@@ -12,7 +12,8 @@
 #include <utility>     // std::move
 #include <vector>      // std::vector, std::erase_if
 
-#include "servestat/core/errors.hpp" // usage_error
+#include "servestat/core/errors.hpp"     // usage_error
+#include "servestat/sim/prefix_cache.hpp" // prefix_cache
 
 // The engine owns no clock and does no I/O: the caller says when requests arrive and when a step
 // starts, and gets back how long the step took and what it produced. The same calls give the same
@@ -41,6 +42,13 @@
 //   - at most max_long_partial_prefills long prefills run at once: a waiting long prompt over that
 //     limit keeps its place in the queue, and shorter prompts behind it are scheduled (they jump it).
 // KV-cache capacity and preemption are not modelled (the notebook's L4 runs never preempted).
+// With prefix_caching (vLLM's automatic prefix caching, off by default here) a request brings the
+// keys of its prompt's full blocks (prefix_cache.hpp). When it is first scheduled from the waiting
+// queue (vLLM looks up in schedule(), not on arrival), the longest cached run of leading blocks, at
+// most (prompt - 1) / block_size blocks so that one prompt token is always computed, counts as
+// already prefilled: only the rest costs per_prefill_token and takes budget, while the context cost
+// still counts the whole prompt. Its prompt blocks are cached when its prefill completes, and the
+// blocks of prompt + reply (as the next turn renders them) when it finishes.
 
 namespace servestat::sim {
 
@@ -56,6 +64,9 @@ struct engine_config {
     double per_prefill_token = 0.0001;                // seconds per prompt token prefilled in the step
     double per_decode_seq = 0.0004;                   // seconds per sequence decoding in the step
     double per_context_token = 0.0;                   // seconds per context token of every scheduled seq
+    bool prefix_caching = false;                      // --[no-]enable-prefix-caching (off: see docs)
+    std::int32_t block_size = 16;                     // --block-size: tokens per cached block
+    std::int32_t prefix_cache_tokens = 262144;        // --prefix-cache-tokens: capacity (whole blocks)
 };
 
 namespace detail {
@@ -92,12 +103,21 @@ inline void validate(const engine_config& c) {
     for (const double v : {c.step_overhead, c.per_prefill_token, c.per_decode_seq, c.per_context_token})
         detail::require(std::isfinite(v) && v >= 0, "cost coefficients must be finite and not negative");
     detail::require(c.step_overhead > 0, "step_overhead must be positive (a step takes time)");
+    detail::require(c.block_size >= 1, "block_size must be at least 1");
+    detail::require(!c.prefix_caching || c.prefix_cache_tokens >= c.block_size,
+                    "prefix_cache_tokens must hold at least one block (block_size tokens)");
 }
 
 struct engine_request {
     std::uint64_t id;
     std::int32_t prompt_tokens;
     std::int32_t max_tokens;
+};
+
+// What the prefix cache knows of a request (block_hashes() of its tokens); ignored with caching off.
+struct prefix_blocks {
+    std::vector<std::uint64_t> prompt;   // the prompt's full blocks: at most prompt_tokens / block_size
+    std::vector<std::uint64_t> finished; // prompt + reply as the next turn renders them (empty: none)
 };
 
 // What one step produced, at the END of the step (time = step start + duration).
@@ -113,6 +133,7 @@ struct finished {
     std::uint64_t id;
     double queue, prefill, decode;
     std::int32_t output_tokens;
+    std::int32_t cached_tokens = 0; // prompt tokens found in the prefix cache
 };
 
 struct step_result {
@@ -120,6 +141,9 @@ struct step_result {
     std::vector<token_event> tokens;
     std::vector<finished> done;
     std::int32_t prefill_tokens = 0, decode_seqs = 0;
+    // Prefix cache, as vLLM counts it: prompt tokens of the requests first scheduled in this step
+    // (queries) and how many of them were cached (hits). Zero with caching off.
+    std::int32_t cache_queries = 0, cache_hits = 0;
 };
 
 namespace detail {
@@ -129,8 +153,11 @@ struct sequence {
     double arrival = 0;
     double first_scheduled = 0;
     double first_token = 0;
-    std::int32_t prefilled = 0; // prompt tokens computed so far
+    std::int32_t prefilled = 0; // prompt tokens computed so far (cached ones included)
     std::int32_t generated = 0; // output tokens emitted so far
+    std::int32_t cached = 0;    // prompt tokens the prefix cache supplied when first scheduled
+    std::uint64_t looked_up = 0; // the step whose prefix-cache lookup `prefilled` holds while waiting
+    prefix_blocks blocks;
 };
 
 // vLLM 0.10's OpenAIServing._validate_input texts (the HTTP 400 error.message).
@@ -158,7 +185,12 @@ auto find_sequence(Container& c, std::uint64_t id) {
 
 class engine {
 public:
-    explicit engine(engine_config c) : config_(c) { validate(config_); }
+    explicit engine(engine_config c) : config_(c) {
+        validate(config_);
+        if (config_.prefix_caching)
+            cache_.emplace(config_.block_size,
+                           static_cast<std::size_t>(config_.prefix_cache_tokens / config_.block_size));
+    }
 
     // Admission check as vLLM does it before queueing; nullopt when the request fits.
     std::optional<std::string> inadmissible(std::int32_t prompt_tokens, std::int32_t max_tokens) const {
@@ -168,8 +200,9 @@ public:
         return std::nullopt;
     }
 
-    // The request arrives at simulated time `now`. It must be admissible, with a fresh id.
-    void add(engine_request r, double now) {
+    // The request arrives at simulated time `now`. It must be admissible, with a fresh id. With
+    // prefix caching `blocks` are its keys (prefix_blocks); without, they are ignored.
+    void add(engine_request r, double now, prefix_blocks blocks = {}) {
         detail::require(r.prompt_tokens >= 1, "a request needs at least one prompt token");
         detail::require(r.max_tokens >= 1, "a request needs max_tokens >= 1");
         detail::require(!inadmissible(r.prompt_tokens, r.max_tokens), "request exceeds max_model_len");
@@ -178,7 +211,12 @@ public:
         detail::sequence s;
         s.request = r;
         s.arrival = now;
-        waiting_.push_back(s);
+        if (cache_) {
+            detail::require(blocks.prompt.size() <= static_cast<std::size_t>(r.prompt_tokens / config_.block_size),
+                            "more prompt blocks than the prompt has full blocks");
+            s.blocks = std::move(blocks);
+        }
+        waiting_.push_back(std::move(s));
     }
 
     // The client went away: drop the request wherever it is; unknown ids are ignored.
@@ -191,6 +229,8 @@ public:
     std::int32_t running() const { return static_cast<std::int32_t>(running_.size()); }
     std::int32_t waiting() const { return static_cast<std::int32_t>(waiting_.size()); }
     const engine_config& config() const { return config_; }
+    // The prefix cache, or nullptr with caching off.
+    const prefix_cache* cache() const { return cache_ ? &*cache_ : nullptr; }
 
     // Schedules and runs one step starting at `now`. An idle engine returns an empty result with
     // duration 0.
@@ -198,10 +238,11 @@ public:
         step_result out;
         if (idle()) return out;
         plan_.clear();
+        ++steps_;
         std::int32_t budget = config_.max_num_batched_tokens;
         plan_partial_prefills();
         schedule_running(budget);
-        schedule_waiting(budget, now);
+        schedule_waiting(budget, now, out);
         double context = 0;
         for (const auto& p : plan_) {
             const auto& s = running_[p.index];
@@ -251,8 +292,9 @@ private:
             if (is_long(s)) ++partial_.long_running;
         }
         std::int32_t long_waiting = 0;
-        for (const auto& s : waiting_) {
+        for (auto& s : waiting_) {
             if (prefills >= most) break;
+            look_up_prefix(s);
             if (is_long(s)) {
                 if (partial_.long_running + long_waiting >= config_.max_long_partial_prefills) continue;
                 ++long_waiting;
@@ -279,20 +321,39 @@ private:
         }
     }
 
-    void schedule_waiting(std::int32_t& budget, double now) {
+    // A waiting sequence's cached prefix, as a lookup now finds it (vLLM's get_computed_blocks): held
+    // in `prefilled`, recomputed once per step while the sequence waits.
+    void look_up_prefix(detail::sequence& s) {
+        if (!cache_ || s.looked_up == steps_) return;
+        s.looked_up = steps_;
+        const auto block = config_.block_size;
+        const auto found = cache_->lookup(s.blocks.prompt);
+        // At least one prompt token is computed, so a fully cached prompt recomputes its last block.
+        const auto most = static_cast<std::size_t>((s.request.prompt_tokens - 1) / block);
+        s.prefilled = static_cast<std::int32_t>(std::min(found, most)) * block;
+    }
+
+    void schedule_waiting(std::int32_t& budget, double now, step_result& out) {
         std::size_t i = 0; // waiting sequences before i were passed over (long, over the limit)
         while (i < waiting_.size() && budget > 0 && running() < config_.max_num_seqs) {
-            const auto& s = waiting_[i];
+            auto& s = waiting_[i];
+            look_up_prefix(s);
             const bool long_prefill = partial_.on && is_long(s);
             if (long_prefill && partial_.long_running >= config_.max_long_partial_prefills) {
                 ++i; // it keeps its place; shorter prompts behind it may go first
                 continue;
             }
-            std::int32_t n = s.request.prompt_tokens;
+            std::int32_t n = s.request.prompt_tokens - s.prefilled; // the uncached part
             if (config_.chunked_prefill) n = prefill_chunk(n, budget);
             else if (n > budget) break; // FCFS: whoever is behind it waits too
             if (long_prefill) ++partial_.long_running;
-            running_.push_back(s);
+            if (cache_) {
+                s.cached = s.prefilled;
+                cache_->touch(s.blocks.prompt, static_cast<std::size_t>(s.cached / config_.block_size));
+                out.cache_queries += s.request.prompt_tokens;
+                out.cache_hits += s.cached;
+            }
+            running_.push_back(std::move(s));
             waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
             running_.back().first_scheduled = now;
             plan_.push_back({running_.size() - 1, n});
@@ -307,12 +368,15 @@ private:
                 s.prefilled += p.tokens;
                 if (s.prefilled < s.request.prompt_tokens) continue; // more chunks to go
                 s.first_token = end;
+                if (cache_) cache_->insert(s.blocks.prompt);
             }
             const bool last = ++s.generated == s.request.max_tokens;
             out.tokens.push_back({s.request.id, s.generated - 1, last});
-            if (last)
+            if (last) {
                 out.done.push_back({s.request.id, s.first_scheduled - s.arrival, s.first_token - s.first_scheduled,
-                                    end - s.first_token, s.generated});
+                                    end - s.first_token, s.generated, s.cached});
+                if (cache_) cache_->insert(s.blocks.finished);
+            }
         }
         // One pass keeps the survivors in their scheduling order.
         std::erase_if(running_, [](const detail::sequence& s) { return s.generated == s.request.max_tokens; });
@@ -323,6 +387,8 @@ private:
     std::vector<detail::sequence> running_; // in the order first scheduled
     std::vector<planned> plan_;             // this step's schedule, reused to avoid reallocations
     partial_prefills partial_;              // this step's concurrent-partial-prefill limits
+    std::optional<prefix_cache> cache_;     // with prefix caching only
+    std::uint64_t steps_ = 0;               // steps run, for the waiting sequences' lookups
 };
 
 } // namespace servestat::sim

@@ -108,39 +108,58 @@ inline std::string message_content(const nlohmann::json& message) {
     return text;
 }
 
-inline std::int32_t chat_prompt_tokens(const nlohmann::json& request) {
-    const auto* messages = member(request, "messages");
-    if (!messages) throw bad_request("Field required: 'messages'");
-    if (!messages->is_array() || messages->empty())
-        throw bad_request("'messages' must be a non-empty list of messages");
-    std::vector<std::pair<std::string, std::string>> turns;
-    turns.reserve(messages->size());
-    for (const auto& m : *messages) {
+using chat_messages = std::vector<std::pair<std::string, std::string>>; // (role, content)
+
+// A list of {role, content} messages, as chat's `messages` and the Responses API's `input` hold them.
+inline chat_messages read_messages(const nlohmann::json& list) {
+    chat_messages turns;
+    turns.reserve(list.size());
+    for (const auto& m : list) {
         if (!m.is_object()) throw bad_request("Each message must be an object");
         const auto* role = member(m, "role");
         if (!role || !role->is_string()) throw bad_request("Each message needs a string 'role'");
         turns.emplace_back(role->get<std::string>(), message_content(m));
     }
-    return count_chat_tokens(turns);
+    return turns;
+}
+
+inline chat_messages chat_request_messages(const nlohmann::json& request) {
+    const auto* messages = member(request, "messages");
+    if (!messages) throw bad_request("Field required: 'messages'");
+    if (!messages->is_array() || messages->empty())
+        throw bad_request("'messages' must be a non-empty list of messages");
+    return read_messages(*messages);
+}
+
+inline std::int32_t chat_prompt_tokens(const nlohmann::json& request) {
+    return count_chat_tokens(chat_request_messages(request));
 }
 
 // A completion prompt: a string, a list of token ids, or a list holding one of either. The
 // simulator serves one prompt per request (vLLM fans a list of prompts out into several choices).
-inline std::int32_t completion_prompt_tokens(const nlohmann::json& request) {
+// The text or the ids go to `text` / `ids` when given (the prefix cache needs them).
+inline std::int32_t completion_prompt_tokens(const nlohmann::json& request, std::string* text = nullptr,
+                                             std::vector<std::uint64_t>* ids = nullptr) {
     const auto* prompt = member(request, "prompt");
     if (!prompt) throw bad_request("Field required: 'prompt'");
-    if (prompt->is_string()) return count_tokens(prompt->get_ref<const std::string&>());
+    if (prompt->is_string()) {
+        const auto& s = prompt->get_ref<const std::string&>();
+        if (text) *text = s;
+        return count_tokens(s);
+    }
     if (prompt->is_array()) {
         if (!prompt->empty() && (*prompt)[0].is_number_integer()) {
-            for (const auto& id : *prompt)
+            for (const auto& id : *prompt) {
                 if (!id.is_number_integer()) throw bad_request("A token-id prompt must hold only integers");
+                if (ids) ids->push_back(id.get<std::uint64_t>());
+            }
             return static_cast<std::int32_t>(prompt->size());
         }
         if (prompt->size() == 1) {
             const auto& only = (*prompt)[0];
             if (only.is_string() || only.is_array()) {
                 nlohmann::json inner = {{"prompt", only}};
-                return completion_prompt_tokens(inner);
+                return completion_prompt_tokens(inner, text, ids);
             }
         }
         if (prompt->size() > 1) throw bad_request("The simulator serves one prompt per request");
@@ -150,15 +169,22 @@ inline std::int32_t completion_prompt_tokens(const nlohmann::json& request) {
 
 } // namespace detail
 
-enum class api_kind { chat, completion };
+// /v1/chat/completions, /v1/completions, /v1/responses (responses.hpp).
+enum class api_kind { chat, completion, responses };
 
-// What the engine and the response need from a /v1/chat/completions or /v1/completions body.
+// What the engine and the response need from a /v1/chat/completions or /v1/completions body (and,
+// filled by responses.hpp, a /v1/responses body).
 struct generation_request {
     api_kind kind = api_kind::chat;
     std::int32_t prompt_tokens = 0;
     std::optional<std::int32_t> max_tokens; // as sent; nullopt: up to the context length
     bool stream = false;
     bool include_usage = false; // stream_options.include_usage
+    // The prompt itself, which the prefix cache hashes: chat and responses render `messages`; a
+    // completion has `prompt_text` or, for a token-id prompt, `prompt_ids`.
+    detail::chat_messages messages;
+    std::string prompt_text;
+    std::vector<std::uint64_t> prompt_ids;
 };
 
 // Validates a request body; throws api_error with the status and message vLLM would answer.
@@ -169,7 +195,12 @@ inline generation_request parse_generation_request(api_kind kind, std::string_vi
     detail::check_model(j, model);
     generation_request r;
     r.kind = kind;
-    r.prompt_tokens = kind == api_kind::chat ? detail::chat_prompt_tokens(j) : detail::completion_prompt_tokens(j);
+    if (kind == api_kind::chat) {
+        r.messages = detail::chat_request_messages(j);
+        r.prompt_tokens = count_chat_tokens(r.messages);
+    } else {
+        r.prompt_tokens = detail::completion_prompt_tokens(j, &r.prompt_text, &r.prompt_ids);
+    }
     if (r.prompt_tokens < 1) throw detail::bad_request("The decoder prompt cannot be empty");
     r.max_tokens = detail::optional_count(j, "max_completion_tokens");
     if (!r.max_tokens) r.max_tokens = detail::optional_count(j, "max_tokens");
@@ -188,6 +219,20 @@ inline generation_request parse_generation_request(api_kind kind, std::string_vi
 // which is 0 or less for a prompt that fills the context (the engine then refuses it).
 inline std::int32_t effective_max_tokens(const generation_request& r, std::int32_t max_model_len) {
     return r.max_tokens ? *r.max_tokens : max_model_len - r.prompt_tokens;
+}
+
+// The tokens of a request's prompt as the prefix cache sees them (tokens.hpp): prompt_tokens of them.
+inline std::vector<std::uint64_t> prompt_token_ids(const generation_request& r) {
+    if (r.kind != api_kind::completion) return chat_token_ids(r.messages);
+    if (!r.prompt_ids.empty()) return r.prompt_ids;
+    return token_ids(r.prompt_text);
+}
+
+// Appends what a reply adds to the prompt's tokens for the request's next turn: a chat reply as an
+// assistant message (content, <|im_end|>, newline), a completion as plain text after the prompt.
+inline void append_reply_token_ids(api_kind kind, std::vector<std::uint64_t>& ids, std::string_view reply) {
+    if (kind == api_kind::completion) append_token_ids(ids, reply);
+    else append_reply_ids(ids, reply);
 }
 
 // /tokenize: {"prompt": "..."} or {"messages": [...]} (with the generation prompt, vLLM's default).
@@ -232,6 +277,17 @@ inline std::string timings_header_value(const request_timings& t) {
     return fmt::format("queue={:.6f};prefill={:.6f};decode={:.6f}", t.queue, t.prefill, t.decode);
 }
 
+namespace detail {
+
+// {"queue":..,"prefill":..,"decode":..}: the servestat_timings member of bodies and final events.
+inline std::string timings_json(const request_timings& t) {
+    return fmt::format(R"({{"queue":{:.6f},"prefill":{:.6f},"decode":{:.6f}}})", t.queue, t.prefill, t.decode);
+}
+
+inline std::string json_string(std::string_view text) { return dump_json(std::string(text)); }
+
+} // namespace detail
+
 // The bodies and stream events of one generation request. Per-token chunks are a fixed prefix and
 // suffix around the token's JSON string, so a 500-stream load does not build a JSON tree per token.
 class response_builder {
@@ -260,19 +316,24 @@ public:
         if (kind_ == api_kind::chat) out.push_back('}');
         out.append(R"(,"logprobs":null,"finish_reason":)").append(last ? R"("length")" : "null");
         out.append(R"(,"stop_reason":null}])");
-        if (timings) out.append(R"(,"servestat_timings":)").append(timings_json(*timings));
+        if (timings) out.append(R"(,"servestat_timings":)").append(detail::timings_json(*timings));
         return out.append("}");
     }
 
-    // The stream_options.include_usage chunk: no choices, the usage.
-    std::string usage_chunk(std::int32_t prompt_tokens, std::int32_t completion_tokens) const {
+    // The stream_options.include_usage chunk: no choices, the usage. `cached_tokens` (given when prefix
+    // caching is on) adds vLLM's usage.prompt_tokens_details.
+    std::string usage_chunk(std::int32_t prompt_tokens, std::int32_t completion_tokens,
+                            std::optional<std::int32_t> cached_tokens = std::nullopt) const {
         std::string out = chunk_head_;
-        return out.append(R"(,"choices":[],"usage":)").append(usage_json(prompt_tokens, completion_tokens)).append("}");
+        return out.append(R"(,"choices":[],"usage":)")
+            .append(usage_json(prompt_tokens, completion_tokens, cached_tokens))
+            .append("}");
     }
 
     // A non-streamed response; the timings are in the body too, for clients that cannot see headers.
     std::string full_body(std::string_view text, std::int32_t prompt_tokens, std::int32_t completion_tokens,
-                          const request_timings& timings) const {
+                          const request_timings& timings,
+                          std::optional<std::int32_t> cached_tokens = std::nullopt) const {
         std::string out = body_head_;
         out.append(R"(,"choices":[{"index":0,)");
         if (kind_ == api_kind::chat)
@@ -280,8 +341,8 @@ public:
         else
             out.append(R"("text":)").append(json_string(text));
         out.append(R"(,"logprobs":null,"finish_reason":"length","stop_reason":null}],"usage":)");
-        out.append(usage_json(prompt_tokens, completion_tokens));
-        return out.append(R"(,"servestat_timings":)").append(timings_json(timings)).append("}");
+        out.append(usage_json(prompt_tokens, completion_tokens, cached_tokens));
+        return out.append(R"(,"servestat_timings":)").append(detail::timings_json(timings)).append("}");
     }
 
 private:
@@ -293,13 +354,14 @@ private:
         out.pop_back();
         return out;
     }
-    static std::string json_string(std::string_view text) { return detail::dump_json(std::string(text)); }
-    static std::string usage_json(std::int32_t prompt_tokens, std::int32_t completion_tokens) {
-        return fmt::format(R"({{"prompt_tokens":{},"total_tokens":{},"completion_tokens":{}}})", prompt_tokens,
-                           prompt_tokens + completion_tokens, completion_tokens);
-    }
-    static std::string timings_json(const request_timings& t) {
-        return fmt::format(R"({{"queue":{:.6f},"prefill":{:.6f},"decode":{:.6f}}})", t.queue, t.prefill, t.decode);
+    static std::string json_string(std::string_view text) { return detail::json_string(text); }
+    // vLLM's UsageInfo; prompt_tokens_details only when the prefix cache reports cached tokens.
+    static std::string usage_json(std::int32_t prompt_tokens, std::int32_t completion_tokens,
+                                  std::optional<std::int32_t> cached_tokens) {
+        std::string out = fmt::format(R"({{"prompt_tokens":{},"total_tokens":{},"completion_tokens":{})",
+                                      prompt_tokens, prompt_tokens + completion_tokens, completion_tokens);
+        if (cached_tokens) out.append(fmt::format(R"(,"prompt_tokens_details":{{"cached_tokens":{}}})", *cached_tokens));
+        return out.append("}");
     }
 
     api_kind kind_;

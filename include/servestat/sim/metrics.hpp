@@ -127,6 +127,14 @@ public:
         generation_tokens_ += static_cast<double>(generated_tokens);
     }
 
+    // Prefix cache counters (tokens), as vLLM V1 counts them when a request is first scheduled.
+    // Rendered only once enabled, so /metrics stays as it was with caching off.
+    void enable_prefix_cache() { prefix_caching_ = true; }
+    void record_prefix_cache(std::int32_t queries, std::int32_t hits) {
+        prefix_cache_queries_ += queries;
+        prefix_cache_hits_ += hits;
+    }
+
     std::uint64_t finished() const { return finished_; }
 
     std::string render(std::string_view model, std::int32_t running, std::int32_t waiting) const {
@@ -139,6 +147,12 @@ public:
         counter(out, "vllm:prompt_tokens_total", "Number of prefill tokens processed.", labels, prompt_tokens_);
         counter(out, "vllm:generation_tokens_total", "Number of generation tokens processed.", labels,
                 generation_tokens_);
+        if (prefix_caching_) {
+            counter(out, "vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.",
+                    labels, prefix_cache_queries_);
+            counter(out, "vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.",
+                    labels, prefix_cache_hits_);
+        }
         std::string success_labels = labels;
         success_labels.append(",finished_reason=\"length\"");
         counter(out, "vllm:request_success_total", "Count of successfully processed requests.", success_labels,
@@ -178,6 +192,8 @@ private:
     histogram prefill_{request_latency_buckets()};
     histogram decode_{request_latency_buckets()};
     double prompt_tokens_ = 0, generation_tokens_ = 0;
+    bool prefix_caching_ = false;
+    double prefix_cache_queries_ = 0, prefix_cache_hits_ = 0;
     std::uint64_t finished_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // Deterministic token counting for the simulated server: /tokenize, usage and the engine's budgets.
 #pragma once
 
+#include <algorithm>   // std::min
 #include <array>       // std::array
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::uint64_t
@@ -10,6 +11,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/random.hpp" // detail::mix64
+#include "servestat/core/text.hpp"   // detail::fnv1a
 
 // The simulator has no tokenizer; it needs counts that are stable across platforms, cheap, and
 // roughly the size of a BPE tokenizer's on English text, so that prompt lengths from a real workload
@@ -83,6 +85,90 @@ inline std::int32_t count_chat_tokens(const std::vector<std::pair<std::string, s
     }
     if (!has_system) tokens += detail::per_message_overhead + count_tokens(detail::default_system_prompt);
     return tokens;
+}
+
+// ---- token ids, for the prefix cache ---------------------------------------------------------------
+// The prefix cache (prefix_cache.hpp) keys blocks of tokens, so it needs the tokens themselves, not
+// just their count. The ids below split text exactly as count_tokens counts it (a word's 4-byte
+// slices, one id per punctuation byte, nothing for whitespace), each id a hash of the token's bytes;
+// chat_token_ids renders the same template that count_chat_tokens counts, token for token.
+
+namespace detail {
+
+inline std::uint64_t token_id(std::string_view bytes) { return servestat::detail::fnv1a(bytes); }
+
+// Qwen2.5's special tokens and the newline that follows a role and ends a message.
+inline std::uint64_t im_start_id() { return token_id("<|im_start|>"); }
+inline std::uint64_t im_end_id() { return token_id("<|im_end|>"); }
+inline std::uint64_t newline_id() { return token_id("\n"); }
+
+} // namespace detail
+
+// Appends the ids of `text`'s tokens: count_tokens(text) of them.
+inline void append_token_ids(std::vector<std::uint64_t>& out, std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (detail::is_space(c)) {
+            ++i;
+        } else if (detail::is_word_byte(c)) {
+            std::size_t end = i;
+            while (end < text.size() && detail::is_word_byte(static_cast<unsigned char>(text[end]))) ++end;
+            for (std::size_t piece = i; piece < end; piece += detail::word_bytes_per_token)
+                out.push_back(detail::token_id(text.substr(piece, std::min<std::size_t>(detail::word_bytes_per_token, end - piece))));
+            i = end;
+        } else {
+            out.push_back(detail::token_id(text.substr(i, 1)));
+            ++i;
+        }
+    }
+}
+
+inline std::vector<std::uint64_t> token_ids(std::string_view text) {
+    std::vector<std::uint64_t> out;
+    append_token_ids(out, text);
+    return out;
+}
+
+namespace detail {
+
+inline void append_message_ids(std::vector<std::uint64_t>& out, std::string_view role, std::string_view content) {
+    out.push_back(im_start_id());
+    out.push_back(token_id(role)); // a role is one token (count_chat_tokens' 5 per message)
+    out.push_back(newline_id());
+    append_token_ids(out, content);
+    out.push_back(im_end_id());
+    out.push_back(newline_id());
+}
+
+} // namespace detail
+
+// The tokens of a chat prompt as count_chat_tokens counts them: Qwen2.5's default system message
+// first when the conversation has no system message, then each message in order
+// (<|im_start|> role \n content <|im_end|> \n), then, with `generation_prompt`, <|im_start|>
+// assistant \n. A conversation's next turn (the reply appended as an assistant message, then the
+// new message) therefore starts with this turn's tokens plus the reply's.
+inline std::vector<std::uint64_t> chat_token_ids(const std::vector<std::pair<std::string, std::string>>& role_content,
+                                                 bool generation_prompt = true) {
+    std::vector<std::uint64_t> out;
+    bool has_system = false;
+    for (const auto& turn : role_content) has_system = has_system || turn.first == "system";
+    if (!has_system) detail::append_message_ids(out, "system", detail::default_system_prompt);
+    for (const auto& [role, content] : role_content) detail::append_message_ids(out, role, content);
+    if (generation_prompt) {
+        out.push_back(detail::im_start_id());
+        out.push_back(detail::token_id("assistant"));
+        out.push_back(detail::newline_id());
+    }
+    return out;
+}
+
+// What an assistant reply adds after a chat prompt that ended with the generation prompt: its
+// content, then <|im_end|> \n, as the next turn renders it.
+inline void append_reply_ids(std::vector<std::uint64_t>& out, std::string_view reply) {
+    append_token_ids(out, reply);
+    out.push_back(detail::im_end_id());
+    out.push_back(detail::newline_id());
 }
 
 // Text of output token `index` of a request: " word", one token by count_tokens, the same for the
