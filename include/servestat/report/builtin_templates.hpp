@@ -619,11 +619,9 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 {{/has_requests}}
 {{#has_requests}}
 <p class="steady-state"><strong>Steady state:</strong> {{steady_state_text}}</p>
-{{/has_requests}}
-{{#has_connections}}
+{{/has_requests}}{{#has_connections}}
 <p><strong>Connections:</strong> {{connections_text}}</p>
-{{/has_connections}}
-{{#has_driver_cancelled}}
+{{/has_connections}}{{#has_driver_cancelled}}
 <p><strong>Cancelled on purpose:</strong> {{driver_cancelled_text}}</p>
 {{/has_driver_cancelled}}
 {{#has_notes}}
@@ -655,8 +653,7 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 {{/slo}}
 </tbody>
 </table>
-{{/has_slo}}
-{{#has_turns}}
+{{/has_slo}}{{#has_turns}}
 <h3>Sessions turn by turn</h3>
 <p><strong>Prefix cache:</strong> {{turns_text}}</p>
 <table>
@@ -945,12 +942,10 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 {{#has_requests}}
 
 **Steady state:** {{steady_state_text}}
-{{/has_requests}}
-{{#has_connections}}
+{{/has_requests}}{{#has_connections}}
 
 **Connections:** {{connections_text}}
-{{/has_connections}}
-{{#has_driver_cancelled}}
+{{/has_connections}}{{#has_driver_cancelled}}
 
 **Cancelled on purpose:** {{driver_cancelled_text}}
 {{/has_driver_cancelled}}
@@ -983,8 +978,7 @@ Notes on this source:
 | {{metric}} | {{subset}} | {{objective}} | **{{verdict}}** | {{actual}} |
 {{/slo}}
 
-{{/has_slo}}
-{{#has_turns}}
+{{/has_slo}}{{#has_turns}}
 ### Sessions turn by turn
 
 **Prefix cache:** {{turns_text}}
@@ -1076,14 +1070,11 @@ Only the tool's own aggregates, no per-request records.
 {{/has_requests}}
 {{#has_steady_state}}
 Steady state: {{steady_state_text}}
-{{/has_steady_state}}
-{{#has_connections}}
+{{/has_steady_state}}{{#has_connections}}
 Connections: {{connections_text}}
-{{/has_connections}}
-{{#has_driver_cancelled}}
+{{/has_connections}}{{#has_driver_cancelled}}
 Cancelled on purpose: {{driver_cancelled_text}}
-{{/has_driver_cancelled}}
-{{#has_turns}}
+{{/has_driver_cancelled}}{{#has_turns}}
 Prefix cache: {{turns_text}}
 {{/has_turns}}
 {{#has_notes}}
