@@ -102,4 +102,25 @@ inline std::string turns_text(const session_turns& s) {
     return out;
 }
 
+// The sessions in one line for the report's summary.
+inline std::string turns_summary_text(const session_turns& s) {
+    std::string out = "multi-turn sessions: ";
+    const auto hit = s.cache_hit_rate();
+    const auto bound = s.cache_bound();
+    out += hit ? fmt::format("the prefix cache served {} of the prompt tokens", format_share(*hit))
+               : std::string("the server did not report cached prompt tokens");
+    if (bound) out += fmt::format(" (at most {} could be)", format_share(*bound));
+    if (s.turns.size() >= 2 && s.turns.front().ttft_p50 && s.turns.back().ttft_p50)
+        out += fmt::format("; TTFT p50 {} at turn {}, {} at turn {}", format_seconds(s.turns.front().ttft_p50),
+                           s.turns.front().turn, format_seconds(s.turns.back().ttft_p50), s.turns.back().turn);
+    return out + ".";
+}
+
+// The deliberate cancellations in one line for the summary: they lower the success rate by design.
+inline std::string cancelled_summary_text(const driver_activity& d) {
+    return fmt::format("the driver cancelled {} on purpose (--cancel-rate): they count as failed requests but say "
+                       "nothing about the server.",
+                       detail::plural(d.cancelled, "request", "requests"));
+}
+
 } // namespace servestat::report

@@ -378,6 +378,11 @@ inline json comparison_rows(const std::vector<analysed_run>& runs) {
 
 } // namespace detail
 
+inline std::string capitalised(std::string text) {
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 'a' + 'A');
+    return text;
+}
+
 inline analysed_run analyse(const run& r, const stats_options& o) {
     return {analyze(r, o), detail::fit_e2e_to_output_tokens(r), driver_activity_of(r.requests), turns_of(r.requests)};
 }
@@ -408,7 +413,15 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
                                   shows_few_samples(view["slo"]);
     }
     const auto [kpi_sources, kpi_note] = report_kpi_sources(stats, sweeps);
-    json summary = summary_view(report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile));
+    auto sentences = report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile);
+    if (runs.size() <= 3)
+        for (const auto& a : runs) {
+            const std::string who = runs.size() > 1 ? a.stats.meta.label + ": " : std::string();
+            if (a.turns) sentences.push_back({8.5, capitalised(who + turns_summary_text(*a.turns))});
+            if (a.driver && a.driver->cancelled > 0)
+                sentences.push_back({8.4, capitalised(who + cancelled_summary_text(*a.driver))});
+        }
+    json summary = summary_view(std::move(sentences));
     json kpi = kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets);
     const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
     const bool kpi_has_subsets = std::any_of(kpi.begin(), kpi.end(), [](const json& row) {
