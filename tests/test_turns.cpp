@@ -153,7 +153,12 @@ TEST_CASE("driver activity: connections opened with their connect and TLS times;
     CHECK(d->cancelled_tokens == 7);
     CHECK(servestat::report::connections_text(*d) ==
           "2 connections opened for 4 requests (keep-alive carried the other 2); TCP connect p50 2.00 ms, max 3.00 ms; "
-          "TLS handshake p50 15.0 ms, max 20.0 ms. Opening a connection is timed apart: it is in neither TTFT nor e2e.");
+          "TLS handshake p50 15.0 ms, max 20.0 ms. Opening a connection is timed apart: it is in neither TTFT nor e2e. "
+          "A request the driver cancels closes its connection, so the next one opens another.");
+    CHECK(d->ok == 2);
+    CHECK(servestat::report::cancelled_summary_text(*d) ==
+          "the driver cancelled 1 of 4 requests on purpose (--cancel-rate), which lowers the success rate by design; "
+          "of the other 3, 2 succeeded.");
     CHECK(servestat::report::cancelled_text(*d) ==
           "the driver aborted 1 request mid-stream (--cancel-rate); they are counted under Errors as cancelled and "
           "kept out of every latency. 1 of them had received 7 output tokens.");

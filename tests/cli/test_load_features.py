@@ -289,7 +289,7 @@ def test_sessions():
         header, reqs = read_log(log, "sessions")
         _, plain_reqs = read_log(plain, "sessions without a cache")
         params = header["run"]["params"]
-        check(params.get("sessions") == 9 and params.get("turns") == 27 and params.get("sessions_in_flight") == 3,
+        check(params.get("sessions") == 9 and params.get("turns_total") == 27 and params.get("sessions_in_flight") == 3,
               f"the header: {params}")
         check(len(reqs) == 27 and all(q["status"] == "ok" for q in reqs), f"27 turns, all ok: {len(reqs)}")
         with open(workload) as f:

@@ -339,7 +339,7 @@ nlohmann::ordered_json run_header(const load_args& a, const run_point& point, co
     if (!w.sessions.empty()) {
         params["sessions_in_flight"] = std::max(1, a.sessions_in_flight);
         params["sessions"] = std::min(w.sessions.size(), a.requests.value_or(w.sessions.size()));
-        params["turns"] = session_turns(w, a);
+        params["turns_total"] = session_turns(w, a);
     } else if (!w.trace_times.empty()) {
         params["arrivals"] = "trace";
         params["trace"] = fs::path(a.trace).filename().string();
@@ -359,7 +359,7 @@ nlohmann::ordered_json run_header(const load_args& a, const run_point& point, co
     params["endpoint"] = responses_api(a) ? "responses" : "chat/completions";
     if (a.cancel_rate > 0) {
         params["cancel_rate"] = a.cancel_rate;
-        params["cancel_after"] = a.cancel_after;
+        params["cancel_after_seconds"] = a.cancel_after;
     }
     if (a.url.starts_with("https://"))
         params["tls_verify"] = a.insecure ? "off" : a.cacert.empty() ? "system CA store" : fs::path(a.cacert).filename().string();

@@ -38,7 +38,9 @@ inline std::string connections_text(const driver_activity& d) {
         out += fmt::format(" (keep-alive carried the other {})", detail::thousands(d.requests - d.connections));
     out += "; " + detail::spread_text("TCP connect", d.connect);
     if (d.tls.p50) out += "; " + detail::spread_text("TLS handshake", d.tls);
-    return out + ". Opening a connection is timed apart: it is in neither TTFT nor e2e.";
+    out += ". Opening a connection is timed apart: it is in neither TTFT nor e2e.";
+    if (d.cancelled > 0) out += " A request the driver cancels closes its connection, so the next one opens another.";
+    return out;
 }
 
 // The requests the driver cancelled on purpose; empty when there were none.
@@ -109,7 +111,7 @@ inline std::string turns_summary_text(const session_turns& s) {
     const auto bound = s.cache_bound();
     out += hit ? fmt::format("the prefix cache served {} of the prompt tokens", format_share(*hit))
                : std::string("the server did not report cached prompt tokens");
-    if (bound) out += fmt::format(" (at most {} could be)", format_share(*bound));
+    if (bound) out += fmt::format(" (at most {} could be: all but each turn's new text)", format_share(*bound));
     if (s.turns.size() >= 2 && s.turns.front().ttft_p50 && s.turns.back().ttft_p50)
         out += fmt::format("; TTFT p50 {} at turn {}, {} at turn {}", format_seconds(s.turns.front().ttft_p50),
                            s.turns.front().turn, format_seconds(s.turns.back().ttft_p50), s.turns.back().turn);
@@ -118,9 +120,11 @@ inline std::string turns_summary_text(const session_turns& s) {
 
 // The deliberate cancellations in one line for the summary: they lower the success rate by design.
 inline std::string cancelled_summary_text(const driver_activity& d) {
-    return fmt::format("the driver cancelled {} on purpose (--cancel-rate): they count as failed requests but say "
-                       "nothing about the server.",
-                       detail::plural(d.cancelled, "request", "requests"));
+    const std::size_t others = d.requests - d.cancelled;
+    return fmt::format("the driver cancelled {} of {} on purpose (--cancel-rate), which lowers the success rate by "
+                       "design; of the other {}, {} succeeded.",
+                       detail::thousands(d.cancelled), detail::plural(d.requests, "request", "requests"),
+                       detail::thousands(others), detail::thousands(d.ok));
 }
 
 } // namespace servestat::report

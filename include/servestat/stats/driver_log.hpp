@@ -20,6 +20,7 @@ struct duration_spread {
 
 struct driver_activity {
     std::size_t requests = 0;
+    std::size_t ok = 0;
     std::size_t connections = 0; // requests that opened their connection (the others reused one)
     duration_spread connect, tls;
     std::size_t cancelled = 0;              // cancelled by the driver (--cancel-rate), not by a stop
@@ -54,6 +55,7 @@ inline std::optional<driver_activity> driver_activity_of(const request_table& t)
     const auto status = t.status();
     const auto output = t.output_tokens();
     for (std::size_t i = 0; i < t.size(); ++i) {
+        out.ok += status[i] == request_status::ok;
         if (status[i] != request_status::cancelled || !t.error(i).starts_with(driver_cancel_prefix)) continue;
         ++out.cancelled;
         if (is_present(output[i]) && output[i] > 0) {
