@@ -16,15 +16,14 @@
 
 Usage: test_load_features.py SERVESTAT_BINARY WORK_DIR [SHARED_DATA]   (run by ctest)
 """
+import http.client
 import json
 import os
 import re
-import signal
 import ssl
 import statistics
 import subprocess
 import sys
-import time
 
 import test_load as base
 from checks import check, metric_value, run_tests
@@ -45,13 +44,12 @@ def make_certificate(name, subject, alt_names):
     CERTS[name] = (cert, key)
 
 
-class Simulator:
+class Simulator(base.Simulator):
     """`servestat simulate --port 0 ARGS` over HTTP, or HTTPS with the certificate `tls`."""
-    count = 0
 
     def __init__(self, *args, tls=None):
-        Simulator.count += 1
-        self.log = open(path(f"simulator{Simulator.count}.log"), "w")
+        base.Simulator.count += 1
+        self.log = open(path(f"simulator{base.Simulator.count}.log"), "w")
         extra = ["--tls-cert", CERTS[tls][0], "--tls-key", CERTS[tls][1]] if tls else []
         self.proc = subprocess.Popen([SERVESTAT, "simulate", "--port", "0", *extra, *map(str, args)],
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
@@ -63,24 +61,15 @@ class Simulator:
         self.tls = tls
 
     def metric(self, name):
-        context = ssl.create_default_context(cafile=CERTS[self.tls][0]) if self.tls else None
-        import http.client
-        conn = (http.client.HTTPSConnection("127.0.0.1", self.port, context=context, timeout=20) if self.tls
-                else http.client.HTTPConnection("127.0.0.1", self.port, timeout=20))
+        if not self.tls:
+            return super().metric(name)
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=20,
+                                           context=ssl.create_default_context(cafile=CERTS[self.tls][0]))
         try:
             conn.request("GET", "/metrics")
             return metric_value(conn.getresponse().read().decode(), name)
         finally:
             conn.close()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
 
 
 def load(url, *args, env=None, timeout=60):
@@ -101,6 +90,15 @@ def load_ok(url, *args, **kw):
 
 def read_log(log, what):
     return base.read_log(log, what)
+
+
+def report_md(log, name):
+    """`servestat report LOG`'s Markdown."""
+    out = path(name)
+    r = base.servestat("report", log, "-o", out)
+    check(r.returncode == 0, f"report {log}: {r.stderr[-300:]}")
+    with open(os.path.join(out, "report.md")) as f:
+        return f.read()
 
 
 def test_https():
@@ -125,14 +123,10 @@ def test_https():
         params = header["run"]["params"]
         check(params.get("tls_verify") == "localhost.pem" and params.get("headers") == ["X-Team-Token"],
               f"the header names the CA file and the header, not its value: {params}")
-        report = path("https-report")
-        rr = base.servestat("report", log, "-o", report)
-        check(rr.returncode == 0, f"report: {rr.stderr[-300:]}")
-        with open(os.path.join(report, "report.md")) as f:
-            md = f.read()
+        md = report_md(log, "https-report")
         check("**Connections:** 3 connections opened for 12 requests (keep-alive carried the other 9)" in md and
               "TLS handshake p50" in md, "the report says how many connections and what the handshakes took")
-        outputs = [r.stdout, r.stderr, rr.stdout, rr.stderr]
+        outputs = [r.stdout, r.stderr]
         for root, _, files in os.walk(WORK):
             for name in files:
                 if "https" in os.path.join(root, name):
@@ -209,7 +203,7 @@ class TlsFakeServer(base.FakeServer):
             "id": "resp_1", "status": "completed", "usage": {"input_tokens": 9, "output_tokens": 2}}})
         sock.sendall(base.STREAM_HEAD)
         tail = {"good": completed, "no_completed": b"", "cut_connection": b'event: response.output_text.delta\ndata: {"ty'}
-        sock.sendall(base.chunk(created + deltas + tail[self.mode]) if True else b"")
+        sock.sendall(base.chunk(created + deltas + tail[self.mode]))
         if self.mode == "cut_connection":
             return False
         sock.sendall(b"0\r\n\r\n")
@@ -328,11 +322,7 @@ def test_sessions():
         check(cached[3][0] < 0.7 * uncached[3][0], f"turn 3's TTFT p50 {cached[3][0]:.4f} s with the cache, "
                                                    f"{uncached[3][0]:.4f} s without")
 
-        report = path("sessions-report")
-        rr = base.servestat("report", log, "-o", report)
-        check(rr.returncode == 0, f"report: {rr.stderr[-300:]}")
-        with open(os.path.join(report, "report.md")) as f:
-            md = f.read()
+        md = report_md(log, "sessions-report")
         prompt = sum(v[3] for v in cached.values())
         hit = sum(v[1] for v in cached.values()) / prompt
         bound = sum(v[2] for v in cached.values()) / prompt
@@ -383,14 +373,11 @@ def test_cancel():
             check(len(ok) + len(cancelled) == 16 and all(q["output_tokens"] == 200 for q in ok), "the rest completed")
             check(served == len(ok), f"the simulator completed only the others: {served} vs {len(ok)}")
             check(f"; {len(cancelled)} cancelled" in r.stderr, f"the summary counts them: {r.stderr!r}")
-            run = base.check_stats_agree(log, reqs, "cancel")
+            base.check_stats_agree(log, reqs, "cancel")
             check(header["run"]["params"].get("cancel_rate") == 0.5, "the header records the rate")
         check(runs[0] == runs[1], f"a seed cancels the same requests: {runs}")
-        report = path("cancel-report")
-        rr = base.servestat("report", path("cancel0.jsonl"), "-o", report)
-        with open(os.path.join(report, "report.md")) as f:
-            md = f.read()
-        check(rr.returncode == 0 and f"**Cancelled on purpose:** the driver aborted {len(runs[0])} requests mid-stream"
+        md = report_md(path("cancel0.jsonl"), "cancel-report")
+        check(f"**Cancelled on purpose:** the driver aborted {len(runs[0])} requests mid-stream"
               in md, "the report counts the cancelled requests")
         r = load(sim.url, "--workload", workload, "--concurrency", 1, "-n", 1, "--cancel-rate", 0.5, "-o", path("c.jsonl"))
         check(r.returncode == 2 and "--cancel-after" in r.stderr, f"a rate without a delay: {r.stderr!r}")
