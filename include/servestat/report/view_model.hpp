@@ -13,7 +13,7 @@
 
 #include "servestat/core/run.hpp"           // run
 #include "servestat/core/utf8.hpp"          // shortened_text
-#include "servestat/report/driver_view.hpp" // connections_text, cancelled_text, turn_rows, turns_text
+#include "servestat/report/driver_view.hpp" // connections_text, cancelled_text, turn_rows, turns_text, *_summary_text
 #include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
 #include "servestat/report/findings.hpp"    // derive_findings
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
@@ -376,12 +376,23 @@ inline json comparison_rows(const std::vector<analysed_run>& runs) {
     return rows;
 }
 
-} // namespace detail
-
 inline std::string capitalised(std::string text) {
     if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 'a' + 'A');
     return text;
 }
+
+// The summary's lines on what servestat's driver logged: sessions and deliberate cancellations,
+// for a report of a few runs (more would crowd out the comparison).
+inline void add_driver_sentences(const std::vector<analysed_run>& runs, std::vector<summary_sentence>& out) {
+    if (runs.size() > 3) return;
+    for (const auto& a : runs) {
+        const std::string who = runs.size() > 1 ? a.stats.meta.label + ": " : std::string();
+        if (a.turns) out.push_back({8.5, capitalised(who + turns_summary_text(*a.turns))});
+        if (a.driver && a.driver->cancelled > 0) out.push_back({8.4, capitalised(who + cancelled_summary_text(*a.driver))});
+    }
+}
+
+} // namespace detail
 
 inline analysed_run analyse(const run& r, const stats_options& o) {
     return {analyze(r, o), detail::fit_e2e_to_output_tokens(r), driver_activity_of(r.requests), turns_of(r.requests)};
@@ -414,13 +425,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     }
     const auto [kpi_sources, kpi_note] = report_kpi_sources(stats, sweeps);
     auto sentences = report_summary(stats, findings, sweeps, o.slos, ro.slo_percentile);
-    if (runs.size() <= 3)
-        for (const auto& a : runs) {
-            const std::string who = runs.size() > 1 ? a.stats.meta.label + ": " : std::string();
-            if (a.turns) sentences.push_back({8.5, capitalised(who + turns_summary_text(*a.turns))});
-            if (a.driver && a.driver->cancelled > 0)
-                sentences.push_back({8.4, capitalised(who + cancelled_summary_text(*a.driver))});
-        }
+    detail::add_driver_sentences(runs, sentences);
     json summary = summary_view(std::move(sentences));
     json kpi = kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets);
     const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
