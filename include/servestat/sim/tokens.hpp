@@ -54,24 +54,35 @@ inline constexpr std::array<std::string_view, 32> output_vocabulary = {
 
 } // namespace detail
 
-inline std::int32_t count_tokens(std::string_view text) {
-    std::int32_t tokens = 0;
+namespace detail {
+
+// The heuristic's tokens of `text` in order, each as the bytes it covers: a run of word bytes in
+// pieces of word_bytes_per_token (the last shorter), every other non-space byte alone, spaces none.
+template <class OnToken>
+void for_each_token(std::string_view text, OnToken&& on_token) {
     std::size_t i = 0;
     while (i < text.size()) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (detail::is_space(c)) {
+        if (is_space(c)) {
             ++i;
-        } else if (detail::is_word_byte(c)) {
+        } else if (is_word_byte(c)) {
             std::size_t end = i;
-            while (end < text.size() && detail::is_word_byte(static_cast<unsigned char>(text[end]))) ++end;
-            const auto length = static_cast<std::int32_t>(end - i);
-            tokens += (length + detail::word_bytes_per_token - 1) / detail::word_bytes_per_token;
+            while (end < text.size() && is_word_byte(static_cast<unsigned char>(text[end]))) ++end;
+            for (std::size_t piece = i; piece < end; piece += word_bytes_per_token)
+                on_token(text.substr(piece, std::min<std::size_t>(word_bytes_per_token, end - piece)));
             i = end;
         } else {
-            ++tokens;
+            on_token(text.substr(i, 1));
             ++i;
         }
     }
+}
+
+} // namespace detail
+
+inline std::int32_t count_tokens(std::string_view text) {
+    std::int32_t tokens = 0;
+    detail::for_each_token(text, [&tokens](std::string_view) { ++tokens; });
     return tokens;
 }
 
@@ -106,22 +117,7 @@ inline std::uint64_t newline_id() { return token_id("\n"); }
 
 // Appends the ids of `text`'s tokens: count_tokens(text) of them.
 inline void append_token_ids(std::vector<std::uint64_t>& out, std::string_view text) {
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (detail::is_space(c)) {
-            ++i;
-        } else if (detail::is_word_byte(c)) {
-            std::size_t end = i;
-            while (end < text.size() && detail::is_word_byte(static_cast<unsigned char>(text[end]))) ++end;
-            for (std::size_t piece = i; piece < end; piece += detail::word_bytes_per_token)
-                out.push_back(detail::token_id(text.substr(piece, std::min<std::size_t>(detail::word_bytes_per_token, end - piece))));
-            i = end;
-        } else {
-            out.push_back(detail::token_id(text.substr(i, 1)));
-            ++i;
-        }
-    }
+    detail::for_each_token(text, [&out](std::string_view piece) { out.push_back(detail::token_id(piece)); });
 }
 
 inline std::vector<std::uint64_t> token_ids(std::string_view text) {
