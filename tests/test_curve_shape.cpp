@@ -76,6 +76,44 @@ TEST_CASE("a large last step carrying less than half the movement is no jump", "
     CHECK(s.bend_linear == Approx((6.25 - 3.375) / 7));
 }
 
+// Item 7 of issue 37: a jump is judged against its load step on the log x axis. Throughput 1, 7, 8,
+// 8.2 at c = 1, 10, 20, 40: the first step is 7× (ln 7 = 1.946 ≥ ln 2, ≥ 2 × ln(8/7) = .267, 1.946
+// of the 2.104 total), but over a tenfold load step: 1.946 < 2 × ln 10 = 4.605, in proportion. No
+// jump; it lies far off its chord (7 at c = 10 against 1 + 7.2 × 9/39 = 2.66 on it, range 7.2):
+// a smooth saturation.
+TEST_CASE("a 7x rise over a 1 -> 10 concurrency step is in proportion, not a jump", "[curve_shape]") {
+    const auto s = classify_curve(vec{1, 10, 20, 40}, vec{1, 7, 8, 8.2});
+    CHECK(s.kind == curve_kind::smooth_saturation);
+    CHECK_FALSE(s.jump);
+    CHECK(s.bend_linear == Approx((7 - (1 + 7.2 * 9.0 / 39)) / 7.2));
+}
+
+// The same 7× over c = 1 → 2 (1, 7, 8, 8.2 at c = 1, 2, 4, 8): 1.946 ≥ 2 × ln 2 = 1.386, out of
+// proportion: the jump, followed by steps of .134 and .025 (only the first not flat).
+TEST_CASE("a 7x rise over a 1 -> 2 concurrency step is a jump", "[curve_shape]") {
+    const auto s = classify_curve(vec{1, 2, 4, 8}, vec{1, 7, 8, 8.2});
+    REQUIRE(s.kind == curve_kind::jump);
+    CHECK(s.jump->at == 0);
+    CHECK(s.jump->factor == Approx(7));
+    CHECK_FALSE(s.jump->flat_after); // 7 → 8 is 14 %, not flat
+}
+
+// Latency doubling over a doubling of the load is proportional: e2e p99 1, 1.1, 1.4, 2.9 at c = 1, 2,
+// 4, 8 has a last step of ln(2.9/1.4) = .728 ≥ ln 2, ≥ 2 × ln(1.4/1.1) = .482 and .728 of 1.065, but
+// .728 < 2 × ln 2 = 1.386: no jump (before this rule it was one: "rises 2.1× in one step, c=4 → 8").
+TEST_CASE("latency doubling with the concurrency is no jump", "[curve_shape]") {
+    const auto s = classify_curve(vec{1, 2, 4, 8}, vec{1, 1.1, 1.4, 2.9});
+    CHECK(s.kind != curve_kind::jump);
+    CHECK_FALSE(s.jump);
+}
+
+// Where a level is 0 the load step has no logarithm: the step is judged on its own, as before.
+TEST_CASE("a load of 0 leaves the jump to the y steps", "[curve_shape]") {
+    const auto s = classify_curve(vec{0, 1, 2, 3}, vec{1, 8, 8.2, 8.1});
+    REQUIRE(s.kind == curve_kind::jump);
+    CHECK(s.jump->at == 0);
+}
+
 // l = .405, -.310, .375, -.288, .348: up 1.128, down .598, so .598/1.726 = 35 % goes back (≥ 25 %).
 TEST_CASE("a curve that goes back and forth is noisy", "[curve_shape]") {
     const auto s = classify_curve(vec{1, 2, 3, 4, 5, 6}, vec{1, 1.5, 1.1, 1.6, 1.2, 1.7});
@@ -143,7 +181,8 @@ TEST_CASE("too few levels or a value of 0 leave a curve unclassified", "[curve_s
 }
 
 // As Kneedle sees them: sorted by x, and a repeated x averaged (2 and 6 at x = 2 become 4), so
-// 1, 4, 4.2 at x = 1, 2, 3 has one big first step.
+// 1, 4, 4.2 at x = 1, 2, 3 has one big first step (4× over a doubling: ln 4 = 2 × ln 2, just in
+// proportion's limit, which counts as a jump).
 TEST_CASE("points are sorted by x and a repeated x is averaged", "[curve_shape]") {
     const auto s = classify_curve(vec{3, 2, 1, 2}, vec{4.2, 2, 1, 6});
     CHECK(s.points == 3);

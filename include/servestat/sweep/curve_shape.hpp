@@ -24,7 +24,9 @@ namespace servestat {
 // - noisy: of the curve's movement in steps that are not flat, at least noise_share goes against
 //   its main direction (min(up, down) / (up + down), each the sum of |ln(y[i+1]/y[i])|);
 // - jump: one step multiplies or divides y by at least jump_factor, is at least jump_dominance
-//   times every other step (in |ln| terms) and carries at least jump_share of all the movement;
+//   times every other step (in |ln| terms), carries at least jump_share of all the movement and is
+//   out of proportion to its load step on the log x axis the charts use: |ln(y[i+1]/y[i])| at least
+//   jump_elasticity × ln(x[i+1]/x[i]) (7× over c = 1 → 2 is a jump, 7× over c = 1 → 10 is not);
 // - smooth_saturation: the curve bends: some point lies at least `bend` of the y range away from
 //   the straight line through the end points, on linear axes or on log–log axes (x > 0);
 // - monotone: none of the above: it moves one way and stays close to that straight line (a
@@ -63,6 +65,10 @@ struct curve_shape_options {
     double jump_factor = 2.0;     // jump: y[i+1]/y[i] ≥ this, or ≤ 1/this
     double jump_dominance = 2.0;  // jump: |ln step| ≥ this × every other step's
     double jump_share = 0.5;      // jump: |ln step| ≥ this share of the sum over all steps
+    // jump: |ln step| ≥ this × ln(x[i+1]/x[i]): y changes at least twice as fast as the load on
+    // log–log axes. Latency proportional to a closed loop's concurrency (2× over a doubling) and
+    // throughput growing with it are in proportion; only a change out of proportion is a jump.
+    double jump_elasticity = 2.0;
     double bend = 0.2;            // smooth saturation: largest distance from the chord, share of the range
 };
 
@@ -101,8 +107,10 @@ inline double chord_deviation(const std::vector<double>& u, const std::vector<do
     return most / range;
 }
 
-// The index of the jump among the log steps `l`, if one step qualifies.
-inline std::optional<std::size_t> find_jump(const std::vector<double>& l, const curve_shape_options& o) {
+// The index of the jump among the log steps `l` (of y) over the load steps `lx` (ln of the x
+// ratio; 0 where an x is not positive and has no logarithm), if one step qualifies.
+inline std::optional<std::size_t> find_jump(const std::vector<double>& l, const std::vector<double>& lx,
+                                            const curve_shape_options& o) {
     std::size_t top = 0;
     double total = 0;
     for (std::size_t i = 0; i < l.size(); ++i) {
@@ -113,7 +121,8 @@ inline std::optional<std::size_t> find_jump(const std::vector<double>& l, const 
     for (std::size_t i = 0; i < l.size(); ++i)
         if (i != top) others = std::max(others, std::abs(l[i]));
     const double size = std::abs(l[top]);
-    if (size < std::log(o.jump_factor) || size < o.jump_dominance * others || size < o.jump_share * total)
+    if (size < std::log(o.jump_factor) || size < o.jump_dominance * others || size < o.jump_share * total ||
+        size < o.jump_elasticity * lx[top])
         return std::nullopt;
     return top;
 }
@@ -139,10 +148,11 @@ inline curve_shape classify_curve(std::span<const double> x, std::span<const dou
     out.spread = *hi / *lo;
     out.rising = p.y.back() > p.y.front();
 
-    std::vector<double> steps; // ln(y[i+1] / y[i])
+    std::vector<double> steps, load_steps; // ln(y[i+1] / y[i]), ln(x[i+1] / x[i])
     double up = 0, down = 0;
     for (std::size_t i = 0; i + 1 < p.y.size(); ++i) {
         steps.push_back(std::log(p.y[i + 1] / p.y[i]));
+        load_steps.push_back(p.x[i] > 0 ? std::log(p.x[i + 1] / p.x[i]) : 0.0);
         if (std::abs(steps.back()) < std::log(1 + o.flat_step)) continue;
         (steps.back() > 0 ? up : down) += std::abs(steps.back());
     }
@@ -159,7 +169,7 @@ inline curve_shape classify_curve(std::span<const double> x, std::span<const dou
         out.kind = curve_kind::plateau;
     } else if (out.against >= o.noise_share) {
         out.kind = curve_kind::noisy;
-    } else if (const auto at = detail::find_jump(steps, o)) {
+    } else if (const auto at = detail::find_jump(steps, load_steps, o)) {
         out.kind = curve_kind::jump;
         const double flat = std::log(1 + o.flat_step);
         curve_jump j{*at, p.x[*at], p.x[*at + 1], p.y[*at], p.y[*at + 1], p.y[*at + 1] / p.y[*at], true, true};
