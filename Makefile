@@ -8,7 +8,7 @@ DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdj
                   libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
                   chromium fonts-dejavu-core cmark-gfm libxml2-utils \
                   clang libclang-rt-14-dev lld pybind11-dev python3-dev python3-pytest python3-distributed \
-                  libssl-dev openssl
+                  libssl-dev openssl libyaml-cpp-dev
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 # pybind11-dev and python3-dev build the Python module; python3-pytest and python3-distributed (Dask)

@@ -8,6 +8,7 @@
 #include <algorithm> // std::find
 #include <string>    // std::string
 #include <tuple>     // std::tuple
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "servestat/ingest/detect.hpp"    // read_logs
@@ -425,6 +426,45 @@ TEST_CASE("sweeps that read alike are told apart, never named the same or left u
     CHECK(sweeps[0].group == "#1");
     CHECK(sweeps[1].group == "#2");
     CHECK(sweeps[2].group == "#3");
+}
+
+TEST_CASE("a count that follows the load is no axis, even with one run per level") {
+    // vLLM's benchmark_serving appended at max_concurrency 1 … 64 with num_prompts = 10 × C.
+    std::vector<run_stats> runs;
+    for (int c : {1, 2, 4, 8, 16, 32, 64}) runs.push_back(stats_with({{"max_concurrency", c}, {"num_prompts", 10 * c}}));
+    const auto found = servestat::search_sweeps(runs);
+    REQUIRE(found.sweeps.size() == 1);
+    CHECK(found.sweeps[0].param == "max_concurrency");
+    CHECK(found.sweeps[0].points.size() == 7);
+    CHECK(found.sweeps[0].covarying == std::vector<std::string>{"num_prompts"});
+    CHECK(found.left_out.empty());
+    CHECK(servestat::find_grids(runs).empty());
+}
+
+TEST_CASE("a run length held over several levels still follows the load; a setting held over several sets curves apart") {
+    std::vector<run_stats> lengths, settings;
+    for (int c : {1, 2, 4, 8, 16, 32}) {
+        lengths.push_back(stats_with({{"concurrency", c}, {"num_prompts", c < 8 ? 100 : 500}}));
+        settings.push_back(stats_with({{"concurrency", c}, {"tensor_parallel_size", c < 8 ? 4 : 8}}));
+    }
+    const auto one = servestat::find_sweeps(lengths);
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].points.size() == 6);
+    const auto two = servestat::find_sweeps(settings);
+    REQUIRE(two.size() == 2);
+    CHECK(two[0].group == "tensor_parallel_size=4");
+    CHECK(two[1].group == "tensor_parallel_size=8");
+}
+
+TEST_CASE("a grid needs two rows measured at two of the same columns") {
+    std::vector<run_stats> full, diagonal_and_one;
+    for (int seqs : {16, 32})
+        for (int c : {1, 2, 4}) full.push_back(stats_with({{"concurrency", c}, {"max_num_seqs", seqs}}));
+    REQUIRE(servestat::find_grids(full).size() == 1);
+    // Rows 16 and 32 share only the column c=2: nothing compares one axis at two values of the other twice.
+    for (const auto& [c, seqs] : std::vector<std::pair<int, int>>{{1, 16}, {2, 16}, {2, 32}, {4, 32}, {8, 64}})
+        diagonal_and_one.push_back(stats_with({{"concurrency", c}, {"max_num_seqs", seqs}}));
+    CHECK(servestat::find_grids(diagonal_and_one).empty());
 }
 
 } // namespace test_sweep

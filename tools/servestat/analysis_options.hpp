@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint> // std::int32_t
+#include <filesystem> // std::filesystem::path
 #include <cstdio>  // std::fputs
 #include <optional> // std::optional
 #include <span>    // std::span
@@ -168,6 +169,29 @@ inline void warn_skipped(const std::string& input, const skipped_lines& skipped)
     for (const auto& e : skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
 }
 
+// What a directory read passed over, in one note on stderr: a few files by name, then a count.
+inline void say_passed_over(const directory_listing& listing) {
+    if (listing.passed_over.empty()) return;
+    constexpr std::size_t named = 6;
+    std::string text = fmt::format("servestat: {}: read {} log{}; passed over {} file{}:", listing.directory, listing.logs,
+                                   listing.logs == 1 ? "" : "s", listing.passed_over.size(),
+                                   listing.passed_over.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < listing.passed_over.size() && i < named; ++i) {
+        const auto& f = listing.passed_over[i];
+        text += fmt::format("\n  {} ({})", std::filesystem::path(f.path).lexically_relative(listing.directory).generic_string(), f.reason);
+    }
+    if (listing.passed_over.size() > named) text += fmt::format("\n  and {} more", listing.passed_over.size() - named);
+    std::fputs((text + "\n").c_str(), stderr);
+}
+
+// Runs read from several inputs named by what sets them apart (core/run_names.hpp).
+template <class Runs>
+void name_inputs_apart(Runs& runs) {
+    std::vector<run_metadata*> metas;
+    for (auto& r : runs) metas.push_back(&r.meta);
+    name_runs_apart(metas);
+}
+
 // Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`: as
 // use(run&&), or as use(run&&, const std::optional<steady_state>&) to learn the window a run was
 // cut to (analysing the cut run finds a window of its own, which is not the one applied).
@@ -180,6 +204,7 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     load.warn = [](const std::string& message) {
         std::fputs(fmt::format("servestat: warning: {}\n", message).c_str(), stderr);
     };
+    load.listed = say_passed_over;
     if (!a.ok_if.empty() && a.map.empty()) throw usage_error("--ok-if needs --map");
     if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
     if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);

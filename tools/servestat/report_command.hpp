@@ -186,6 +186,7 @@ inline report_inputs read_report_inputs(const report_args& a, const stats_option
         out.add(std::move(in.whole), std::nullopt, std::move(in.sketched), std::move(in.note));
     }
     read_together();
+    name_inputs_apart(out.runs);
     return out;
 }
 

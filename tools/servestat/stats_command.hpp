@@ -331,6 +331,7 @@ inline int run_stats_command(const stats_args& a) {
         results.push_back(detail::bounded_stats(input, a, options, limit));
     }
     read_together();
+    name_inputs_apart(results);
     const std::string text = a.json ? stats_json_text(a, results, options)
                                     : format_stats_table(results, options.summary.percentiles) +
                                           format_sweep_tables(analyze_sweeps(a, results, options, 95)) +

@@ -2,14 +2,16 @@
 // load): the parameters that tell them apart ("no-features · rate 30"), not a position ("#3").
 #pragma once
 
-#include <algorithm>   // std::find
+#include <algorithm>   // std::find, std::all_of, std::any_of, std::min_element
 #include <array>       // std::array
-#include <cstddef>     // std::size_t
+#include <cstddef>     // std::size_t, std::ptrdiff_t
+#include <filesystem>  // std::filesystem::path
 #include <map>         // std::map
 #include <set>         // std::set
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
@@ -34,6 +36,9 @@ inline std::string param_in_name(const std::string& key, const nlohmann::json& v
     if (value == "inf" || value == "Infinity") value = "∞";
     if (key == "request_rate") return "rate " + value;
     if (key == "concurrency" || key == "max_concurrency") return "c=" + value;
+    for (const auto& [name, shown] : {std::pair{"tensor_parallel_size", "tp"}, {"pipeline_parallel_size", "pp"},
+                                      {"data_parallel_size", "dp"}, {"expert_parallel_size", "ep"}})
+        if (key == name) return shown + value;
     return v.is_string() && !is_load_param(key) ? value : key + "=" + value;
 }
 
@@ -96,6 +101,174 @@ inline void name_runs_by_params(std::vector<run>& runs, const std::string& fallb
         std::string name = names[i];
         if (count[names[i]] > 1) name.append(" #").append(std::to_string(++next[names[i]]));
         runs[i].meta.label = std::move(name);
+    }
+}
+
+
+namespace detail {
+
+// Folder and file names that tools give every run alike: they name no run.
+inline bool is_generic_run_name(std::string_view name) {
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (const std::string_view generic :
+         {"aiperf_artifacts", "artifacts", "artifact", "results", "result", "output", "outputs", "out", "logs", "log",
+          "data", "profiling", "run", "runs", "benchmark", "benchmarks", "profile_export", "profile_export_aiperf",
+          "profile_export_genai_perf", "benchmark-results", "benchmark_results", "summary", "raw_data", "individual",
+          "experiment_metadata", "report", "reports"})
+        if (lower == generic) return true;
+    return false;
+}
+
+// Past this many characters a label is a file name, not a name people say.
+inline constexpr std::size_t long_run_name = 32;
+
+// The folders and file stem of a run's source, as path parts.
+inline std::vector<std::string> source_parts(const run_metadata& m) {
+    std::vector<std::string> parts;
+    const std::filesystem::path path(m.source.path);
+    for (const auto& part : path.parent_path()) {
+        const std::string name = part.string();
+        if (!name.empty() && name != "." && name != ".." && name != "/") parts.push_back(name);
+    }
+    parts.push_back(path.stem().string());
+    return parts;
+}
+
+// A label the reader derived from where the run lies (its file's stem, a folder, a tool's generic
+// leaf), not one a person gave it in the log.
+inline bool is_derived_label(const run_metadata& m) {
+    if (m.label.empty() || is_generic_run_name(m.label)) return true;
+    const auto parts = source_parts(m);
+    return std::find(parts.begin(), parts.end(), m.label) != parts.end();
+}
+
+// The part of each run's path that differs from the others' (common leading folders and common
+// trailing parts dropped), joined with '/': "conc16_…" for …/conc16_…/aiperf_artifacts/profile_export.
+inline std::vector<std::string> differing_path_parts(const std::vector<const run_metadata*>& runs) {
+    std::vector<std::vector<std::string>> parts;
+    for (const auto* m : runs) parts.push_back(source_parts(*m));
+    std::size_t lead = 0, trail = 0;
+    const auto shortest = std::min_element(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); })->size();
+    while (lead < shortest && std::all_of(parts.begin(), parts.end(), [&](const auto& p) { return p[lead] == parts[0][lead]; })) ++lead;
+    while (trail + lead < shortest && std::all_of(parts.begin(), parts.end(), [&](const auto& p) {
+               return p[p.size() - 1 - trail] == parts[0][parts[0].size() - 1 - trail];
+           }))
+        ++trail;
+    std::vector<std::string> out;
+    for (const auto& p : parts) {
+        std::string joined;
+        for (std::size_t k = lead; k + trail < p.size(); ++k) joined.append(joined.empty() ? "" : "/").append(p[k]);
+        out.push_back(joined);
+    }
+    return out;
+}
+
+// A label that names nothing: a tool's generic leaf, or a long file name the reader took.
+inline bool label_names_nothing(const run_metadata& m) {
+    return is_generic_run_name(m.label) || (m.label.size() > long_run_name && is_derived_label(m));
+}
+
+inline std::string short_model_name(const std::string& model) {
+    const auto slash = model.rfind('/');
+    return slash == std::string::npos ? model : model.substr(slash + 1);
+}
+
+// The parameters that tell `runs` apart, fewest first (configuration settings before the load
+// level, which always stays), as name_runs_by_params chooses them within one file.
+inline std::vector<std::string> telling_params(const std::vector<const run_metadata*>& runs) {
+    std::map<std::string, std::set<std::string>> values;
+    for (const auto* m : runs)
+        for (const auto& [k, v] : m->params.items()) values[k].insert(v.dump());
+    const auto tuples = [&](const std::vector<std::string>& keys) {
+        std::set<std::string> seen;
+        for (const auto* m : runs) {
+            std::string t;
+            for (const auto& k : keys) t.append(m->params.contains(k) ? m->params[k].dump() : "-").append("\n");
+            seen.insert(t);
+        }
+        return seen.size();
+    };
+    std::vector<std::string> keys;
+    for (const bool load : {false, true})
+        for (const auto& [k, seen] : values) {
+            bool everywhere = true;
+            for (const auto* m : runs) everywhere = everywhere && m->params.contains(k);
+            if ((seen.size() > 1 || !everywhere) && is_load_param(k) == load) keys.push_back(k);
+        }
+    const std::size_t needed = tuples(keys);
+    for (std::size_t i = keys.size(); i-- > 0;) {
+        if (is_load_param(keys[i])) continue;
+        auto fewer = keys;
+        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
+        if (!fewer.empty() && tuples(fewer) == needed) keys = std::move(fewer);
+    }
+    // Of two load parameters that say the same (a path's concurrency beside a file's max_concurrency), one.
+    for (std::size_t i = keys.size(); i-- > 0;) {
+        if (!is_load_param(keys[i])) continue;
+        auto fewer = keys;
+        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
+        const bool other_load = std::any_of(fewer.begin(), fewer.end(), [](const std::string& k) { return is_load_param(k); });
+        if (other_load && tuples(fewer) == needed) keys = std::move(fewer);
+    }
+    return keys;
+}
+
+} // namespace detail
+
+// Names runs read from several inputs by what sets them apart, when their labels do not: labels
+// that repeat, that a tool gives every run alike ("aiperf_artifacts", "results") or that are long
+// file names. A run's new name is the model when models differ, then the fewest parameters that tell
+// the runs apart ("tp8 · c=16"), then the part of its path that differs from the others'; a label a
+// person gave in the log stays in front. The source path is unchanged (it stays in the JSON).
+inline void name_runs_apart(std::span<run_metadata* const> runs) {
+    if (runs.empty()) return;
+    std::set<std::string> labels;
+    bool unclear = false;
+    for (const auto* m : runs) {
+        unclear = unclear || detail::label_names_nothing(*m);
+        labels.insert(m->label);
+    }
+    if (!unclear && labels.size() == runs.size()) return;
+    const std::vector<const run_metadata*> all(runs.begin(), runs.end());
+    const auto keys = detail::telling_params(all);
+    std::set<std::string> models;
+    for (const auto* m : runs) models.insert(m->model);
+    const auto paths = detail::differing_path_parts(all);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const run_metadata& m = *runs[i];
+        std::string name = detail::is_derived_label(m) ? std::string() : m.label;
+        const auto add = [&](const std::string& part) { name.append(name.empty() ? "" : " · ").append(part); };
+        if (models.size() > 1 && !m.model.empty()) add(detail::short_model_name(m.model));
+        for (const auto& k : keys)
+            if (m.params.contains(k)) add(detail::param_in_name(k, m.params[k]));
+        names.push_back(name);
+    }
+    std::map<std::string, int> count;
+    for (const auto& n : names) ++count[n];
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (count[names[i]] == 1 && !names[i].empty()) continue;
+        // The parameters do not tell this run apart: the part of its path that does.
+        const std::string& path = paths[i];
+        if (!path.empty() && path.size() <= detail::long_run_name) names[i].append(names[i].empty() ? "" : " · ").append(path);
+        else if (names[i].empty()) {
+            // Nothing short differs: the nearest folder that is not a tool's generic leaf.
+            const auto parts = detail::source_parts(*runs[i]);
+            for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+                if (!detail::is_generic_run_name(*it)) {
+                    names[i] = *it;
+                    break;
+                }
+            if (names[i].empty()) names[i] = runs[i]->label;
+        }
+    }
+    std::map<std::string, int> again, next;
+    for (const auto& n : names) ++again[n];
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        std::string name = names[i];
+        if (again[names[i]] > 1) name.append(" #").append(std::to_string(++next[names[i]]));
+        runs[i]->label = std::move(name);
     }
 }
 

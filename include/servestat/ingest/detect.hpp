@@ -4,9 +4,11 @@
 
 #include <algorithm>   // std::sort, std::min
 #include <array>       // std::array
+#include <cstdint>     // std::uintmax_t
 #include <exception>   // std::exception_ptr, std::current_exception, std::rethrow_exception
 #include <filesystem>  // std::filesystem
 #include <functional>  // std::function
+#include <map>         // std::map
 #include <optional>    // std::optional
 #include <set>         // std::set
 #include <span>        // std::span
@@ -15,6 +17,7 @@
 #include <system_error> // std::error_code, std::errc
 #include <vector>      // std::vector
 
+#include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"            // input_error, usage_error
@@ -26,6 +29,7 @@
 #include "servestat/ingest/burstgpt_detail.hpp"   // burstgpt_detail_format
 #include "servestat/ingest/canonical_jsonl.hpp"   // canonical_log_format
 #include "servestat/ingest/file_name_params.hpp"  // params_from_file_name
+#include "servestat/ingest/genai_bench.hpp"       // genai_bench_format, genai_bench_metadata_message
 #include "servestat/ingest/genai_perf.hpp"        // genai_perf_format
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
 #include "servestat/ingest/input_file.hpp"        // read_input_head, utf8_bom
@@ -39,6 +43,7 @@
 #include "servestat/ingest/nothing_left.hpp"      // require_requests_left
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
+#include "servestat/ingest/sglang_bench_serving.hpp" // sglang_bench_serving_format
 #include "servestat/ingest/sweep_csv.hpp"         // sweep_csv_format
 #include "servestat/ingest/valid_text.hpp"        // make_run_text_valid
 #include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format
@@ -52,7 +57,8 @@ inline constexpr std::array builtin_formats{
     &llmperf_summary_format, &llmperf_console_format,   &burstgpt_detail_format, &vllm_server_stats_format,
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
     &aiperf_summary_csv_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
-    &sweep_csv_format,       &inference_perf_format,    &llmd_benchmark_report_format};
+    &sweep_csv_format,       &inference_perf_format,    &llmd_benchmark_report_format, &sglang_bench_serving_format,
+    &genai_bench_format};
 
 inline std::string format_names() {
     std::string names;
@@ -99,10 +105,24 @@ inline const log_format& detect_file_format(const std::filesystem::path& file) {
     const bool binary = head.find('\0') != std::string::npos;
     const std::string known = "known formats: " + format_names() + "; force one with --input-format";
     if (binary) throw input_error(file.string(), 0, "", "binary data, not a request log (" + known + ")");
+    if (const auto why = detail::genai_bench_metadata_message(head)) throw input_error(file.string(), 0, "", *why);
     if (const auto table = detail::describe_unrecognised_table(file, head, detail::sniff_bytes))
         throw unrecognised_input_error(file.string(), 0, "", "not a recognised request log: " + *table + "\n  (" + known + ")");
     throw input_error(file.string(), 0, "", "not a recognised request log (" + known + ")");
 }
+
+// A file a directory read passed over, and why ("no format recognises it", "AIPerf's warm-up phase").
+struct passed_over_file {
+    std::string path;
+    std::string reason;
+};
+
+// What one directory argument held: how many files were read as logs, and the others.
+struct directory_listing {
+    std::string directory;
+    std::size_t logs = 0;
+    std::vector<passed_over_file> passed_over;
+};
 
 struct load_options {
     read_options read;
@@ -110,18 +130,80 @@ struct load_options {
     std::optional<mapping_spec> mapping; // --map: every file is read through it, nothing detected
     // Told what was passed over while the rest was read (a looping symbolic link in a directory).
     std::function<void(const std::string&)> warn = [](const std::string&) {};
+    // Told, for each directory argument, which files were read and which were passed over.
+    std::function<void(const directory_listing&)> listed = [](const directory_listing&) {};
 };
 
-// Parameters a reader found in the file win over those its name suggests.
+namespace detail {
+
+// The names a file's parameters may be read from, nearest first: its stem, then each folder of the
+// path as given (".", ".." and the root left out).
+inline std::vector<std::string> name_parts_of(const std::filesystem::path& file) {
+    std::vector<std::string> parts{file.stem().string()};
+    const auto folder = file.parent_path();
+    std::vector<std::string> folders;
+    for (const auto& part : folder.relative_path()) {
+        const std::string name = part.string();
+        if (!name.empty() && name != "." && name != "..") folders.push_back(name);
+    }
+    parts.insert(parts.end(), folders.rbegin(), folders.rend());
+    return parts;
+}
+
+inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// Names by which readers record what a path part calls otherwise: a vLLM file's max_concurrency is
+// the concurrency a "c16" in its name gives.
+inline std::vector<std::string_view> same_param_names(std::string_view name) {
+    if (name == "concurrency") return {"concurrency", "max_concurrency", "num_concurrency"};
+    if (name == "request_rate") return {"request_rate", "rate"};
+    if (name == "input_len") return {"input_len", "random_input_len", "isl"};
+    if (name == "output_len") return {"output_len", "random_output_len", "osl"};
+    if (name == "num_prompts") return {"num_prompts", "num_requests", "request_count"};
+    return {name};
+}
+
+inline bool same_number(const nlohmann::json& a, const nlohmann::json& b) {
+    if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+    return a == b;
+}
+
+} // namespace detail
+
+// Parameters the names on a file's path give (params_from_path_parts), added where the file itself
+// did not set them: what a file or the aggregates beside it record wins over its name. A name that
+// disagrees with the file, or two names that disagree, leave a note naming both.
+inline void add_path_params(run& r, std::span<const std::string> name_parts) {
+    const path_params found = params_from_path_parts(name_parts);
+    for (const auto& c : found.conflicts)
+        r.meta.notes.push_back(fmt::format("{}: the name '{}' gives {} and '{}' gives {}; {} is used", c.param, c.used_in,
+                                           detail::json_text(c.used), c.other_in, detail::json_text(c.other),
+                                           detail::json_text(c.used)));
+    for (const auto& [key, value] : found.params.items()) {
+        bool set = false;
+        for (const auto name : detail::same_param_names(key)) {
+            const auto it = r.meta.params.find(name);
+            if (it == r.meta.params.end()) continue;
+            set = true;
+            if (!detail::same_number(*it, value))
+                r.meta.notes.push_back(fmt::format("{}: the file gives {}, its path gives {}; the file's value is used",
+                                                   std::string(name), detail::json_text(*it), detail::json_text(value)));
+            break;
+        }
+        if (!set) r.meta.params[key] = value;
+    }
+}
+
+// Kept for callers that name a file alone: its stem and the folders of the path as given.
 inline void add_file_name_params(run& r, const std::filesystem::path& file) {
-    const nlohmann::json from_name = params_from_file_name(file.stem().string());
-    for (const auto& [key, value] : from_name.items())
-        if (!r.meta.params.contains(key)) r.meta.params[key] = value;
+    add_path_params(r, detail::name_parts_of(file));
 }
 
 // The reader entry: every file read goes through here, so what all readers owe is done once —
-// an error names the file, and text is valid UTF-8 (ingest/valid_text.hpp).
-inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o = {}) {
+// an error names the file, and text is valid UTF-8 (ingest/valid_text.hpp). `name_parts` are the
+// names its parameters may be read from, nearest first (default: its stem and the folders of its path).
+inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o,
+                                  std::span<const std::string> name_parts) {
     auto runs = [&] {
         try {
             if (o.mapping) return read_mapped(file, *o.mapping, o.read);
@@ -135,10 +217,15 @@ inline std::vector<run> read_runs(const std::filesystem::path& file, const load_
     }();
     for (auto& r : runs) {
         require_requests_left(r); // --skip-bad rejected every request: an error, not a run of nothing
-        add_file_name_params(r, file);
+        add_path_params(r, name_parts);
         make_run_text_valid(r);
     }
     return runs;
+}
+
+inline std::vector<run> read_runs(const std::filesystem::path& file, const load_options& o = {}) {
+    const auto parts = detail::name_parts_of(file);
+    return read_runs(file, o, parts);
 }
 
 namespace detail {
@@ -150,8 +237,9 @@ inline std::string same_file_key(const std::filesystem::path& path) {
     return ec ? path.lexically_normal().string() : canonical.string();
 }
 
-// A directory's regular files in natural name order (run-c2 before run-c16), not recursively,
-// hidden files left out. An entry whose type cannot be told (a symbolic link in a loop or to
+// A directory's regular files, in its sub-folders too, in natural order of their paths below it
+// (run-c2 before run-c16), hidden files and folders left out; symbolic links to folders are not
+// followed (no loops). An entry whose type cannot be told (a symbolic link in a loop or to
 // nothing) is passed to `warn` and left out; a directory that cannot be listed is an error naming
 // the reason ("permission denied"), never mistaken for one holding no logs.
 template <class Warn>
@@ -159,10 +247,13 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
     namespace fs = std::filesystem;
     std::vector<fs::path> files;
     std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    fs::recursive_directory_iterator it(dir, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const fs::path& path = it->path();
-        if (path.filename().string().front() == '.') continue;
+        if (path.filename().string().front() == '.') {
+            it.disable_recursion_pending();
+            continue;
+        }
         std::error_code type_ec;
         const bool regular = it->is_regular_file(type_ec);
         if (type_ec) {
@@ -174,10 +265,69 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
         if (regular) files.push_back(path);
     }
     if (ec) throw input_error(dir.string(), 0, "", "cannot read directory: " + reason_text(ec));
-    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-        return natural_less(a.filename().string(), b.filename().string());
+    std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
+        return natural_less(a.lexically_relative(dir).generic_string(), b.lexically_relative(dir).generic_string());
     });
     return files;
+}
+
+// The names a file found in directory `dir` may give parameters: its stem, each folder between
+// `dir` and it, and `dir`'s own name (a folder named for its run: "conc16/").
+inline std::vector<std::string> name_parts_below(const std::filesystem::path& dir, const std::filesystem::path& file) {
+    std::vector<std::string> parts{file.stem().string()};
+    std::vector<std::string> folders;
+    for (const auto& part : file.parent_path().lexically_relative(dir)) {
+        const std::string name = part.string();
+        if (!name.empty() && name != "." && name != "..") folders.push_back(name);
+    }
+    parts.insert(parts.end(), folders.rbegin(), folders.rend());
+    std::error_code ec;
+    const auto whole = std::filesystem::absolute(dir, ec).lexically_normal();
+    const auto own = whole.filename().string();
+    parts.push_back(own.empty() ? whole.parent_path().filename().string() : own);
+    return parts;
+}
+
+// Why a file of a directory is no run of its own although it may be a log: AIPerf's warm-up phase
+// (never measured data), or the profiling phase's copy of the export beside the phases/ folder.
+inline std::optional<std::string> phase_copy_or_warmup(const std::filesystem::path& dir, const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> folders;
+    for (const auto& part : file.parent_path().lexically_relative(dir)) folders.push_back(part.string());
+    for (std::size_t k = 0; k + 1 < folders.size(); ++k) {
+        if (folders[k] != "phases") continue;
+        if (folders[k + 1] == "warmup") return std::string("a warm-up phase's export, not measured data");
+        if (folders[k + 1] == "profiling" && k + 2 == folders.size()) {
+            const fs::path top = file.parent_path().parent_path().parent_path() / file.filename();
+            if (std::error_code ec; fs::is_regular_file(top, ec))
+                return "the profiling phase's copy of " + top.lexically_relative(dir).generic_string() + ", read once";
+        }
+    }
+    return std::nullopt;
+}
+
+// For each file, the earlier file holding the same bytes (the same measurement reached twice), if any.
+inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<const std::filesystem::path> files,
+                                                                     const std::filesystem::path& dir) {
+    std::vector<std::optional<std::string>> out(files.size());
+    std::map<std::uintmax_t, std::vector<std::size_t>> by_size;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(files[i], ec);
+        if (!ec && size > 0) by_size[size].push_back(i);
+    }
+    for (const auto& [size, same] : by_size) {
+        if (same.size() < 2) continue;
+        std::vector<std::string> contents;
+        for (const std::size_t i : same) contents.push_back(read_input_head(files[i], static_cast<std::size_t>(size)));
+        for (std::size_t a = 1; a < same.size(); ++a)
+            for (std::size_t b = 0; b < a; ++b)
+                if (!out[same[b]] && contents[a] == contents[b]) {
+                    out[same[a]] = "the same bytes as " + files[same[b]].lexically_relative(dir).generic_string();
+                    break;
+                }
+    }
+    return out;
 }
 
 } // namespace detail
@@ -190,11 +340,17 @@ struct file_result {
     std::exception_ptr error;
 };
 
+// A file to read and the names its parameters may come from (name_parts_of, name_parts_below).
+struct file_to_read {
+    std::filesystem::path path;
+    std::vector<std::string> name_parts;
+};
+
 // Reads `files` as many at a time as there are threads, handing each file's runs to
 // use(runs) in file order; a file that fails raises its error in its turn, after the
 // files before it were used. A window of files read side by side reads each on one thread.
 template <class Use>
-void read_files_in_order(std::span<const std::filesystem::path> files, const load_options& o, Use&& use) {
+void read_files_in_order(std::span<const file_to_read> files, const load_options& o, Use&& use) {
     const std::size_t threads = resolve_threads(o.read.threads);
     load_options each = o;
     if (threads > 1 && files.size() > 1) each.read.threads = 1;
@@ -203,7 +359,8 @@ void read_files_in_order(std::span<const std::filesystem::path> files, const loa
         std::vector<file_result> window(count);
         parallel_for(count, threads, [&](std::size_t k) {
             try {
-                window[k].runs = read_runs(files[first + k], count > 1 ? each : o);
+                const file_to_read& f = files[first + k];
+                window[k].runs = read_runs(f.path, count > 1 ? each : o, f.name_parts);
             } catch (...) {
                 window[k].error = std::current_exception();
             }
@@ -215,16 +372,68 @@ void read_files_in_order(std::span<const std::filesystem::path> files, const loa
     }
 }
 
+// Every run of a directory argument and of its sub-folders, request runs first in path order, then
+// the summaries that no request run already merged as its reported values (a tool's summary beside
+// its request file, a whole-run report beside its stage reports: listing it again would double the
+// run). Files no format recognises, warm-up phases and the same measurement reached twice are
+// listed in `o.listed`; a directory without any log is an error.
+template <class Consumer>
+void read_directory(const std::filesystem::path& dir, const load_options& o, Consumer&& consume) {
+    const bool forced = !o.input_format.empty() || o.mapping;
+    const auto all = files_in(dir, o.warn);
+    const auto repeated = same_bytes_as_earlier(all, dir);
+    directory_listing listing{dir.string(), 0, {}};
+    std::vector<file_to_read> logs;
+    std::vector<std::filesystem::path> unrecognised;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& file = all[i];
+        if (!forced && !detect_format(read_head(file))) {
+            unrecognised.push_back(file);
+            continue;
+        }
+        if (auto why = phase_copy_or_warmup(dir, file); why || repeated[i]) {
+            listing.passed_over.push_back({file.string(), why ? *why : *repeated[i]});
+            continue;
+        }
+        logs.push_back({file, name_parts_below(dir, file)});
+    }
+    std::set<std::string> merged, used;
+    std::vector<run> summaries;
+    read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
+        for (auto& r : runs) {
+            for (const auto& path : r.meta.source.merged) merged.insert(same_file_key(path));
+            if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
+            else {
+                used.insert(r.meta.source.path);
+                consume(std::move(r));
+            }
+        }
+    });
+    if (logs.empty()) throw input_error(dir.string(), 0, "", "directory contains no recognised request logs");
+    for (auto& r : summaries)
+        if (!merged.contains(same_file_key(r.meta.source.path))) {
+            used.insert(r.meta.source.path);
+            consume(std::move(r));
+        }
+    listing.logs = used.size();
+    for (const auto& file : unrecognised)
+        if (!merged.contains(same_file_key(file))) listing.passed_over.push_back({file.string(), "no format recognises it"});
+    std::sort(listing.passed_over.begin(), listing.passed_over.end(),
+              [](const auto& a, const auto& b) { return natural_less(a.path, b.path); });
+    o.listed(listing);
+}
+
 } // namespace detail
 
 // Calls `consume(run&&)` for each run of each input (a file or a directory) in order. Files are
 // read as many at a time as `o.read.threads` allows (one large file in pieces), so a long list of
-// large logs never sits in memory together beyond that window. Files in a directory that no format
-// recognises (a README beside the logs) are passed over unless a format is forced.
+// large logs never sits in memory together beyond that window. A directory is read with its
+// sub-folders (detail::read_directory); files in it that no format recognises (a README beside the
+// logs) are passed over unless a format is forced.
 template <class Consumer>
 void for_each_run(std::span<const std::string> inputs, const load_options& o, Consumer&& consume) {
     namespace fs = std::filesystem;
-    std::vector<fs::path> files; // plain files named one after another, read together
+    std::vector<detail::file_to_read> files; // plain files named one after another, read together
     const auto read_named_files = [&] {
         detail::read_files_in_order(files, o, [&](std::vector<run>&& runs) {
             for (auto& r : runs) consume(std::move(r));
@@ -240,27 +449,9 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
         }
         if (fs::is_directory(status)) {
             read_named_files();
-            // A tool's summary file beside its request file (LLMPerf, AIPerf) was already merged
-            // into the request run as its reported values, and a whole-run report beside its stage
-            // reports (inference-perf) is covered by them; listing it again would double the run.
-            std::set<std::string> merged;
-            std::vector<run> summaries;
-            const bool forced = !o.input_format.empty() || o.mapping;
-            std::vector<fs::path> logs;
-            for (const auto& file : detail::files_in(input, o.warn))
-                if (forced || detect_format(detail::read_head(file))) logs.push_back(file);
-            detail::read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
-                for (auto& r : runs) {
-                    for (const auto& path : r.meta.source.merged) merged.insert(detail::same_file_key(path));
-                    if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
-                    else consume(std::move(r));
-                }
-            });
-            for (auto& r : summaries)
-                if (!merged.contains(detail::same_file_key(r.meta.source.path))) consume(std::move(r));
-            if (logs.empty()) throw input_error(input, 0, "", "directory contains no recognised request logs");
+            detail::read_directory(input, o, consume);
         } else if (fs::exists(status)) {
-            files.push_back(input);
+            files.push_back({input, detail::name_parts_of(input)});
         } else {
             read_named_files();
             throw input_error(input, 0, "", "no such file or directory");

@@ -117,6 +117,18 @@ inline std::vector<double> sorted_values(std::span<const run_stats> runs, const 
     return {seen.begin(), seen.end()};
 }
 
+// Two rows measured at two columns each: without such a crossing (one run per row, a diagonal)
+// nothing in the table compares one axis at two values of the other, and it is no grid.
+inline bool has_crossing(const grid& g) {
+    for (std::size_t a = 0; a < g.rows.size(); ++a)
+        for (std::size_t b = a + 1; b < g.rows.size(); ++b) {
+            std::size_t shared = 0;
+            for (std::size_t c = 0; c < g.columns.size(); ++c) shared += g.cells[a][c] && g.cells[b][c];
+            if (shared >= 2) return true;
+        }
+    return false;
+}
+
 inline std::optional<grid> grid_of(std::span<const run_stats> runs, const std::vector<std::size_t>& family,
                                    const sweep_options& o) {
     const auto varying = varying_numeric_params(runs, family);
@@ -143,6 +155,7 @@ inline std::optional<grid> grid_of(std::span<const run_stats> runs, const std::v
                                                  load_text(*row), g.column_param, load_text(*column),
                                                  runs[*g.cells[r][c]].meta.label)});
     }
+    if (!has_crossing(g)) return std::nullopt;
     return g;
 }
 

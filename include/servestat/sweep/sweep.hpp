@@ -110,11 +110,20 @@ inline std::string folder_of(const run_stats& r) {
     return std::filesystem::path(r.meta.source.path).parent_path().string();
 }
 
+// Counts that set how long a run lasts, which people scale with the load (ten prompts per unit of
+// concurrency): when each level has one value, they follow the load even over a curve's length.
+inline bool is_run_length_param(std::string_view name) {
+    for (const std::string_view n : {"num_prompts", "num_requests", "request_count", "max_requests", "max_number",
+                                     "max_seconds", "benchmark_duration", "duration"})
+        if (name == n) return true;
+    return false;
+}
+
 // Parameters other than the swept one whose value is a function of the load level: one value at
-// each level (every run there agrees, and some level has several runs to agree), more than one
-// value in all, and no value held over a whole curve's worth of levels (that would be a
-// configuration measured at several loads, which sets a curve apart). vLLM's `num_prompts` when each
-// rate was run with its own number of prompts is one; `max_num_seqs` of a grid is not.
+// each level (every run there agrees; one run per level is enough), more than one value in all, and
+// no value held over a whole curve's worth of levels (that would be a configuration measured at
+// several loads, which sets a curve apart) unless it is a run's length. vLLM's `num_prompts` = 10 ×
+// concurrency is one; `max_num_seqs` of a grid is not (two values at one level).
 inline std::vector<std::string> covarying_params(std::span<const run_stats> runs, const std::string& param,
                                                  const std::set<std::string>& varying) {
     constexpr std::size_t curve_points = 3;
@@ -122,7 +131,6 @@ inline std::vector<std::string> covarying_params(std::span<const run_stats> runs
     for (const auto& name : varying) {
         if (name == param) continue;
         std::map<double, std::set<std::string>> values_at;
-        std::map<double, std::size_t> runs_at;
         std::map<std::string, std::set<double>> levels_of;
         for (const auto& r : runs) {
             const auto load = numeric_param(r.meta, param);
@@ -130,14 +138,12 @@ inline std::vector<std::string> covarying_params(std::span<const run_stats> runs
             const auto it = r.meta.params.find(name);
             const std::string value = it == r.meta.params.end() ? std::string("\x01" "absent") : it->dump();
             values_at[*load].insert(value);
-            ++runs_at[*load];
             levels_of[value].insert(*load);
         }
-        bool one_per_level = true, shared = false, spans_curve = false;
+        bool one_per_level = true, spans_curve = false;
         for (const auto& [load, values] : values_at) one_per_level = one_per_level && values.size() == 1;
-        for (const auto& [load, n] : runs_at) shared = shared || n > 1;
         for (const auto& [value, levels] : levels_of) spans_curve = spans_curve || levels.size() >= curve_points;
-        if (one_per_level && shared && !spans_curve && levels_of.size() > 1) out.push_back(name);
+        if (one_per_level && (!spans_curve || is_run_length_param(name)) && levels_of.size() > 1) out.push_back(name);
     }
     return out;
 }
