@@ -139,29 +139,18 @@ inline std::vector<std::string> source_parts(const run_metadata& m) {
 // leaf), not one a person gave it in the log.
 inline bool is_derived_label(const run_metadata& m) {
     if (m.label.empty() || is_generic_run_name(m.label)) return true;
-    const auto parts = source_parts(m);
-    return std::find(parts.begin(), parts.end(), m.label) != parts.end();
+    return m.source.path.find(m.label) != std::string::npos;
 }
 
-// The part of each run's path that differs from the others' (common leading folders and common
-// trailing parts dropped), joined with '/': "conc16_…" for …/conc16_…/aiperf_artifacts/profile_export.
-inline std::vector<std::string> differing_path_parts(const std::vector<const run_metadata*>& runs) {
+// Each run's path parts below the folders all of them share.
+inline std::vector<std::vector<std::string>> parts_below_common(const std::vector<const run_metadata*>& runs) {
     std::vector<std::vector<std::string>> parts;
     for (const auto* m : runs) parts.push_back(source_parts(*m));
-    std::size_t lead = 0, trail = 0;
+    std::size_t lead = 0;
     const auto shortest = std::min_element(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); })->size();
-    while (lead < shortest && std::all_of(parts.begin(), parts.end(), [&](const auto& p) { return p[lead] == parts[0][lead]; })) ++lead;
-    while (trail + lead < shortest && std::all_of(parts.begin(), parts.end(), [&](const auto& p) {
-               return p[p.size() - 1 - trail] == parts[0][parts[0].size() - 1 - trail];
-           }))
-        ++trail;
-    std::vector<std::string> out;
-    for (const auto& p : parts) {
-        std::string joined;
-        for (std::size_t k = lead; k + trail < p.size(); ++k) joined.append(joined.empty() ? "" : "/").append(p[k]);
-        out.push_back(joined);
-    }
-    return out;
+    while (lead + 1 < shortest && std::all_of(parts.begin(), parts.end(), [&](const auto& p) { return p[lead] == parts[0][lead]; })) ++lead;
+    for (auto& p : parts) p.erase(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(lead));
+    return parts;
 }
 
 // A label that names nothing: a tool's generic leaf, or a long file name the reader took.
@@ -219,8 +208,9 @@ inline std::vector<std::string> telling_params(const std::vector<const run_metad
 // Names runs read from several inputs by what sets them apart, when their labels do not: labels
 // that repeat, that a tool gives every run alike ("aiperf_artifacts", "results") or that are long
 // file names. A run's new name is the model when models differ, then the fewest parameters that tell
-// the runs apart ("tp8 · c=16"), then the part of its path that differs from the others'; a label a
-// person gave in the log stays in front. The source path is unchanged (it stays in the JSON).
+// the runs apart ("tp8 · c=16"); runs those leave alike are told apart by the outermost folders
+// where their paths differ ("vllm-baseline · rate 2"); a label a person gave in the log stays in
+// front. The source path is unchanged (it stays in the JSON).
 inline void name_runs_apart(std::span<run_metadata* const> runs) {
     if (runs.empty()) return;
     std::set<std::string> labels;
@@ -234,40 +224,60 @@ inline void name_runs_apart(std::span<run_metadata* const> runs) {
     const auto keys = detail::telling_params(all);
     std::set<std::string> models;
     for (const auto* m : runs) models.insert(m->model);
-    const auto paths = detail::differing_path_parts(all);
-    std::vector<std::string> names;
+    std::vector<std::vector<std::string>> names(runs.size()); // the pieces of each name
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const run_metadata& m = *runs[i];
-        std::string name = detail::is_derived_label(m) ? std::string() : m.label;
-        const auto add = [&](const std::string& part) { name.append(name.empty() ? "" : " · ").append(part); };
-        if (models.size() > 1 && !m.model.empty()) add(detail::short_model_name(m.model));
+        if (!detail::is_derived_label(m)) names[i].push_back(m.label);
+        if (models.size() > 1 && !m.model.empty()) names[i].push_back(detail::short_model_name(m.model));
         for (const auto& k : keys)
-            if (m.params.contains(k)) add(detail::param_in_name(k, m.params[k]));
-        names.push_back(name);
+            if (m.params.contains(k)) names[i].push_back(detail::param_in_name(k, m.params[k]));
     }
-    std::map<std::string, int> count;
-    for (const auto& n : names) ++count[n];
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (count[names[i]] == 1 && !names[i].empty()) continue;
-        // The parameters do not tell this run apart: the part of its path that does.
-        const std::string& path = paths[i];
-        if (!path.empty() && path.size() <= detail::long_run_name) names[i].append(names[i].empty() ? "" : " · ").append(path);
-        else if (names[i].empty()) {
-            // Nothing short differs: the nearest folder that is not a tool's generic leaf.
-            const auto parts = detail::source_parts(*runs[i]);
-            for (auto it = parts.rbegin(); it != parts.rend(); ++it)
-                if (!detail::is_generic_run_name(*it)) {
-                    names[i] = *it;
-                    break;
-                }
-            if (names[i].empty()) names[i] = runs[i]->label;
+    const auto joined = [](const std::vector<std::string>& pieces) {
+        std::string out;
+        for (const auto& p : pieces) out.append(out.empty() ? "" : " · ").append(p);
+        return out;
+    };
+    // Runs alike so far: the folders (outermost first) and file names where their paths differ, one
+    // at a time until they are told apart, leaving out what a tool names every run.
+    std::map<std::string, std::vector<std::size_t>> alike;
+    for (std::size_t i = 0; i < runs.size(); ++i) alike[joined(names[i])].push_back(i);
+    for (const auto& [name, group] : alike) {
+        if (group.size() < 2 && !name.empty()) continue;
+        std::vector<const run_metadata*> members;
+        for (const std::size_t i : group) members.push_back(runs[i]);
+        const auto parts = group.size() < 2 ? std::vector<std::vector<std::string>>{detail::source_parts(*runs[group[0]])}
+                                            : detail::parts_below_common(members);
+        std::vector<std::string> told(group.size());
+        std::size_t depth = 0;
+        for (const auto& p : parts) depth = std::max(depth, p.size());
+        for (std::size_t k = 0; k < depth; ++k) {
+            std::set<std::string> at_k, tuples;
+            for (const auto& p : parts) at_k.insert(k < p.size() ? p[k] : std::string());
+            if (group.size() > 1 && at_k.size() < 2) continue;
+            if (group.size() == 1 && (detail::is_generic_run_name(parts[0][k]) || k + 1 < depth)) continue;
+            for (std::size_t g = 0; g < group.size(); ++g) {
+                const std::string& part = k < parts[g].size() ? parts[g][k] : std::string();
+                if (!part.empty() && !detail::is_generic_run_name(part)) told[g].append(told[g].empty() ? "" : "/").append(part);
+                tuples.insert(told[g]);
+            }
+            if (tuples.size() == group.size()) break;
         }
+        for (std::size_t g = 0; g < group.size(); ++g)
+            if (!told[g].empty()) names[group[g]].insert(names[group[g]].begin() + (detail::is_derived_label(*runs[group[g]]) ? 0 : 1), told[g]);
     }
-    std::map<std::string, int> again, next;
-    for (const auto& n : names) ++again[n];
+    // A single run under a tool's generic folder: the nearest folder that is not one.
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (names[i].empty()) {
+            const auto parts = detail::source_parts(*runs[i]);
+            for (auto it = parts.rbegin(); it != parts.rend() && names[i].empty(); ++it)
+                if (!detail::is_generic_run_name(*it)) names[i].push_back(*it);
+            if (names[i].empty()) names[i].push_back(runs[i]->label);
+        }
+    std::map<std::string, int> count, next;
+    for (const auto& n : names) ++count[joined(n)];
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        std::string name = names[i];
-        if (again[names[i]] > 1) name.append(" #").append(std::to_string(++next[names[i]]));
+        std::string name = joined(names[i]);
+        if (count[name] > 1) name.append(" #").append(std::to_string(++next[joined(names[i])]));
         runs[i]->label = std::move(name);
     }
 }

@@ -1,0 +1,167 @@
+"""Result sets laid out as people publish them: a folder of runs becomes the right sweeps, named by
+what sets the runs apart (issue 37). Built from ../shared/data and from small files written here.
+Usage: test_result_sets.py SERVESTAT SHARED_DATA_DIR TEST_DATA_DIR WORK_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from checks import check, run_tests
+
+SERVESTAT, SHARED, TEST_DATA, WORK = sys.argv[1:5]
+
+
+def servestat(*args):
+    return subprocess.run([SERVESTAT, *args], capture_output=True, text=True)
+
+
+def stats_json(*inputs):
+    r = servestat("stats", "--json", *inputs)
+    check(r.returncode == 0, f"stats {inputs}: exit {r.returncode}: {r.stderr.strip()}")
+    return (json.loads(r.stdout) if r.returncode == 0 else {"runs": [], "sweeps": [], "grids": []}), r.stderr
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def vllm_result(**fields):
+    """A vLLM benchmark_serving result line (summary keys only, as --save-result writes them)."""
+    base = {"date": "20250302-090000", "backend": "vllm", "model_id": "m/Model", "tokenizer_id": "m/Model",
+            "request_rate": "inf", "burstiness": 1.0, "duration": 10.0, "completed": 10, "failed": 0,
+            "total_input_tokens": 1000, "total_output_tokens": 500, "request_throughput": 1.0,
+            "output_throughput": 50.0, "total_token_throughput": 150.0,
+            "mean_ttft_ms": 100.0, "median_ttft_ms": 90.0, "std_ttft_ms": 10.0, "p99_ttft_ms": 200.0,
+            "mean_e2el_ms": 1000.0, "median_e2el_ms": 900.0, "std_e2el_ms": 100.0, "p99_e2el_ms": 2000.0}
+    base.update(fields)
+    return json.dumps(base)
+
+
+def test_aiperf_sweep_folder_is_one_concurrency_sweep():
+    # SOURCE.md: ten levels run by the InferenceX harness, each in …_conc<C>_…/aiperf_artifacts/.
+    data, stderr = stats_json(os.path.join(SHARED, "aiperf-inferencex-sweep-b200"))
+    runs = data["runs"]
+    check(len(runs) == 10, f"ten runs, one per level: {[r['label'] for r in runs]}")
+    levels = [1, 2, 4, 8, 16, 32, 40, 48, 56, 64]
+    check(sorted(r["label"] for r in runs) == sorted(f"c={c}" for c in levels),
+          f"runs named by concurrency: {[r['label'] for r in runs]}")
+    check(all(r["params"].get("concurrency") in levels for r in runs), "each run has its concurrency")
+    sweeps = data["sweeps"]
+    check(len(sweeps) == 1, f"one sweep: {[s['group'] for s in sweeps]}")
+    if sweeps:
+        check(sweeps[0]["param"] == "concurrency", f"swept: {sweeps[0]['param']}")
+        check([p["load"] for p in sweeps[0]["points"]] == levels, "levels in load order, not file order")
+    check(not data.get("grids"), "no phantom grid")
+    # Output tok/s over the span (SOURCE.md's table), exact to its printed digits.
+    want = {1: 40.2805, 8: 198.5665, 16: 199.4689, 64: 243.3890}
+    for r in runs:
+        c = r["params"].get("concurrency")
+        if c in want:
+            check(abs(r["output_tps"] - want[c]) < 5e-5, f"c={c}: output tok/s {r['output_tps']} against {want[c]}")
+    check("SOURCE.md (no format recognises it)" in stderr, f"the note lists what was passed over: {stderr!r}")
+
+
+def test_appended_vllm_diagonal_is_a_sweep_not_a_grid():
+    # max_concurrency 1 … 500 with num_prompts = 10 × C, one run per level, appended to one file.
+    levels = [1, 5, 10, 50, 100, 200, 500]
+    lines = [vllm_result(max_concurrency=c, num_prompts=10 * c, completed=10 * c, request_throughput=min(c, 50) * 0.5)
+             for c in levels]
+    path = os.path.join(WORK, "diagonal", "vllm_appended.json")
+    write(path, "\n".join(lines) + "\n")
+    data, _ = stats_json(path)
+    check(len(data["runs"]) == 7, "seven runs")
+    check(not data.get("grids"), f"no num_prompts × max_concurrency grid: {data.get('grids')}")
+    check(len(data["sweeps"]) == 1, f"one sweep: {data['sweeps']}")
+    if data["sweeps"]:
+        s = data["sweeps"][0]
+        check(s["param"] == "max_concurrency" and [p["load"] for p in s["points"]] == levels, f"over max_concurrency: {s}")
+        check(s["covarying"] == ["num_prompts"], f"num_prompts follows the load: {s['covarying']}")
+    check([r["label"] for r in data["runs"]] == [f"c={c}" for c in levels], f"names: {[r['label'] for r in data['runs']]}")
+
+
+def test_result_files_named_by_tp_and_concurrency_in_model_folders():
+    # InferenceX-style names: <model>_fp8_tp<T>_conc<C>_isl1024_osl1024.json, one model per folder.
+    root = os.path.join(WORK, "inferencex")
+    for folder, model, tps in (("dsr1", "deepseek-ai/DeepSeek-R1", (4, 8)), ("llama70b", "meta-llama/Llama-3.3-70B", (8,))):
+        for tp in tps:
+            for c in (4, 8, 16, 32):
+                write(os.path.join(root, folder, f"{folder}_fp8_tp{tp}_conc{c}_isl1024_osl1024_b200.json"),
+                      vllm_result(model_id=model, max_concurrency=None, num_prompts=10 * c,
+                                  request_throughput=c / tp))
+    data, _ = stats_json(root)
+    check(len(data["runs"]) == 12, f"twelve runs: {len(data['runs'])}")
+    groups = sorted(s["group"] for s in data["sweeps"])
+    check(len(groups) == 3, f"three curves (two TP of one model, one of the other): {groups}")
+    for s in data["sweeps"]:
+        check(s["param"] == "concurrency" and [p["load"] for p in s["points"]] == [4, 8, 16, 32], f"sweep {s['group']}")
+    labels = {r["label"] for r in data["runs"]}
+    check("DeepSeek-R1 · tp4 · c=16" in labels and "Llama-3.3-70B · tp8 · c=32" in labels,
+          f"runs named by model, TP and concurrency: {sorted(labels)}")
+    check(all(len(label) <= 40 for label in labels), "no file name as a label")
+
+
+def test_inference_perf_configurations_in_folders():
+    # inference-perf's demo: <config>/results/stage_N_lifecycle_metrics.json, one folder per configuration.
+    root = os.path.join(WORK, "inference-perf-demo")
+    for config in ("vllm-baseline", "vllm-prefix-cache"):
+        shutil.copytree(os.path.join(TEST_DATA, "inference_perf", "sweep"), os.path.join(root, config, "results"))
+    for name in os.listdir(os.path.join(root, "vllm-prefix-cache", "results")):  # not byte-identical copies
+        with open(os.path.join(root, "vllm-prefix-cache", "results", name), "a", encoding="utf-8") as f:
+            f.write("\n")
+    data, stderr = stats_json(root)
+    check(len(data["runs"]) >= 10, f"the stages of both configurations: {len(data['runs'])} runs, {stderr!r}")
+    labels = [r["label"] for r in data["runs"]]
+    check(len(set(labels)) == len(labels), f"every run named apart: {labels}")
+    check(any("vllm-baseline" in label for label in labels) and any("vllm-prefix-cache" in label for label in labels),
+          f"the configuration folders name the runs: {labels}")
+
+
+def test_phases_and_copies_are_one_run_and_warmup_is_never_data():
+    # AIPerf ≥ 0.12: the export at the top, its copy under phases/profiling, the warm-up under phases/warmup.
+    real = os.path.join(SHARED, "aiperf-inferencex-sweep-b200")
+    level = next(d for d in sorted(os.listdir(real)) if "_conc2_" in d)
+    src = os.path.join(real, level, "aiperf_artifacts", "profile_export.jsonl")
+    root = os.path.join(WORK, "phases-run")
+    for sub in ("", "phases/profiling", "phases/warmup"):
+        os.makedirs(os.path.join(root, sub), exist_ok=True)
+        shutil.copy(src, os.path.join(root, sub, "profile_export.jsonl"))
+    shutil.copy(src, os.path.join(root, "copy-of-export.jsonl"))
+    data, stderr = stats_json(root)
+    check(len(data["runs"]) == 1, f"one run: {[r['source']['path'] for r in data['runs']]}")
+    check("warm-up" in stderr and "profiling phase's copy" in stderr and "same bytes" in stderr,
+          f"each passed over with its reason: {stderr!r}")
+
+
+def test_a_name_that_disagrees_with_the_file_is_a_note():
+    path = os.path.join(WORK, "conflict", "run_c16.json")
+    write(path, vllm_result(max_concurrency=8, num_prompts=80))
+    data, _ = stats_json(path)
+    run = data["runs"][0] if data["runs"] else {"params": {}, "notes": []}
+    check(run["params"].get("max_concurrency") == 8 and "concurrency" not in run["params"],
+          f"the file's value is used: {run['params']}")
+    check(any("the file gives 8" in n and "path gives 16" in n for n in run.get("notes", [])),
+          f"a note names both: {run.get('notes')}")
+
+
+def test_a_folder_of_folders_and_readme_reads():
+    root = os.path.join(WORK, "nested")
+    for c in (1, 2, 4):
+        write(os.path.join(root, f"c{c}", "results", "result.json"),
+              vllm_result(max_concurrency=None, num_prompts=100, request_throughput=0.9 * c))
+    write(os.path.join(root, "README.md"), "# my sweep\n")
+    data, stderr = stats_json(root)
+    check([r["label"] for r in data["runs"]] == ["c=1", "c=2", "c=4"], f"named by folder: {[r['label'] for r in data['runs']]}")
+    check(len(data["sweeps"]) == 1, "one sweep from folder names")
+    check("read 3 logs; passed over 1 file" in stderr and "README.md" in stderr, f"one note: {stderr!r}")
+
+
+sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,
+                          test_appended_vllm_diagonal_is_a_sweep_not_a_grid,
+                          test_result_files_named_by_tp_and_concurrency_in_model_folders,
+                          test_inference_perf_configurations_in_folders,
+                          test_phases_and_copies_are_one_run_and_warmup_is_never_data,
+                          test_a_name_that_disagrees_with_the_file_is_a_note,
+                          test_a_folder_of_folders_and_readme_reads]))
