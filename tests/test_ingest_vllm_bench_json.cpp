@@ -433,7 +433,12 @@ TEST_CASE("Python's NaN and Infinity words are read: inf where vLLM means it, an
     nan.replace(at, nan.find(',', at) - at, "NaN");
     const input_error e = error_of(nan);
     CHECK(e.field() == "latencies[0]");
-    CHECK(e.reason() == "expected a number, got null");
+    CHECK(e.reason() == "expected a number, got null (the file has NaN here, Python's not-a-number)");
+    // One record refused, the rest of the file read, and the NaN named in the run's notes.
+    const auto skipped = read_text(nan, {.skip_bad = true});
+    CHECK(skipped[0].skipped.count == 1);
+    CHECK(std::find(skipped[0].meta.notes.begin(), skipped[0].meta.notes.end(),
+                    "NaN in field latencies[0] read as missing") != skipped[0].meta.notes.end());
 }
 
 TEST_CASE("a truncated vLLM result is an input error") {

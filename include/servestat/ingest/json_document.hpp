@@ -2,17 +2,18 @@
 // the line where a document starts and the JSON path of the offending field.
 #pragma once
 
-#include <algorithm>   // std::count
+#include <algorithm>   // std::count, std::find, std::upper_bound
 #include <cmath>       // std::isfinite, std::isinf, std::floor
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t
 #include <cstdio>      // std::FILE, std::fopen, std::fread
 #include <filesystem>  // std::filesystem::path
 #include <limits>      // std::numeric_limits
-#include <memory>      // std::unique_ptr
+#include <memory>      // std::shared_ptr, std::make_shared
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <tuple>       // std::tuple
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
@@ -43,14 +44,39 @@ inline std::size_t line_at(std::string_view text, std::size_t offset) {
     return line;
 }
 
-// Where a value came from, for error messages: the file and the line its document starts on.
+// What a document's Python words were read as (see parse_json_text): the fields that held NaN
+// (read as null), so that a required field refused as null says why, and the notes a reader adds to
+// its run.
+struct nonfinite_info {
+    std::vector<std::string> nan_fields;
+    std::vector<std::string> notes;
+};
+
+// Where a value came from, for error messages: the file and the line its document starts on, and
+// what its non-finite words were read as (null when it had none).
 struct json_place {
     std::string file;
     std::size_t line = 0;
+    std::shared_ptr<const nonfinite_info> nonfinite = nullptr;
 
     [[noreturn]] void fail(const std::string& path, const std::string& reason) const {
+        if (nonfinite && std::find(nonfinite->nan_fields.begin(), nonfinite->nan_fields.end(), path) !=
+                             nonfinite->nan_fields.end())
+            throw input_error(file, line, path, reason + " (the file has NaN here, Python's not-a-number)");
         throw input_error(file, line, path, reason);
     }
+
+    // "NaN in field X read as missing", ...: for the run's notes (empty when there were none).
+    const std::vector<std::string>& nonfinite_notes() const {
+        static const std::vector<std::string> none;
+        return nonfinite ? nonfinite->notes : none;
+    }
+};
+
+// A field that held one of Python's non-finite words (see parse_json_text).
+struct nonfinite_field {
+    std::string path;
+    std::string_view word; // "NaN", "Infinity" or "-Infinity"
 };
 
 struct json_document {
@@ -118,17 +144,171 @@ inline std::size_t too_deep_at(std::string_view text) { return scan_brackets(tex
                       "malformed JSON at column " + std::to_string(column) + ": " + reason);
 }
 
+inline std::string json_path(const std::string& parent, std::string_view key) {
+    std::string out = parent;
+    if (!out.empty()) out += '.';
+    return out.append(key);
+}
+
+inline std::string json_path(const std::string& parent, std::size_t index) {
+    return parent + "[" + std::to_string(index) + "]";
+}
+
+// ---- Python's non-finite numbers ----------------------------------------------------------------
+//
+// Python's json module writes NaN, Infinity and -Infinity as bare words, which are not JSON: pandas
+// and numpy give NaN statistics when nothing completed, and an unlimited request rate is Infinity.
+// Such a file is read, never refused for it: each word outside strings becomes null for nlohmann's
+// parser (Infinity padded with spaces so columns stay true), the parser's callback turns the k-th
+// null back into what the k-th null token of the text was, and a walk over the result turns NaN
+// into null (missing) and keeps ±Infinity as ±inf, which json_number refuses where a finite number
+// is needed and param_number writes "inf".
+
+// The text with the words replaced, and for each null token of it in order what it stood for:
+// 0 a real null, 'N' NaN, '+' Infinity, '-' -Infinity. `grown_at`: offsets in `text` after which
+// one byte was added (NaN → null), to give syntax errors their columns in the original text.
+struct python_words_replaced {
+    std::string text;
+    std::vector<char> nulls;
+    std::vector<std::size_t> grown_at;
+};
+
+inline bool is_word_char(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// nullopt when the text holds none of the words outside strings (the common case: found without a
+// scan when the letters are nowhere at all).
+inline std::optional<python_words_replaced> replace_python_words(std::string_view text) {
+    if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos)
+        return std::nullopt;
+    python_words_replaced out;
+    out.text.reserve(text.size() + 16);
+    json_string_tracker strings;
+    bool any = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (strings.inside(c)) {
+            out.text += c;
+            continue;
+        }
+        if (c == 'n') out.nulls.push_back(0); // outside strings only `null` has an n
+        bool replaced = false;
+        if (c == 'N' || c == 'I' || c == '-') {
+            const std::string_view rest = text.substr(i);
+            for (const auto& [word, kind, replacement] :
+                 {std::tuple{std::string_view("-Infinity"), '-', std::string_view("null     ")},
+                  std::tuple{std::string_view("Infinity"), '+', std::string_view("null    ")},
+                  std::tuple{std::string_view("NaN"), 'N', std::string_view("null")}}) {
+                if (!rest.starts_with(word) || (rest.size() > word.size() && is_word_char(rest[word.size()]))) continue;
+                out.nulls.push_back(kind);
+                out.text.append(replacement);
+                if (replacement.size() > word.size()) out.grown_at.push_back(out.text.size());
+                i += word.size() - 1;
+                replaced = any = true;
+                break;
+            }
+        }
+        if (!replaced) out.text += c;
+    }
+    if (!any) return std::nullopt;
+    return out;
+}
+
+// NaN → null and ±inf kept, each field named in `found`. The path is spelled only for a hit (a
+// detailed vLLM result holds millions of numbers); `left` counts the words still to find, so the
+// walk stops at the last.
+struct nonfinite_walk {
+    std::vector<nonfinite_field>& found;
+    std::size_t left;
+    std::vector<std::pair<const std::string*, std::size_t>> at{}; // object key, or nullptr and an index
+
+    std::string path() const {
+        std::string out;
+        for (const auto& [key, index] : at) out = key ? json_path(out, *key) : json_path(out, index);
+        return out;
+    }
+
+    void visit(nlohmann::json& v) {
+        if (left == 0) return;
+        if (v.is_number_float()) {
+            const double x = v.get<double>();
+            if (std::isfinite(x)) return;
+            found.push_back({path(), std::isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity"});
+            --left;
+            if (std::isnan(x)) v = nullptr;
+        } else if (v.is_object()) {
+            for (auto it = v.begin(); it != v.end() && left > 0; ++it) {
+                at.emplace_back(&it.key(), 0);
+                visit(it.value());
+                at.pop_back();
+            }
+        } else if (v.is_array()) {
+            for (std::size_t i = 0; i < v.size() && left > 0; ++i) {
+                at.emplace_back(nullptr, i);
+                visit(v[i]);
+                at.pop_back();
+            }
+        }
+    }
+};
+
+// The notes a reader adds to its run: each field and what it was read as, the first few by name.
+inline std::vector<std::string> nonfinite_notes(const std::vector<nonfinite_field>& found) {
+    constexpr std::size_t named = 5;
+    std::vector<std::string> notes;
+    for (std::size_t i = 0; i < found.size() && i < named; ++i) {
+        const auto& f = found[i];
+        const std::string field = f.path.empty() ? std::string("the document") : "field " + f.path;
+        notes.push_back(f.word == "NaN" ? "NaN in " + field + " read as missing"
+                                        : std::string(f.word) + " in " + field +
+                                              " read as unbounded where the value may be (a rate), else as missing");
+    }
+    if (found.size() > named)
+        notes.push_back(std::to_string(found.size() - named) +
+                        " more fields hold NaN or Infinity (Python's json writes them): read the same way");
+    return notes;
+}
+
 // Parses one JSON text that starts on line `place.line` of `place.file`. Syntax errors (named by
 // line and column), numbers beyond a double and nesting deeper than max_json_depth become
-// input_errors; `truncated` adds the likely cause to a syntax error.
-inline nlohmann::json parse_json_text(std::string_view text, const json_place& place, bool truncated = false) {
+// input_errors; `truncated` adds the likely cause to a syntax error. Python's NaN and ±Infinity
+// are read (above) and listed in `nonfinite` when the caller asks.
+inline nlohmann::json parse_json_text(std::string_view text, const json_place& place, bool truncated = false,
+                                      std::vector<nonfinite_field>* nonfinite = nullptr) {
     if (const auto at = too_deep_at(text); at != std::string_view::npos)
         throw_parse_error(place.file, text, at, place.line,
                           "nested deeper than " + std::to_string(max_json_depth) + " levels");
+    const auto replaced = replace_python_words(text);
+    // An offset in the replaced text → the same place in `text`.
+    auto original_offset = [&](std::size_t offset) {
+        if (!replaced) return offset;
+        const auto grown = std::upper_bound(replaced->grown_at.begin(), replaced->grown_at.end(), offset) -
+                           replaced->grown_at.begin();
+        return offset - static_cast<std::size_t>(grown);
+    };
     try {
-        return nlohmann::json::parse(text);
+        if (!replaced) return nlohmann::json::parse(text);
+        std::size_t k = 0;
+        const auto& kinds = replaced->nulls;
+        nlohmann::json value = nlohmann::json::parse(
+            replaced->text, [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+                if (event != nlohmann::json::parse_event_t::value || !parsed.is_null()) return true;
+                const char kind = k < kinds.size() ? kinds[k] : 0;
+                ++k;
+                if (kind == 'N') parsed = std::numeric_limits<double>::quiet_NaN();
+                else if (kind != 0) parsed = kind == '+' ? std::numeric_limits<double>::infinity()
+                                                         : -std::numeric_limits<double>::infinity();
+                return true;
+            });
+        std::vector<nonfinite_field> found;
+        nonfinite_walk{found, static_cast<std::size_t>(kinds.size() - static_cast<std::size_t>(
+                                                            std::count(kinds.begin(), kinds.end(), char{0})))}
+            .visit(value);
+        if (nonfinite) *nonfinite = std::move(found);
+        return value;
     } catch (const nlohmann::json::parse_error& e) {
-        throw_parse_error(place.file, text, e.byte > 0 ? e.byte - 1 : 0, place.line,
+        throw_parse_error(place.file, text, original_offset(e.byte > 0 ? e.byte - 1 : 0), place.line,
                           std::string(e.what()) + (truncated ? " (truncated?)" : ""));
     } catch (const nlohmann::json::exception& e) {
         // nlohmann's out_of_range.406: a number literal beyond the range of a double, e.g. 1e400.
@@ -164,7 +344,15 @@ std::vector<json_document> parse_json_documents(const std::filesystem::path& fil
         const std::size_t closed_at = end_of_container(text.substr(at));
         const bool truncated = closed_at == std::string_view::npos;
         const std::size_t length = truncated ? text.size() - at : closed_at;
-        documents.push_back({parse_json_text(text.substr(at, length), place, truncated), place});
+        std::vector<nonfinite_field> nonfinite;
+        documents.push_back({parse_json_text(text.substr(at, length), place, truncated, &nonfinite), place});
+        if (!nonfinite.empty()) {
+            auto info = std::make_shared<nonfinite_info>();
+            for (const auto& f : nonfinite)
+                if (f.word == "NaN") info->nan_fields.push_back(f.path);
+            info->notes = nonfinite_notes(nonfinite);
+            documents.back().place.nonfinite = std::move(info);
+        }
         check(documents.back());
         at += length;
     }
@@ -205,16 +393,6 @@ inline std::string python_words_to_json(std::string text, std::string_view infin
     return text;
 }
 
-inline std::string json_path(const std::string& parent, std::string_view key) {
-    std::string out = parent;
-    if (!out.empty()) out += '.';
-    return out.append(key);
-}
-
-inline std::string json_path(const std::string& parent, std::size_t index) {
-    return parent + "[" + std::to_string(index) + "]";
-}
-
 inline const char* json_type_name(const nlohmann::json& v) { return v.type_name(); }
 
 // The member `key` of an object, or nullptr when the object lacks it.
@@ -247,14 +425,17 @@ inline double json_number(const nlohmann::json& v, const json_place& place, cons
     } else {
         place.fail(path, std::string("expected a number, got ") + json_type_name(v));
     }
+    if (std::isinf(x)) place.fail(path, std::string(x > 0 ? "Infinity" : "-Infinity") + " where a finite number is required");
     if (!std::isfinite(x)) place.fail(path, "not a finite number");
     return x;
 }
 
-// Absent or null → nullopt.
+// Absent or null → nullopt; so is ±Infinity (Python's word, listed in the document's notes): an
+// optional value that is unbounded is not one a statistic can use.
 inline std::optional<double> json_optional_number(const nlohmann::json* v, const json_place& place,
                                                   const std::string& path, bool allow_numeric_string = false) {
     if (!v || v->is_null()) return std::nullopt;
+    if (v->is_number_float() && std::isinf(v->get<double>())) return std::nullopt;
     return json_number(*v, place, path, allow_numeric_string);
 }
 

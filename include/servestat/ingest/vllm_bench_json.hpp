@@ -234,7 +234,8 @@ inline bool is_vllm_summary_key(std::string_view key) {
 inline void add_vllm_value(run_metadata& meta, const nlohmann::json& object, std::string_view key, std::string name,
                            std::string_view unit, double scale, const json_place& place) {
     const auto* v = json_member(object, key);
-    if (!v || v->is_null()) return;
+    // null (Python's NaN reads as null) and Infinity are not reported: the document's notes say so.
+    if (!v || v->is_null() || (v->is_number_float() && std::isinf(v->get<double>()))) return;
     meta.reported.push_back({std::move(name), json_number(*v, place, std::string(key)) * scale, std::string(unit)});
 }
 
@@ -316,6 +317,7 @@ inline nlohmann::json vllm_param_value(const nlohmann::json& v) {
 // A rate or burstiness: a number, or "inf" (vLLM's own spelling for no limit).
 inline nlohmann::json vllm_rate(const nlohmann::json& v, const json_place& place, const std::string& key) {
     if (v.is_string() && v.get_ref<const std::string&>() == "inf") return v;
+    if (v.is_number_float() && std::isinf(v.get<double>()) && v.get<double>() > 0) return "inf"; // Python's Infinity
     const double x = json_number(v, place, key);
     if (x <= 0) place.fail(key, "must be greater than 0");
     return vllm_param_value(v);
@@ -521,12 +523,15 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
 }
 
 inline std::vector<run> read_vllm_bench_json(const std::filesystem::path& file, const read_options& options) {
-    const std::string text = python_words_to_json(read_json_file(file), "\"inf\"");
+    // Python's Infinity (an unlimited rate) and NaN are read by parse_json_documents, with notes.
+    const std::string text = read_json_file(file);
     const auto documents = parse_json_documents(file, text);
     std::vector<run> runs;
     runs.reserve(documents.size());
     for (const auto& [object, place] : documents) {
         runs.push_back(read_vllm_run(file, object, place, options));
+        const auto& notes = place.nonfinite_notes();
+        runs.back().meta.notes.insert(runs.back().meta.notes.end(), notes.begin(), notes.end());
         if (documents.size() > 1) runs.back().meta.source.line = place.line;
     }
     // Appended runs share the file's name: each is named by the settings that set it apart.
@@ -538,11 +543,14 @@ inline std::vector<run> read_vllm_bench_json(const std::filesystem::path& file, 
 // head holds model_id, completed and request_throughput. The Rust vllm-bench sorts its keys, so
 // with --save-detailed its arrays (generated_texts, itls) can push model_id and
 // request_throughput past the head; backend, burstiness, completed, date and endpoint_type sort
-// before them all. SGLang's look-alike uses other keys (mean_e2e_latency_ms) and is not this format.
+// before them all. SGLang's look-alike uses other keys (mean_e2e_latency_ms,
+// total_output_tokens_retokenized) and is read by sglang_bench_serving.hpp.
 inline int sniff_vllm_bench_json(std::string_view head) {
     if (first_json_char(head) != '{') return 0;
     auto has = [head](std::string_view key) { return head.find(key) != std::string_view::npos; };
-    if (has("\"mean_e2e_latency_ms\"") || has("\"benchmarks\"")) return 0;
+    if (has("\"mean_e2e_latency_ms\"") || has("\"median_e2e_latency_ms\"") ||
+        has("\"total_output_tokens_retokenized\"") || has("\"benchmarks\""))
+        return 0;
     if (!has("\"model_id\"") || !has("\"completed\"") || !has("\"request_throughput\""))
         return has("\"backend\"") && has("\"burstiness\"") && has("\"completed\"") && has("\"date\"") &&
                        has("\"endpoint_type\"")
