@@ -15,7 +15,13 @@ EXPECTED = [
     (r"aiperf-example/run1/profile_export\.jsonl$", "aiperf"),
     (r"aiperf-example/run1/profile_export_aiperf\.json$", "aiperf-summary"),
     (r"aiperf-example/run1/profile_export_aiperf\.csv$", "aiperf-summary-csv"),
+    (r"aiperf-inferencex-sweep-b200/.*/aiperf_artifacts/profile_export\.jsonl$", "aiperf"),
+    (r"aiperf-inferencex-sweep-b200/.*/aiperf_artifacts/profile_export_aiperf\.json$", "aiperf-summary"),
+    (r"aiperf-inferencex-sweep-b200/.*/aiperf_artifacts/profile_export_aiperf\.csv$", "aiperf-summary-csv"),
     (r"azure-llm-inference-2023/.*\.csv$", "azure-trace"),
+    (r"genai-bench-glm46/D100_100_.*_num_concurrency_\d+_time_\d+s\.json$", "genai-bench"),
+    (r"guidellm-yaml-jhurlocker/.*/benchmark-results\.yaml$", "guidellm"),
+    (r"sglang-bench-serving-tonyli15/agg_.*\.jsonl$", "sglang-bench-serving"),
     (r"burstgpt-replay-vllm-liao4s/detail_log/.*\.json$", "burstgpt-detail"),
     (r"burstgpt-replay-vllm-liao4s/vllm_log/.*\.csv$", "vllm-server-stats"),
     (r"guidellm-danielkorat/.*_benchmarks\.json$", "guidellm"),
@@ -27,6 +33,8 @@ EXPECTED = [
     (r"mooncake-fast25/.*\.jsonl$", "mooncake-trace"),
 ]
 NOT_LOGS = re.compile(r"(SOURCE\.md|README)$")
+# A tool's settings beside its runs: no run alone (exit 3 saying what it is), read with its folder.
+NOT_RUNS = re.compile(r"genai-bench-glm46/experiment_metadata\.json$")
 
 
 def servestat(*args):
@@ -53,6 +61,10 @@ def test_every_data_file_is_detected_and_summarised():
             r = servestat("stats", path)
             check(r.returncode == 3 and "known formats:" in r.stderr,
                   f"{rel}: not a log, expected exit 3 listing the formats tried, got {r.returncode} {r.stderr!r}")
+            continue
+        if NOT_RUNS.search(rel):
+            r = servestat("stats", path)
+            check(r.returncode == 3 and "not a run" in r.stderr, f"{rel}: settings alone, expected exit 3: {r.stderr!r}")
             continue
         want = expected_format(rel)
         check(want is not None, f"{rel}: no expectation in this test")
@@ -96,9 +108,13 @@ def test_every_data_directory_gets_a_report():
 
 
 def test_directories_pass_over_non_logs():
+    # aiperf-example holds SOURCE.md and the run in run1/: the folder is read with its sub-folder,
+    # and what was passed over is named in one note.
     r = servestat("stats", "--json", os.path.join(DATA, "aiperf-example"))
-    check(r.returncode == 3 and "no recognised" in r.stderr,
-          f"a folder with only SOURCE.md and a sub-folder is not a log folder: {r.returncode} {r.stderr!r}")
+    check(r.returncode == 0 and len(json.loads(r.stdout)["runs"]) == 1,
+          f"the run in aiperf-example/run1 is found from its parent: {r.returncode} {r.stderr!r}")
+    check("passed over 1 file" in r.stderr and "SOURCE.md (no format recognises it)" in r.stderr,
+          f"SOURCE.md named as passed over: {r.stderr!r}")
     r = servestat("stats", "--json", os.path.join(DATA, "llmperf-leaderboard", "raw_data", "summary"))
     check(r.returncode == 0 and len(json.loads(r.stdout)["runs"]) == 19, "19 LLMPerf summaries in one folder")
 

@@ -207,19 +207,18 @@ inline std::vector<std::string> telling_params(const std::vector<const run_metad
 
 // Names runs read from several inputs by what sets them apart, when their labels do not: labels
 // that repeat, that a tool gives every run alike ("aiperf_artifacts", "results") or that are long
-// file names. A run's new name is the model when models differ, then the fewest parameters that tell
+// file names (those runs only). A run's new name is the model when models differ, then the fewest parameters that tell
 // the runs apart ("tp8 · c=16"); runs those leave alike are told apart by the outermost folders
 // where their paths differ ("vllm-baseline · rate 2"); a label a person gave in the log stays in
 // front. The source path is unchanged (it stays in the JSON).
-inline void name_runs_apart(std::span<run_metadata* const> runs) {
+inline void name_runs_apart(std::span<run_metadata* const> given) {
+    // Runs of one file that share a label were named so by its reader (replicates of a sweep table).
+    std::map<std::string, std::set<std::string>> files_of_label;
+    for (const auto* m : given) files_of_label[m->label].insert(m->source.path);
+    std::vector<run_metadata*> runs;
+    for (auto* m : given)
+        if (detail::label_names_nothing(*m) || files_of_label[m->label].size() > 1) runs.push_back(m);
     if (runs.empty()) return;
-    std::set<std::string> labels;
-    bool unclear = false;
-    for (const auto* m : runs) {
-        unclear = unclear || detail::label_names_nothing(*m);
-        labels.insert(m->label);
-    }
-    if (!unclear && labels.size() == runs.size()) return;
     const std::vector<const run_metadata*> all(runs.begin(), runs.end());
     const auto keys = detail::telling_params(all);
     std::set<std::string> models;

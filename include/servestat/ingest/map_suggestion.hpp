@@ -663,6 +663,8 @@ inline std::string shell_quoted(std::string_view text) {
 // What a JSON or CSV table of requests holds and a --map line for it; nullopt when `head` is neither.
 inline std::optional<std::string> describe_unrecognised_table(const std::filesystem::path& file, std::string_view head,
                                                               std::size_t sniffed_bytes) {
+    // A Markdown heading ("# my run, concurrency 1") opens prose, never a table's header.
+    if (head.starts_with("# ")) return std::nullopt;
     std::optional<sampled_table> table;
     try {
         table = sample_table(file, head, sniffed_bytes);
