@@ -8,6 +8,8 @@
 // in perf_analyzer's documented layout (see the README there); their expected values are the
 // fixtures' own timestamps, subtracted by hand.
 #include "servestat/ingest/aiperf.hpp"
+#include "servestat/ingest/aiperf_multi_run.hpp"
+#include "servestat/ingest/aiperf_report_v2.hpp"
 #include "servestat/ingest/aiperf_summary.hpp"
 #include "servestat/ingest/genai_perf.hpp"
 
@@ -768,26 +770,39 @@ TEST_CASE("a GuideLLM result, which also starts with {\"metadata\": and holds me
     CHECK(aiperf_format.sniff(file_head(guidellm)) == 0);
 }
 
-TEST_CASE("the AIPerf and GenAI-Perf sniffers claim no other file of the shared data") {
+// A file of an AIPerf set in the shared data (aiperf-example, AIPerf 0.1.x, and
+// aiperf-inferencex-sweep-b200, AIPerf 0.8.0), by its name: the AIPerf format that must claim it.
+const servestat::log_format* shared_aiperf_format(const fs::path& file) {
+    const std::string set = fs::relative(file, SERVESTAT_SHARED_DATA_DIR).begin()->string();
+    if (set != "aiperf-example" && set != "aiperf-inferencex-sweep-b200") return nullptr;
+    if (file.filename() == "profile_export.jsonl") return &aiperf_format;
+    if (file.filename() == "profile_export_aiperf.json") return &aiperf_summary_format;
+    if (file.filename() == "profile_export_aiperf.csv") return &aiperf_summary_csv_format;
+    return nullptr;
+}
+
+TEST_CASE("the AIPerf and GenAI-Perf sniffers claim the AIPerf sets' files and no other file of the shared data") {
     const servestat::log_format* formats[] = {&aiperf_format, &aiperf_summary_format, &aiperf_summary_csv_format,
+                                              &servestat::aiperf_multi_run_format, &servestat::aiperf_report_v2_format,
                                               &genai_perf_format};
-    std::size_t files = 0;
+    std::size_t files = 0, claimed = 0;
     for (const auto& file : files_under(SERVESTAT_SHARED_DATA_DIR)) {
         const std::string head = file_head(file);
         ++files;
+        claimed += shared_aiperf_format(file) != nullptr;
         for (const auto* f : formats) {
-            const bool own = (f == &aiperf_format && file == aiperf_records) ||
-                             (f == &aiperf_summary_format && file == aiperf_json) ||
-                             (f == &aiperf_summary_csv_format && file == aiperf_csv);
+            const bool own = f == shared_aiperf_format(file);
             INFO(file.string() << " / " << f->name);
             CHECK((f->sniff(head) > 0) == own);
         }
     }
     CHECK(files > 100);
+    CHECK(claimed == 33); // 3 files of aiperf-example, 3 × 10 levels of the sweep
 }
 
 TEST_CASE("the AIPerf sniffers claim none of the test fixtures, and GenAI-Perf only its own") {
     const servestat::log_format* formats[] = {&aiperf_format, &aiperf_summary_format, &aiperf_summary_csv_format,
+                                              &servestat::aiperf_multi_run_format, &servestat::aiperf_report_v2_format,
                                               &genai_perf_format};
     for (const auto& file : files_under(SERVESTAT_TEST_DATA_DIR)) {
         const std::string head = file_head(file);

@@ -194,8 +194,11 @@ TEST_CASE("the GuideLLM sniffer recognises no other file of the shared data") {
     for (const auto& entry : fs::recursive_directory_iterator(SERVESTAT_SHARED_DATA_DIR)) {
         if (!entry.is_regular_file()) continue;
         const std::string head = head_of(entry.path());
-        const bool guidellm = entry.path().string().find("guidellm-danielkorat") != std::string::npos &&
-                              entry.path().extension() == ".json";
+        const std::string path = entry.path().string();
+        const bool guidellm = (path.find("guidellm-danielkorat") != std::string::npos &&
+                               entry.path().extension() == ".json") ||
+                              (path.find("guidellm-yaml-jhurlocker") != std::string::npos &&
+                               entry.path().extension() == ".yaml");
         INFO(entry.path().string());
         CHECK((guidellm_format.sniff(head) > 0) == guidellm);
     }
@@ -774,17 +777,107 @@ TEST_CASE("a GuideLLM file in neither known layout names what it found and the s
                Catch::Contains("metadata.version 3"));
 }
 
-TEST_CASE("a GuideLLM YAML report is detected and refused with the advice to save JSON") {
-    const std::string yaml = "benchmarks:\n- args:\n    cooldown_duration: null\n    max_duration: 30.0\n"
-                             "  metrics:\n    inter_token_latency_ms:\n      successful:\n        mean: 15.9\n"
-                             "  type_: generative_benchmark\n";
+const fs::path jhurlocker =
+    fs::path(SERVESTAT_SHARED_DATA_DIR) / "guidellm-yaml-jhurlocker/llama-3-2-3b_20250721_003902/benchmark-results.yaml";
+
+TEST_CASE("GuideLLM's YAML report (GuideLLM 0.2.x, a real file) is read with its timed-out request") {
+    const auto& format = servestat::detect_file_format(jhurlocker);
+    REQUIRE(format.name == "guidellm");
+    const run r = read_one(jhurlocker);
+    CHECK(r.meta.tool == "guidellm 0.2");
+    CHECK(r.meta.params["strategy"] == "synchronous");
+    REQUIRE(r.requests.size() == 15);
+    const auto stats = servestat::analyze(r);
+    CHECK(stats.ok == 14);
+    CHECK(stats.failed == 1); // the incomplete request: cut off by the 60 s limit, counted as cancelled
+    CHECK(r.requests.row(14).status == request_status::cancelled);
+    // SOURCE.md's reference numbers (numpy's default percentiles over the 14 successful requests).
+    const auto* ttft = servestat::find_summary(stats, "all", metric::ttft);
+    REQUIRE(ttft);
+    CHECK(ttft->n == 14);
+    CHECK(*servestat::find_percentile(*ttft, 50) * 1e3 == Approx(407.759428).margin(1e-6));
+    CHECK(*servestat::find_percentile(*ttft, 99) * 1e3 == Approx(455.464799).margin(1e-6));
+    CHECK(*ttft->mean * 1e3 == Approx(409.563541).margin(1e-6));
+    const auto* e2e = servestat::find_summary(stats, "all", metric::e2e);
+    CHECK(*servestat::find_percentile(*e2e, 50) == Approx(3.907936).margin(1e-6)); // to last_token_time
+    CHECK(*servestat::find_percentile(*e2e, 99) == Approx(3.941830).margin(1e-6));
+    // GuideLLM's own nearest-rank numbers stay beside servestat's, as reported values.
+    CHECK(*reported(r, "ttft.p50") * 1e3 == Approx(410.487890).margin(1e-6));
+    CHECK(*reported(r, "ttft.p99") * 1e3 == Approx(460.039854).margin(1e-6));
+}
+
+TEST_CASE("a GuideLLM report gives the same runs from YAML as from JSON") {
+    // benchmarks_v0.2.yaml is benchmarks_v0.2.json through PyYAML's yaml.dump, as GuideLLM saves a
+    // .yaml report (tests/tools/make_yaml_fixtures.py). The real files' twins (the current layout
+    // from guidellm-danielkorat, 0.2.x from guidellm-yaml-jhurlocker) are made and compared through
+    // `servestat stats --json` by tests/cli/test_yaml_twins.py.
+    const fs::path data = fs::path(SERVESTAT_TEST_DATA_DIR) / "guidellm";
+    {
+        const fs::path json_file = data / "benchmarks_v0.2.json";
+        const fs::path yaml_file = data / "benchmarks_v0.2.yaml";
+        const auto from_json = guidellm_format.read(json_file, {});
+        const auto from_yaml = guidellm_format.read(yaml_file, {});
+        REQUIRE(from_json.size() == from_yaml.size());
+        for (std::size_t b = 0; b < from_json.size(); ++b) {
+            const auto& j = from_json[b];
+            const auto& y = from_yaml[b];
+            CHECK(j.meta.params == y.meta.params);
+            CHECK(j.meta.model == y.meta.model);
+            CHECK(j.meta.started_at == y.meta.started_at);
+            CHECK(j.meta.notes == y.meta.notes);
+            REQUIRE(j.meta.reported.size() == y.meta.reported.size());
+            for (std::size_t i = 0; i < j.meta.reported.size(); ++i) {
+                CHECK(j.meta.reported[i].name == y.meta.reported[i].name);
+                CHECK(j.meta.reported[i].value == y.meta.reported[i].value); // exactly: same doubles
+            }
+            REQUIRE(j.requests.size() == y.requests.size());
+            for (std::size_t i = 0; i < j.requests.size(); ++i) {
+                const auto a = j.requests.row(i), c = y.requests.row(i);
+                CHECK(a.t_sched == c.t_sched);
+                CHECK(a.t_sent == c.t_sent);
+                CHECK(a.t_first == c.t_first);
+                CHECK(a.t_end == c.t_end);
+                CHECK(a.output_tokens == c.output_tokens);
+                CHECK(a.status == c.status);
+                CHECK(a.error == c.error);
+            }
+        }
+    }
+}
+
+TEST_CASE("a bad field of a GuideLLM YAML report is named with its own line") {
+    const std::string yaml = "benchmarks:\n- args:\n    strategy:\n      type_: synchronous\n  run_stats: {}\n"
+                             "  requests:\n    successful:\n    - start_time: 10.0\n      first_token_time: 9.5\n"
+                             "      last_token_time: 11.0\n      end_time: 11.0\n      type_: generative_text_response\n"
+                             "    - start_time: 12.0\n      first_token_time: 12.5\n      last_token_time: 13.0\n"
+                             "      end_time: 13.0\n";
     CHECK(guidellm_format.sniff(yaml) == 90);
     const servestat::test::temp_file file(yaml, "benchmarks.yaml");
-    CHECK(servestat::detect_file_format(file.path()).name == "guidellm");
-    const input_error e = error_of(yaml);
-    CHECK(e.line() == 1);
-    CHECK_THAT(e.reason(), Catch::Contains("YAML") && Catch::Contains("--outputs json"));
+    try {
+        guidellm_format.read(file.path(), {});
+        FAIL("a negative TTFT was read");
+    } catch (const input_error& e) {
+        CHECK(e.field() == "benchmarks[0].requests.successful[0].first_token_time");
+        CHECK(e.line() == 9);
+    }
+    read_options skip;
+    skip.skip_bad = true;
+    const auto runs = guidellm_format.read(file.path(), skip);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].requests.size() == 1);
+    REQUIRE(runs[0].skipped.count == 1);
+    CHECK_THAT(runs[0].skipped.examples[0], Catch::Contains("benchmarks.yaml:9:"));
     CHECK(guidellm_format.sniff("benchmarks: 3\nother: yes\n") == 0); // YAML, but not GuideLLM's
+    // Malformed YAML names its line.
+    const servestat::test::temp_file broken("benchmarks:\n- args: [1, 2\n  run_stats: {}\n  inter_token_latency_ms: 1\n",
+                                            "benchmarks.yaml");
+    try {
+        guidellm_format.read(broken.path(), {});
+        FAIL("malformed YAML was read");
+    } catch (const input_error& e) {
+        CHECK(e.line() >= 2);
+        CHECK_THAT(e.reason(), Catch::StartsWith("malformed YAML at column"));
+    }
 }
 
 } // namespace test_ingest_guidellm

@@ -4,12 +4,14 @@
 // give the expected numbers: each value checked here is the one the fixture file holds.
 #include "servestat/ingest/inference_perf.hpp"
 
+#include <filesystem>  // std::filesystem::copy_file
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
-#include "servestat/ingest/detect.hpp" // detect_file_format, detect_format, read_logs
+#include "servestat/ingest/detect.hpp"     // detect_file_format, detect_format, read_logs
+#include "servestat/ingest/input_file.hpp" // read_whole_file
 #include "servestat/sweep/sweep.hpp"   // find_sweeps, sweep_value
 
 #include "format_reading.hpp" // read_one, read_error
@@ -217,6 +219,66 @@ TEST_CASE("a wrong type in an inference-perf report names the file and the field
         CHECK(e.field() == "failures");
         CHECK(std::string(e.what()).find("missing required field") != std::string::npos);
     }
+}
+
+TEST_CASE("inference-perf's own demo reports are read: a schedule delay below 0 is noted and kept",
+          "[inference-perf]") {
+    // kubernetes-sigs/inference-perf demos/kubecon-na-2025/vllm/results (README.md): sends up to
+    // 1.9 ms before their scheduled time, which the report keeps as negative schedule delays.
+    const auto runs = servestat::read_logs(std::vector<std::string>{data("kubecon_vllm")});
+    REQUIRE(runs.size() == 7); // seven stages; the summary is folded in
+    const run& r = runs[0];
+    CHECK(r.meta.params == nlohmann::json{{"request_rate", 1.0}});
+    CHECK(reported(r, "inference_perf.schedule_delay.min") == -0.0006079088198021054);
+    CHECK(reported(r, "inference_perf.schedule_delay.p50") == 0.0005210512899793684);
+    CHECK(has_note(r, "load_summary.schedule_delay.min is -0.0006079088198021054 s (5 of its statistics below 0): "
+                      "requests sent up to that long before their scheduled time"));
+    CHECK(has_note(r, "it only informs, so it is kept as reported"));
+    // The file's own numbers, as written.
+    CHECK(reported(r, "requests") == 60);
+    CHECK(reported(r, "ok") == 60);
+    CHECK(reported(r, "ttft.p99") == 0.039696927970508104);
+    CHECK(reported(r, "tpot.mean") == 0.0034734172405264745);
+    CHECK(reported(r, "rps") == 1.0171575756131475);
+    CHECK(reported(r, "prompt_tokens.p50") == 205.0);
+    std::vector<servestat::run_stats> stats;
+    for (const auto& run : runs) stats.push_back(servestat::analyze(run));
+    const auto sweeps = servestat::find_sweeps(stats);
+    REQUIRE(sweeps.size() == 1);
+    CHECK(sweeps[0].param == "request_rate");
+    CHECK(sweeps[0].points.size() == 7);
+    const run whole = read_detected(data("kubecon_vllm/summary_lifecycle_metrics.json"));
+    CHECK(reported(whole, "inference_perf.schedule_delay.min") == -0.0019004582427442074);
+}
+
+TEST_CASE("only statistics a run can not have refuse an inference-perf report", "[inference-perf]") {
+    const auto& format = servestat::inference_perf_format;
+    {   // A negative schedule delay is a send ahead of schedule: kept, with a note.
+        const temp_file file(stage_json(R"({"count": 2, "requested_rate": 1.0, "schedule_delay": {"min": -0.002, "mean": 0.001}})",
+                                        good_successes),
+                             "stage_0_lifecycle_metrics.json");
+        const run r = servestat::test::read_one(format, file.path());
+        CHECK(reported(r, "inference_perf.schedule_delay.min") == -0.002);
+        CHECK(has_note(r, "load_summary.schedule_delay.min is -0.002 s (1 of its statistics below 0)"));
+    }
+    {   // A negative TTFT feeds ttft: refused, naming the file and the field.
+        const temp_file file(stage_json(good_load, R"({"count": 2, "latency": {"time_to_first_token": {"min": -0.1}}})"),
+                             "stage_0_lifecycle_metrics.json");
+        const input_error e = servestat::test::read_error(format, file.path());
+        CHECK(e.file() == file.path().string());
+        CHECK(e.field() == "successes.latency.time_to_first_token.min");
+    }
+}
+
+TEST_CASE("a stage's partial Benchmark Report beside its lifecycle report is not a second run", "[inference-perf]") {
+    const temp_file stage(servestat::detail::read_whole_file(data("sweep/stage_0_lifecycle_metrics.json")),
+                          "stage_0_lifecycle_metrics.json");
+    std::filesystem::copy_file(data("partial/inference-perf.partial.stage_0.yaml"),
+                               stage.dir() / "inference-perf.partial.stage_0.yaml");
+    const auto runs = servestat::read_logs(std::vector<std::string>{stage.dir().string()});
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].meta.source.format == "inference-perf");
+    CHECK(has_note(runs[0], "inference-perf.partial.stage_0.yaml beside it"));
 }
 
 } // namespace test_ingest_inference_perf

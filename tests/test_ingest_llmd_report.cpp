@@ -149,19 +149,59 @@ TEST_CASE("an unsupported Benchmark Report version names the version found and t
     CHECK(std::string(e.what()).find("version 0.1 found; servestat reads versions 0.2 and 0.2.1") != std::string::npos);
 }
 
-TEST_CASE("a Benchmark Report in YAML is recognised and refused with the way to convert it", "[llmd-report]") {
-    // yaml.dump(report.dump(), indent=2): keys sorted, so results come first.
-    const std::string yaml = "results:\n  request_performance:\n    aggregate:\n      requests:\n        total: 10\n"
-                             "run:\n  uid: 38b1f169\nscenario:\n  load:\n    standardized:\n      rate_qps: 2.0\n"
-                             "      tool: inference-perf\nversion: 0.2.1\n";
-    const temp_file file(yaml, "benchmark_report.yaml");
-    const auto& format = servestat::detect_file_format(file.path());
-    REQUIRE(format.name == "llmd-benchmark-report");
-    const input_error e = servestat::test::read_error(format, file.path());
-    CHECK(e.file() == file.path().string());
-    const std::string message = e.what();
-    CHECK(message.find("Benchmark Report in YAML (version 0.2.1)") != std::string::npos);
-    CHECK(message.find("json.dump(yaml.safe_load(") != std::string::npos);
+std::string yaml_data(std::string_view name) {
+    return std::string(SERVESTAT_TEST_DATA_DIR) + "/llmd_report_yaml/" + std::string(name);
+}
+
+std::string partial_data(std::string_view name) {
+    return std::string(SERVESTAT_TEST_DATA_DIR) + "/inference_perf/" + std::string(name);
+}
+
+// Two readings of one report agree on everything a run shows but where it was read from.
+void check_same_run(const run& a, const run& b) {
+    CHECK(a.meta.params == b.meta.params);
+    CHECK(a.meta.model == b.meta.model);
+    CHECK(a.meta.tool == b.meta.tool);
+    CHECK(a.meta.started_at == b.meta.started_at);
+    CHECK(a.meta.notes == b.meta.notes);
+    REQUIRE(a.meta.reported.size() == b.meta.reported.size());
+    for (std::size_t i = 0; i < a.meta.reported.size(); ++i) {
+        INFO(a.meta.reported[i].name);
+        CHECK(a.meta.reported[i].name == b.meta.reported[i].name);
+        CHECK(a.meta.reported[i].value == b.meta.reported[i].value); // exactly: the same doubles
+        CHECK(a.meta.reported[i].unit == b.meta.reported[i].unit);
+    }
+}
+
+TEST_CASE("llm-d-benchmark's example reports in YAML give the same runs as their JSON twins", "[llmd-report]") {
+    // Copied from llm-d/llm-d-benchmark (README.md there); the JSON twins are PyYAML's reading.
+    for (const std::string_view name : {"br_v0_2_example", "br_v0_2_1_example"}) {
+        INFO(name);
+        const run from_yaml = read_detected(yaml_data(std::string(name) + ".yaml"));
+        const run from_json = read_detected(yaml_data(std::string(name) + ".json"));
+        check_same_run(from_yaml, from_json);
+    }
+    // The v0.2 example is written by hand: comments, a quoted version, an unquoted timestamp (a
+    // string: YAML 1.2 has no timestamp type) and `concurrency: .inf`.
+    const run r = read_detected(yaml_data("br_v0_2_example.yaml"));
+    CHECK(r.meta.params == nlohmann::json{{"concurrency", "inf"}, {"request_rate", 10.0}});
+    CHECK(r.meta.started_at == "2025-11-05T18:00:42Z");
+    CHECK(r.meta.tool == "inference-perf 0.3.0");
+    CHECK(r.meta.model == "Qwen/Qwen3-0.6B");
+    CHECK(has_note(r, "Concurrency is unbounded"));
+    CHECK(reported(r, "requests") == 500);
+    CHECK(reported(r, "ok") == 500);
+    CHECK(reported(r, "prompt_tokens.p0.1") == 2223.998);
+    CHECK(reported(r, "ttft.p99.9") == 0.057014757215045425);
+    const run r21 = read_detected(yaml_data("br_v0_2_1_example.yaml"));
+    CHECK(has_note(r21, "Benchmark Report v0.2.1"));
+    CHECK(reported(r21, "ttft.p50") == 0.03622930939309299);
+}
+
+TEST_CASE("a report saved as YAML gives the numbers of the same report saved as JSON", "[llmd-report]") {
+    // br_inference_perf_stage_3.yaml is br_inference_perf_stage_3.json through yaml.dump.
+    check_same_run(read_detected(yaml_data("br_inference_perf_stage_3.yaml")),
+                   read_detected(data("br_inference_perf_stage_3.json")));
 }
 
 TEST_CASE("a YAML report whose results fill what detection sees is still recognised", "[llmd-report]") {
@@ -171,20 +211,62 @@ TEST_CASE("a YAML report whose results fill what detection sees is still recogni
     while (yaml.size() < 70 * 1024) yaml += "    - component_label: vllm-svc-0\n      raw_data_path: /metrics/raw/vllm-svc-0\n";
     yaml += "run:\n  uid: 38b1f169\nscenario:\n  load: {}\nversion: '0.2'\n";
     const temp_file file(yaml, "benchmark_report.yaml");
-    const auto& format = servestat::detect_file_format(file.path());
-    REQUIRE(format.name == "llmd-benchmark-report");
-    const std::string message = servestat::test::read_error(format, file.path()).what();
-    CHECK(message.find("Benchmark Report in YAML (version 0.2)") != std::string::npos);
+    const run r = read_detected(file.path());
+    CHECK(reported(r, "requests") == 10);
+    CHECK(has_note(r, "Benchmark Report v0.2"));
 }
 
-TEST_CASE("inference-perf's partial report and its config are not taken for Benchmark Reports", "[llmd-report]") {
-    // inference-perf.partial.stage_0.yaml: version, run and results only, merged into a report later.
-    const std::string partial = "version: '0.2'\nrun:\n  uid: inference-perf-stage-0-1a2b3c4d\nresults:\n"
-                                "  request_performance:\n    aggregate:\n      requests:\n        total: 10\n";
-    CHECK(servestat::detail::sniff_llmd_report(partial) == 0);
+TEST_CASE("inference-perf's partial reports are its stages' runs, one experiment by run.eid", "[llmd-report]") {
+    for (int stage = 0; stage < 4; ++stage) {
+        const std::string name = "inference-perf.partial.stage_" + std::to_string(stage);
+        INFO(name);
+        const run r = read_detected(partial_data("partial/" + name + ".yaml"));
+        CHECK(r.meta.tool == "inference-perf");
+        CHECK(r.meta.params == nlohmann::json{{"stage", stage}});
+        CHECK(has_note(r, "run.eid inference-perf-experiment-5b2e9d17"));
+        CHECK(r.meta.started_at == "2026-05-20T14:3" + std::to_string(stage) + ":12.123000+00:00");
+        CHECK(has_note(r, "(load stage " + std::to_string(stage) + ")"));
+        CHECK(has_note(r, "inference-perf's partial report"));
+        // The stage's numbers as the full report converted from the same stage has them.
+        const std::string full_name = "br_inference_perf_stage_" + std::to_string(stage) + ".json";
+        const run full = read_detected((data)(full_name)); // parenthesised: no std::data by ADL
+        for (const char* stat : {"requests", "ok", "failed", "ttft.p99", "ttft.p0.1", "tpot.p50", "rps", "output_tps",
+                                 "prompt_tokens.mean", "inference_perf.request_latency.p90"})
+            CHECK(reported(r, stat) == reported(full, stat));
+        // And its JSON twin gives the same run.
+        check_same_run(r, read_detected(partial_data("partial_json/" + name + ".json")));
+    }
+    const run r3 = read_detected(partial_data("partial/inference-perf.partial.stage_3.yaml"));
+    CHECK(reported(r3, "ttft.p99") == 0.36517268074616593); // stage_3_lifecycle_metrics.json's p99 TTFT
+}
+
+TEST_CASE("an inference-perf partial names its stage by run.uid when renamed; its config is no report",
+          "[llmd-report]") {
+    const std::string partial = "results:\n  request_performance:\n    aggregate:\n      requests:\n        total: 10\n"
+                                "        failures: 1\nrun:\n  eid: inference-perf-experiment-1\n"
+                                "  uid: inference-perf-stage-2-1a2b3c4d\nversion: 0.2.1\n";
+    CHECK(servestat::detail::sniff_llmd_report(partial) == 60);
+    const temp_file file(partial, "stage_two.yaml");
+    const run r = read_detected(file.path());
+    CHECK(r.meta.params["stage"] == 2);
+    CHECK(reported(r, "failed") == 1);
     const std::string config = "load:\n  type: constant\n  stages:\n  - rate: 1.0\n    duration: 30\nserver:\n"
                                "  type: vllm\n  model_name: Qwen/Qwen3-0.6B\n";
     CHECK(servestat::detail::sniff_llmd_report(config) == 0);
+}
+
+TEST_CASE("a bad field of a YAML report is named with its own line", "[llmd-report]") {
+    const std::string yaml = "results:\n  request_performance:\n    aggregate:\n      latency:\n"
+                             "        time_to_first_token:\n          mean: fast\n          units: s\n"
+                             "      requests:\n        total: 10\nrun:\n  uid: u1\nscenario:\n  load:\n"
+                             "    standardized:\n      tool: vllm-benchmark\nversion: '0.2'\n";
+    const input_error e = error_of(yaml, "report.yaml");
+    CHECK(e.field() == "results.request_performance.aggregate.latency.time_to_first_token.mean");
+    CHECK(e.line() == 6);
+    const input_error version = error_of("version: 0.1\nrun: {}\nscenario: {}\nresults: {}\n", "report.yaml");
+    CHECK(version.field() == "version");
+    CHECK(version.line() == 1);
+    CHECK(version.reason().find("version 0.1 found") != std::string::npos);
 }
 
 TEST_CASE("a wrong type or unit in a Benchmark Report names the file and the field", "[llmd-report]") {

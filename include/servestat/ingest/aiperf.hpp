@@ -14,8 +14,8 @@
 // it supplies the model, the run's parameters and AIPerf's own statistics (meta.reported).
 #pragma once
 
-#include <algorithm>    // std::min_element
-#include <cmath>        // std::llround
+#include <algorithm>    // std::min_element, std::max
+#include <cmath>        // std::llround, std::abs
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t, std::int64_t
 #include <filesystem>   // std::filesystem::path
@@ -37,6 +37,7 @@
 #include "servestat/core/run.hpp"                // run, run_metadata
 #include "servestat/core/text.hpp"               // trim_spaces
 #include "servestat/core/units.hpp"              // time_unit, to_seconds
+#include "servestat/ingest/aiperf_phases.hpp"    // aiperf_root_phase_context
 #include "servestat/ingest/aiperf_summary.hpp"   // read_aiperf_summary_file, aiperf_std_note
 #include "servestat/ingest/failure_text.hpp"     // classify_failure_text
 #include "servestat/ingest/json_document.hpp"    // json_place, json_member, json_number, ...
@@ -129,6 +130,9 @@ struct aiperf_request {
     std::optional<std::int64_t> first_ns, end_ns;
     std::optional<std::int32_t> reasoning_tokens;
     bool end_from_request_end = false; // only metadata.request_end_ns gave the end
+    // metadata.request_end_ns minus the end taken from the metrics, when both are there: it only
+    // informs (a gap over a millisecond gets a note), the metrics' end is kept.
+    std::optional<std::int64_t> request_end_gap_ns;
 };
 
 // A failed record: code 499 / RequestCancellationError is AIPerf cancelling the request on purpose
@@ -177,12 +181,19 @@ inline std::int64_t aiperf_request_start(const nlohmann::json& metadata, const n
 // [DONE] and so run a little later than the last token).
 inline void read_aiperf_end(const nlohmann::json& metadata, const nlohmann::json& metrics, const json_place& place,
                             aiperf_request& out) {
+    const auto request_end = [&]() -> std::optional<std::int64_t> {
+        if (const auto* end = nvidia_member(metadata, "request_end_ns"))
+            return nvidia_epoch_ns(*end, place, "metadata.request_end_ns");
+        return std::nullopt;
+    };
     if (const auto last = aiperf_timestamp_ns(metrics, "max_response_timestamp", place)) {
         if (*last < out.start_ns)
             place.fail("metrics.max_response_timestamp.value", "earlier than the request's start");
         out.end_ns = *last;
+        if (const auto end = request_end()) out.request_end_gap_ns = *end - *last;
     } else if (const auto latency = aiperf_duration_ns(metrics, "request_latency", place)) {
         out.end_ns = out.start_ns + *latency;
+        if (const auto end = request_end()) out.request_end_gap_ns = *end - *out.end_ns;
     } else if (const auto* end = nvidia_member(metadata, "request_end_ns")) {
         const std::int64_t end_ns = nvidia_epoch_ns(*end, place, "metadata.request_end_ns");
         if (end_ns < out.start_ns) place.fail("metadata.request_end_ns", "earlier than the request's start");
@@ -255,22 +266,40 @@ inline std::optional<std::filesystem::path> aiperf_summary_beside(const std::fil
     return std::nullopt;
 }
 
+// The aggregate CSV beside a profile_export.jsonl, when no JSON aggregate is there to read.
+inline std::optional<std::filesystem::path> aiperf_summary_csv_beside(const std::filesystem::path& records) {
+    const auto dir = records.parent_path();
+    for (const std::string& name : {records.stem().string() + "_aiperf.csv", std::string("profile_export_aiperf.csv")}) {
+        std::error_code ec;
+        const auto candidate = dir / name;
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    }
+    return std::nullopt;
+}
+
 // A broken aggregate file must not hide the per-request data, which is complete on its own.
-inline void add_aiperf_summary_beside(const std::filesystem::path& file, run_metadata& meta) {
-    const auto summary_path = aiperf_summary_beside(file);
-    if (!summary_path) return;
+inline void add_aiperf_summary_beside(const std::filesystem::path& file, const read_options& options, run_metadata& meta) {
+    auto phases = aiperf_root_phase_context(file.parent_path());
+    for (auto& f : phases.merged) meta.source.merged.push_back(std::move(f));
+    for (auto& note : phases.notes) meta.notes.push_back(std::move(note));
+    const auto json_path_beside = aiperf_summary_beside(file);
+    const auto csv_path_beside = aiperf_summary_csv_beside(file);
     // The CSV beside it is the same table of aggregates in another form.
-    auto csv = *summary_path;
-    csv.replace_extension(".csv");
-    for (const auto& merged : {*summary_path, csv})
-        if (std::error_code ec; std::filesystem::exists(merged, ec)) meta.source.merged.push_back(merged.string());
+    for (const auto* merged : {&json_path_beside, &csv_path_beside})
+        if (*merged) meta.source.merged.push_back((*merged)->string());
+    const auto summary_path = json_path_beside ? json_path_beside : csv_path_beside;
+    if (!summary_path) return;
     try {
-        aiperf_summary_info info = read_aiperf_summary_file(*summary_path);
+        aiperf_summary_info info = json_path_beside ? read_aiperf_summary_file(*summary_path)
+                                                    : read_aiperf_summary_csv_rows(*summary_path, options);
         meta.model = info.model;
+        meta.workload = info.workload;
+        meta.tool = aiperf_tool(info.aiperf_version);
         meta.params = std::move(info.params);
         meta.reported = std::move(info.reported);
         for (auto& note : info.notes) meta.notes.push_back(std::move(note));
-        meta.notes.push_back(std::string("Run parameters, model and reported values come from ")
+        meta.notes.push_back(std::string(json_path_beside ? "Run parameters, model and reported values come from "
+                                                          : "Reported values come from ")
                                  .append(summary_path->filename().string())
                                  .append(" next to the records."));
         if (!meta.reported.empty()) meta.notes.emplace_back(aiperf_std_note);
@@ -283,14 +312,50 @@ inline void add_aiperf_summary_beside(const std::filesystem::path& file, run_met
     }
 }
 
+// Where AIPerf's own numbers and servestat's part, a note says why. AIPerf's rates divide by its
+// benchmark_duration (the profiling window: from the first request to the last response, or the
+// phase's own window in newer versions); servestat's by the span of the records it kept. And a
+// run that stopped well short of the duration it was configured for says so.
+inline void add_aiperf_duration_notes(const request_table& requests, run_metadata& meta) {
+    std::optional<double> first, last;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const request_record r = requests.row(i);
+        if (!first || r.t_sent < *first) first = r.t_sent;
+        if (r.t_end && (!last || *r.t_end > *last)) last = r.t_end;
+    }
+    if (!first || !last) return;
+    const double span = *last - *first;
+    if (const auto* reported = find_reported(meta, "duration");
+        reported && std::abs(reported->value - span) > std::max(1e-3, 1e-6 * span))
+        meta.notes.push_back(fmt::format("AIPerf's rates (rps, output_tps) divide by its benchmark_duration, {:.6g} s; "
+                                         "servestat's divide by the span of the records, {:.6g} s, so the two differ "
+                                         "by that ratio.",
+                                         reported->value, span));
+    const bool cancelled = std::any_of(meta.notes.begin(), meta.notes.end(), [](const std::string& n) {
+        return n.starts_with("AIPerf reports that the benchmark was cancelled");
+    });
+    const auto configured = meta.params.find("benchmark_duration");
+    if (!cancelled && configured != meta.params.end() && configured->is_number() && configured->get<double>() > 0 &&
+        span < 0.9 * configured->get<double>())
+        meta.notes.push_back(fmt::format("The records span {:.6g} s of the {:.6g} s the run was configured for "
+                                         "(input_config.loadgen.benchmark_duration): it ended early, and the "
+                                         "files do not say why.",
+                                         span, configured->get<double>()));
+}
+
 inline void add_aiperf_record_notes(std::span<const aiperf_request> requests, std::size_t warmup, run_metadata& meta) {
     std::int64_t reasoning = 0, output = 0;
-    std::size_t cancelled = 0, end_from_request_end = 0;
+    std::size_t cancelled = 0, end_from_request_end = 0, end_gaps = 0;
+    std::int64_t largest_gap = 0;
     bool any_reasoning = false;
     for (const auto& r : requests) {
         if (r.record.status == request_status::cancelled) ++cancelled;
         if (r.record.status != request_status::ok) continue;
         end_from_request_end += r.end_from_request_end;
+        if (r.request_end_gap_ns && std::abs(*r.request_end_gap_ns) > 1'000'000) {
+            ++end_gaps;
+            if (std::abs(*r.request_end_gap_ns) > std::abs(largest_gap)) largest_gap = *r.request_end_gap_ns;
+        }
         output += r.record.output_tokens.value_or(0);
         if (r.reasoning_tokens) {
             any_reasoning = true;
@@ -314,6 +379,11 @@ inline void add_aiperf_record_notes(std::span<const aiperf_request> requests, st
         meta.notes.push_back(fmt::format("{} records have neither request_latency nor max_response_timestamp: their "
                                          "end is metadata.request_end_ns, which may include the closing [DONE].",
                                          end_from_request_end));
+    if (end_gaps > 0)
+        meta.notes.push_back(fmt::format("{} record{} metadata.request_end_ns more than 1 ms away from the end its "
+                                         "metrics give (request_start_ns + request_latency; largest gap {:.6g} ms): "
+                                         "the end is the metrics', as in AIPerf's statistics.",
+                                         end_gaps, end_gaps == 1 ? "'s" : "s'", static_cast<double>(largest_gap) / 1e6));
     if (warmup > 0)
         meta.notes.push_back(fmt::format("{} warmup records were left out, as AIPerf leaves them out.", warmup));
 }
@@ -357,7 +427,8 @@ inline std::vector<run> read_aiperf(const std::filesystem::path& file, const rea
         }
     }
     add_aiperf_record_notes(requests, warmup, out.meta);
-    add_aiperf_summary_beside(file, out.meta);
+    add_aiperf_summary_beside(file, options, out.meta);
+    add_aiperf_duration_notes(out.requests, out.meta);
     std::vector<run> runs;
     runs.push_back(std::move(out));
     return runs;

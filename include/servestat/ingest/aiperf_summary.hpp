@@ -4,7 +4,7 @@
 // for the model, the run's parameters and the reported values.
 #pragma once
 
-#include <algorithm>    // std::stable_sort
+#include <algorithm>    // std::stable_sort, std::find
 #include <charconv>     // std::from_chars
 #include <cmath>        // std::isfinite, std::llround
 #include <cstddef>      // std::size_t
@@ -27,6 +27,7 @@
 #include "servestat/core/text.hpp"              // trim_spaces, shortest_number
 #include "servestat/ingest/csv.hpp"             // csv_reader, csv_record, quote_cell
 #include "servestat/ingest/json_document.hpp"   // json_place, parse_json_documents, first_json_char, ...
+#include "servestat/ingest/aiperf_phases.hpp"   // aiperf_file_phase_context
 #include "servestat/ingest/nvidia_export.hpp"   // nvidia_member, nvidia_epoch_ns, aiperf_time_unit, ...
 #include "servestat/ingest/reader.hpp"          // log_format, read_options
 
@@ -91,6 +92,7 @@ inline std::optional<aiperf_stat_name> name_aiperf_stat(std::string_view key) {
     if (key == "min") return aiperf_stat_name{"min", -2};
     if (key == "max") return aiperf_stat_name{"max", -1};
     if (key == "count") return aiperf_stat_name{"n", 1000};
+    if (key == "sum") return aiperf_stat_name{"sum", 1001}; // schema 1.1+: the sum of the values
     if (key.size() < 2 || key[0] != 'p') return std::nullopt;
     std::string number(key.substr(1));
     for (char& c : number)
@@ -101,9 +103,11 @@ inline std::optional<aiperf_stat_name> name_aiperf_stat(std::string_view key) {
     return aiperf_stat_name{fmt::format("p{}", p), p};
 }
 
+// One value, not a distribution: AIPerf puts a total, rate or count in avg (0.1.x adds count 1; a
+// schema 1.1 ratio such as theoretical_prefix_cache_hit adds its count and sum).
 inline bool is_scalar_record(std::span<const aiperf_stat> stats) {
     for (const auto& s : stats)
-        if (s.key != "avg" && s.key != "Value" && s.key != "count") return false;
+        if (s.key != "avg" && s.key != "Value" && s.key != "count" && s.key != "sum") return false;
     return true;
 }
 
@@ -157,10 +161,12 @@ void report_aiperf_metric(std::string_view tag, const std::string& unit, std::ve
     const std::string prefix = renamed_scalar || renamed_metric ? std::string(mapping->name)
                                                                 : std::string("aiperf.").append(tag);
     for (const auto& [stat, value] : named) {
-        // Every AIPerf metric is a duration, a count or a rate: none can be negative.
-        if (value < 0) fail_unit("negative " + stat.name + " (" + shortest_number(value) + ")");
-        if (scalar && stat.name == "n") continue; // AIPerf's count of a single value is 1
-        if (scalar) {
+        // A renamed metric is a duration, a count or a rate: none can be negative. Others may be
+        // (osl_mismatch_diff_pct is a signed difference) and are kept as written.
+        if (value < 0 && (renamed_scalar || renamed_metric))
+            fail_unit("negative " + stat.name + " (" + shortest_number(value) + ")");
+        if (scalar && stat.name == "n" && value == 1) continue; // AIPerf 0.1.x's count of a single value
+        if (scalar && stat.name == "mean") {
             out.push_back({prefix, value / divisor, out_unit});
             continue;
         }
@@ -174,6 +180,8 @@ void report_aiperf_metric(std::string_view tag, const std::string& unit, std::ve
 
 struct aiperf_summary_info {
     std::string model;
+    std::string workload; // input_config's public dataset or scenario
+    std::string aiperf_version; // "0.8.0"; empty in 0.1.x and before schema 1.0
     nlohmann::json params = nlohmann::json::object();
     std::vector<reported_value> reported;
     std::vector<std::string> notes;
@@ -191,16 +199,62 @@ inline std::vector<aiperf_stat> read_aiperf_record_stats(const nlohmann::json& r
     return stats;
 }
 
-// The tags of `records` in the order the file lists them (nlohmann::json sorts object keys).
-inline std::vector<std::string> aiperf_record_order(std::string_view text) {
+// The keys of `records` (0.1.x), or of the document itself (schema 1.x, where each metric is a
+// top-level key), in the order the file lists them (nlohmann::json sorts object keys).
+inline std::vector<std::string> aiperf_record_order(std::string_view text, bool top_level = false) {
     if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     const auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
     std::vector<std::string> tags;
     if (ordered.is_discarded() || !ordered.is_object()) return tags;
+    if (top_level) {
+        for (const auto& item : ordered.items()) tags.push_back(item.key());
+        return tags;
+    }
     const auto records = ordered.find("records");
     if (records == ordered.end() || !records->is_object()) return tags;
     for (const auto& item : records->items()) tags.push_back(item.key());
     return tags;
+}
+
+// One metric block, {"unit": U, "avg": ..., "p50": ..., "count": ..., "sum": ...}, read under
+// servestat's names; `path` is where it sits ("records.ttft" or "time_to_first_token").
+inline void read_aiperf_metric_block(const std::string& tag, const nlohmann::json& record, const std::string& path,
+                                     const json_place& place, aiperf_summary_info& out) {
+    json_object(record, place, path);
+    const std::string unit = nvidia_optional_string(record, "unit", place, path).value_or("");
+    auto stats = read_aiperf_record_stats(record, place, path);
+    report_aiperf_metric(tag, unit, std::move(stats), out.reported,
+                         [&](const std::string& why) { place.fail(json_path(path, "unit"), why); });
+    if (tag == "min_request_timestamp")
+        if (const auto* avg = nvidia_member(record, "avg"))
+            out.first_request_ns = nvidia_epoch_ns(*avg, place, json_path(path, "avg"));
+}
+
+// A top-level member of a schema 1.x document that is a metric block: an object with a unit and no
+// nested objects (input_config, telemetry_data, run_info, warmup_metrics, error_summary, metadata
+// and branch_stats are sections, not metrics).
+inline bool is_aiperf_metric_block(const nlohmann::json& value) {
+    if (!value.is_object() || !value.contains("unit") || !value["unit"].is_string()) return false;
+    for (const auto& [key, member] : value.items())
+        if (member.is_object() || member.is_array()) return false;
+    return true;
+}
+
+// Schema 1.0-1.5 (AIPerf 0.2 and later): every metric is a top-level key of the document.
+inline void read_aiperf_flat_metrics(const nlohmann::json& doc, std::string_view text, const json_place& place,
+                                     aiperf_summary_info& out) {
+    std::vector<std::string> order;
+    for (const auto& key : aiperf_record_order(text, true))
+        if (const auto* v = json_member(doc, key); v && is_aiperf_metric_block(*v)) order.push_back(key);
+    std::size_t blocks = 0;
+    for (const auto& [key, value] : doc.items()) blocks += is_aiperf_metric_block(value);
+    if (order.size() != blocks) { // the order could not be recovered: sorted is still complete
+        order.clear();
+        for (const auto& [key, value] : doc.items())
+            if (is_aiperf_metric_block(value)) order.push_back(key);
+    }
+    if (order.empty()) place.fail("", "no metric blocks ({\"unit\": ..., \"avg\": ...}) at the top level");
+    for (const auto& tag : order) read_aiperf_metric_block(tag, doc.at(tag), tag, place, out);
 }
 
 inline void read_aiperf_records(const nlohmann::json& records, std::string_view text, const json_place& place,
@@ -225,14 +279,7 @@ inline void read_aiperf_records(const nlohmann::json& records, std::string_view 
     for (std::size_t i = 0; i < ordered.size(); ++i) {
         const auto& [tag, record] = ordered[i];
         const std::string path = records.is_array() ? json_path("records", i) : json_path("records", tag);
-        json_object(*record, place, path);
-        const std::string unit = nvidia_optional_string(*record, "unit", place, path).value_or("");
-        auto stats = read_aiperf_record_stats(*record, place, path);
-        report_aiperf_metric(tag, unit, std::move(stats), out.reported,
-                             [&](const std::string& why) { place.fail(json_path(path, "unit"), why); });
-        if (tag == "min_request_timestamp")
-            if (const auto* avg = nvidia_member(*record, "avg"))
-                out.first_request_ns = nvidia_epoch_ns(*avg, place, json_path(path, "avg"));
+        read_aiperf_metric_block(tag, *record, path, place, out);
     }
 }
 
@@ -280,13 +327,74 @@ inline void read_aiperf_input_config(const nlohmann::json& config, const json_pl
         json_object(*loadgen, place, "input_config.loadgen");
         aiperf_copy_scalars(*loadgen, out.params);
     }
-    if (const auto* input = nvidia_member(config, "input"); input && input->is_object())
+    if (const auto* input = nvidia_member(config, "input"); input && input->is_object()) {
         if (const auto* prompt = nvidia_member(*input, "prompt"); prompt && prompt->is_object()) {
             read_aiperf_token_setting(*prompt, "input_tokens", "isl", place, out.params);
             read_aiperf_token_setting(*prompt, "output_tokens", "osl", place, out.params);
         }
+        if (const auto* seed = nvidia_member(*input, "random_seed"); seed && seed->is_number_integer())
+            out.params["random_seed"] = *seed;
+        for (const std::string_view key : {"public_dataset", "custom_dataset_type", "file"})
+            if (const auto* v = nvidia_member(*input, key); v && v->is_string() && out.workload.empty())
+                out.workload = v->get<std::string>();
+    }
+    if (const auto* scenario = nvidia_member(config, "scenario"); scenario && scenario->is_string() && out.workload.empty())
+        out.workload = scenario->get<std::string>();
     if (const auto command = nvidia_optional_string(config, "cli_command", place, "input_config"))
         out.notes.push_back("AIPerf command: " + *command);
+}
+
+// run_info (schema 1.2+): the run's seed and its place in a sweep or a set of repeated trials. The
+// sweep's coordinates become parameters under their last path component
+// ("phases.profiling.concurrency" → concurrency) unless input_config already gave that parameter.
+inline void read_aiperf_run_info(const nlohmann::json& info, const json_place& place, aiperf_summary_info& out) {
+    json_object(info, place, "run_info");
+    if (const auto* seed = nvidia_member(info, "random_seed"); seed && seed->is_number_integer())
+        out.params["random_seed"] = *seed;
+    if (const auto* trial = nvidia_member(info, "trial"); trial && trial->is_number_integer())
+        out.params["trial"] = *trial;
+    if (const auto* values = nvidia_member(info, "variation_values")) {
+        json_object(*values, place, "run_info.variation_values");
+        for (const auto& [path, value] : values->items()) {
+            const std::string leaf = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+            if ((value.is_number() || value.is_string() || value.is_boolean()) && !out.params.contains(leaf))
+                out.params[leaf] = value;
+        }
+    }
+    std::string where;
+    for (const std::string_view key : {"sweep_id", "run_label", "variation_label"})
+        if (const auto v = nvidia_optional_string(info, key, place, "run_info"))
+            where.append(where.empty() ? "" : ", ").append(key).append(" ").append(*v);
+    if (!where.empty()) out.notes.push_back("AIPerf run_info: " + where + ".");
+    if (const auto command = nvidia_optional_string(info, "cli_command", place, "run_info"))
+        if (std::find(out.notes.begin(), out.notes.end(), "AIPerf command: " + *command) == out.notes.end())
+            out.notes.push_back("AIPerf command: " + *command);
+}
+
+// What a schema 1.x document says besides its metrics, each a note: warm-up metrics (1.4), which are
+// never measured data; GPU telemetry, which servestat does not read; an invalid submission (1.5).
+inline void read_aiperf_sections(const nlohmann::json& doc, const json_place& place, aiperf_summary_info& out) {
+    if (const auto* warmup = nvidia_member(doc, "warmup_metrics")) {
+        json_object(*warmup, place, "warmup_metrics");
+        if (!warmup->empty())
+            out.notes.push_back(fmt::format("warmup_metrics ({} metrics of AIPerf's warm-up requests) left out: warm-up "
+                                            "is never measured data.", warmup->size()));
+    }
+    if (const auto* telemetry = nvidia_member(doc, "telemetry_data"); telemetry && telemetry->is_object())
+        if (const auto* endpoints = nvidia_member(*telemetry, "endpoints"); endpoints && endpoints->is_object() &&
+                                                                            !endpoints->empty())
+            out.notes.emplace_back("telemetry_data (GPU telemetry) is present and not read.");
+    if (const auto* reasons = nvidia_member(doc, "runtime_submission_invalid_reasons")) {
+        json_array(*reasons, place, "runtime_submission_invalid_reasons");
+        std::string list;
+        for (const auto& r : *reasons)
+            if (r.is_string()) list.append(list.empty() ? "" : ", ").append(r.get<std::string>());
+        if (!list.empty()) out.notes.push_back("AIPerf marks this run's submission invalid: " + list + ".");
+    }
+    if (const auto* metadata = nvidia_member(doc, "metadata"); metadata && metadata->is_object())
+        if (const auto* valid = nvidia_member(*metadata, "submission_valid"); valid && valid->is_boolean() &&
+                                                                             !valid->get<bool>())
+            out.notes.emplace_back("AIPerf marks this run's submission invalid (metadata.submission_valid false).");
 }
 
 inline void read_aiperf_error_summary(const nlohmann::json& summary, const json_place& place, aiperf_summary_info& out) {
@@ -310,8 +418,15 @@ inline aiperf_summary_info read_aiperf_summary_document(const json_document& doc
     const json_place& place = doc.place;
     if (!doc.value.is_object()) place.fail("", "expected a JSON object");
     aiperf_summary_info out;
-    read_aiperf_records(json_require(doc.value, "records", place, ""), text, place, out);
+    if (const auto* records = json_member(doc.value, "records")) { // 0.1.x: metrics under a wrapper
+        read_aiperf_records(*records, text, place, out);
+    } else {
+        read_aiperf_flat_metrics(doc.value, text, place, out);
+        out.aiperf_version = nvidia_optional_string(doc.value, "aiperf_version", place, "").value_or("");
+        read_aiperf_sections(doc.value, place, out);
+    }
     if (const auto* config = nvidia_member(doc.value, "input_config")) read_aiperf_input_config(*config, place, out);
+    if (const auto* info = nvidia_member(doc.value, "run_info")) read_aiperf_run_info(*info, place, out);
     if (const auto* errors = nvidia_member(doc.value, "error_summary")) read_aiperf_error_summary(*errors, place, out);
     if (const auto* cancelled = nvidia_member(doc.value, "was_cancelled"); cancelled && cancelled->is_boolean() &&
                                                                               cancelled->get<bool>())
@@ -332,14 +447,24 @@ inline constexpr std::string_view aiperf_std_note =
     "AIPerf's std is numpy's population std (ddof 0); servestat's default is ddof 1 (use --ddof 0 to compare).";
 
 
+inline std::string aiperf_tool(const std::string& version) { return version.empty() ? "aiperf" : "aiperf " + version; }
+
 inline run aiperf_summary_run(const std::filesystem::path& file, std::string_view format, aiperf_summary_info info) {
     run out;
     out.meta.label = nvidia_run_label(file, "profile_export_aiperf");
-    out.meta.tool = "aiperf";
+    out.meta.tool = aiperf_tool(info.aiperf_version);
     out.meta.source = {file.string(), std::string(format)};
     out.meta.kind = run_kind::summary;
     out.meta.model = std::move(info.model);
+    out.meta.workload = std::move(info.workload);
     out.meta.params = std::move(info.params);
+    auto phase = aiperf_file_phase_context(file);
+    out.meta.source.merged = std::move(phase.merged);
+    if (phase.phase) {
+        out.meta.params["phase"] = *phase.phase;
+        out.meta.label = file.parent_path().parent_path().parent_path().filename().string() + "/" + *phase.phase;
+    }
+    for (auto& note : phase.notes) info.notes.push_back(std::move(note));
     out.meta.reported = std::move(info.reported);
     if (info.first_request_ns) {
         out.meta.started_at = iso_utc(*info.first_request_ns, 3);
@@ -358,6 +483,11 @@ inline run aiperf_summary_run(const std::filesystem::path& file, std::string_vie
 inline std::vector<run> read_aiperf_summary(const std::filesystem::path& file, const read_options&) {
     std::vector<run> runs;
     runs.push_back(aiperf_summary_run(file, aiperf_summary_name, read_aiperf_summary_file(file)));
+    // The CSV beside it is the same table in another form: one run, not two (never the other way
+    // round, or a folder read would list neither).
+    auto csv = file;
+    csv.replace_extension(".csv");
+    if (std::error_code ec; std::filesystem::is_regular_file(csv, ec)) runs.back().meta.source.merged.push_back(csv.string());
     return runs;
 }
 
@@ -443,7 +573,19 @@ inline aiperf_summary_info read_aiperf_summary_csv_rows(const std::filesystem::p
     std::vector<std::string> header;
     csv_record row;
     bool any = false;
+    bool telemetry = false; // inside the GPU telemetry table (Endpoint,GPU_Index,...), which is not read
+    std::size_t telemetry_rows = 0;
     while (csv.next(row)) {
+        if (trim_spaces(row.fields.front()) == "Endpoint" && row.fields.size() > 1 &&
+            trim_spaces(row.fields[1]) == "GPU_Index") {
+            telemetry = true;
+            continue;
+        }
+        if (telemetry && trim_spaces(row.fields.front()) != "Metric") {
+            ++telemetry_rows;
+            continue;
+        }
+        telemetry = false;
         if (trim_spaces(row.fields.front()) == "Metric") {
             for (std::size_t c = 1; c < row.fields.size(); ++c)
                 if (!name_aiperf_stat(trim_spaces(row.fields[c])))
@@ -466,6 +608,8 @@ inline aiperf_summary_info read_aiperf_summary_csv_rows(const std::filesystem::p
         any = true;
     }
     if (!any) throw input_error(name, 0, "", header.empty() ? "empty file" : "no metric rows after the header");
+    if (telemetry_rows > 0)
+        out.notes.push_back(fmt::format("The GPU telemetry table ({} rows) is not read.", telemetry_rows));
     return out;
 }
 
@@ -480,22 +624,35 @@ inline std::vector<run> read_aiperf_summary_csv(const std::filesystem::path& fil
 
 // ---- Sniffers ----
 
+// 0.1.x: {"records": {tag: {"tag", "header", "unit", "avg", ...}}}. Schema 1.x: metric blocks at the
+// top level ({"unit", "avg", ...}) with aiperf_version/schema_version, or, before schema 1.0 (AIPerf
+// 0.2), without them but with AIPerf's input_config (endpoint.model_names); GenAI-Perf's summary,
+// whose layout AIPerf copied, has neither and is not claimed. The multi-run files (aggregation_type)
+// and the v2 report (metrics with series) belong to their own readers.
 inline int sniff_aiperf_summary(std::string_view head) {
     if (first_json_char(head) != '{') return 0;
-    for (const std::string_view key : {"\"records\"", "\"tag\"", "\"header\""})
-        if (head.find(key) == std::string_view::npos) return 0;
-    return head.find("\"avg\"") != std::string_view::npos ? 100 : 80;
+    const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
+    if (has("\"records\"") && has("\"tag\"") && has("\"header\"")) return has("\"avg\"") ? 100 : 80;
+    if (has("\"aggregation_type\"") || has("\"series\"") || has("\"per_combination_metrics\"")) return 0;
+    const bool metric = has("\"unit\"") && has("\"avg\"") &&
+                        (has("\"request_latency\"") || has("\"request_count\"") || has("\"request_throughput\"") ||
+                         has("\"time_to_first_token\"") || has("\"benchmark_duration\""));
+    if (!metric) return 0;
+    if (has("\"aiperf_version\"") || has("\"schema_version\"")) return 100;
+    return has("\"model_names\"") ? 90 : 0;
 }
 
+// 0.1.x: Metric,avg,min,max,p1,...; schema 1.1+: Metric,avg,min,max,sum,p1,...
 inline int sniff_aiperf_summary_csv(std::string_view head) {
     if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
-    return head.starts_with("Metric,avg,min,max,p1,") ? 100 : 0;
+    return head.starts_with("Metric,avg,min,max,p1,") || head.starts_with("Metric,avg,min,max,sum,p1,") ? 100 : 0;
 }
 
 } // namespace detail
 
 inline constexpr log_format aiperf_summary_format{
-    detail::aiperf_summary_name, "AIPerf's run aggregates (profile_export_aiperf.json: records, input_config)",
+    detail::aiperf_summary_name,
+    "AIPerf's run aggregates (profile_export_aiperf.json: 0.1.x records, or schema 1.0-1.5 top-level metrics)",
     &detail::sniff_aiperf_summary, &detail::read_aiperf_summary};
 
 inline constexpr log_format aiperf_summary_csv_format{

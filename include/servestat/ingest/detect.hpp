@@ -25,6 +25,8 @@
 #include "servestat/core/parallel.hpp"          // parallel_for, resolve_threads
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
+#include "servestat/ingest/aiperf_multi_run.hpp"  // aiperf_multi_run_format
+#include "servestat/ingest/aiperf_report_v2.hpp"  // aiperf_report_v2_format
 #include "servestat/ingest/arrival_trace.hpp"     // azure_trace_format, mooncake_trace_format
 #include "servestat/ingest/burstgpt_detail.hpp"   // burstgpt_detail_format
 #include "servestat/ingest/canonical_jsonl.hpp"   // canonical_log_format
@@ -56,7 +58,7 @@ inline constexpr std::array builtin_formats{
     &canonical_log_format,   &notebook_csv_format,      &vllm_bench_csv_format, &llmperf_format,
     &llmperf_summary_format, &llmperf_console_format,   &burstgpt_detail_format, &vllm_server_stats_format,
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
-    &aiperf_summary_csv_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
+    &aiperf_summary_csv_format, &aiperf_multi_run_format, &aiperf_report_v2_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
     &sweep_csv_format,       &inference_perf_format,    &llmd_benchmark_report_format, &sglang_bench_serving_format,
     &genai_bench_format};
 

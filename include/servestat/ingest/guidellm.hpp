@@ -4,7 +4,8 @@
 // `requests.successful`, `requests.errored` and `requests.incomplete`. GuideLLM 0.2's older layout
 // (benchmarks with args/run_stats/worker, records with start_time ... end_time) is told apart by
 // structure and read by its own functions below; any other layout is an error naming what was found.
-// GuideLLM's YAML report is refused with the advice to save JSON.
+// GuideLLM's YAML report (`--outputs yaml`, benchmarks.yaml: yaml.dump of the same report) is
+// read through yaml_document.hpp into the same JSON value, so both give the same runs.
 //
 // Every time in a record is Unix seconds (time.time()): they become seconds since the run's earliest
 // request start. t_sent = request_start_time, t_first = info.timings.first_token_iteration, t_end =
@@ -39,6 +40,7 @@
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
 #include "servestat/ingest/json_document.hpp" // read_json_documents, json_place, json_* helpers
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
+#include "servestat/ingest/yaml_document.hpp" // parse_yaml_document, with_yaml_field_lines
 
 namespace servestat {
 namespace detail {
@@ -451,7 +453,8 @@ struct guidellm_requests {
 inline guidellm_requests read_guidellm_requests(const nlohmann::json& benchmark, bool open_loop,
                                                 const json_place& place, const std::string& path,
                                                 const read_options& options, skipped_lines& skipped,
-                                                guidellm_layout layout = guidellm_layout::current) {
+                                                guidellm_layout layout = guidellm_layout::current,
+                                                const yaml_document* yaml = nullptr) {
     const auto read_record = layout == guidellm_layout::v0_2 ? &read_guidellm_v02_request : &read_guidellm_request;
     const std::string requests_path = json_path(path, "requests");
     const auto& requests = json_object(json_require(benchmark, "requests", place, path), place, requests_path);
@@ -468,7 +471,7 @@ inline guidellm_requests read_guidellm_requests(const nlohmann::json& benchmark,
                     read_record((*list)[i], guidellm_groups[g].status, open_loop, place, json_path(list_path, i)));
             } catch (const input_error& e) {
                 if (!options.skip_bad) throw;
-                skipped.add(e.what());
+                skipped.add(yaml ? at_yaml_field_line(e, *yaml).what() : e.what());
             }
         }
     }
@@ -610,7 +613,7 @@ inline void add_guidellm_listing_note(const nlohmann::json& benchmark, const gui
 
 inline run read_guidellm_benchmark(const std::filesystem::path& file, const nlohmann::json& document,
                                    const nlohmann::json& benchmark, const json_place& place, const std::string& path,
-                                   const read_options& options) {
+                                   const read_options& options, const yaml_document* yaml = nullptr) {
     json_object(benchmark, place, path);
     run out;
     auto& meta = out.meta;
@@ -638,7 +641,8 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
 
     const bool use_targeted = strategy.open_loop;
     out.skipped.unit = skipped_unit::record; // elements of the document's request arrays, not lines
-    const guidellm_requests listed = read_guidellm_requests(benchmark, use_targeted, place, path, options, out.skipped);
+    const guidellm_requests listed =
+        read_guidellm_requests(benchmark, use_targeted, place, path, options, out.skipped, guidellm_layout::current, yaml);
     const std::optional<double> origin = guidellm_origin(listed.requests);
     out.requests.reserve(listed.requests.size());
     request_record record;
@@ -729,7 +733,8 @@ inline const std::string guidellm_v02_tpot_note =
     "so both are reported under guidellm.*";
 
 inline run read_guidellm_v02_benchmark(const std::filesystem::path& file, const nlohmann::json& benchmark,
-                                       const json_place& place, const std::string& path, const read_options& options) {
+                                       const json_place& place, const std::string& path, const read_options& options,
+                                       const yaml_document* yaml = nullptr) {
     json_object(benchmark, place, path);
     run out;
     out.skipped.unit = skipped_unit::record; // elements of the document's request arrays, not lines
@@ -754,7 +759,7 @@ inline run read_guidellm_v02_benchmark(const std::filesystem::path& file, const 
 
     const bool use_targeted = strategy.open_loop;
     const guidellm_requests listed = read_guidellm_requests(benchmark, use_targeted, place, path, options, out.skipped,
-                                                            guidellm_layout::v0_2);
+                                                            guidellm_layout::v0_2, yaml);
     const std::optional<double> origin = guidellm_origin(listed.requests);
     out.requests.reserve(listed.requests.size());
     request_record record;
@@ -826,9 +831,7 @@ inline guidellm_layout guidellm_layout_of(const nlohmann::json& document, const 
 
 // GuideLLM's YAML output (yaml.dump of the same report, keys sorted): block mappings, never JSON.
 inline bool looks_like_guidellm_yaml(std::string_view head) {
-    const char first = first_json_char(head);
-    if (first == '{' || first == '[' || first == '\0') return false;
-    if (!head.starts_with("benchmarks:") && head.find("\nbenchmarks:") == std::string_view::npos) return false;
+    if (!looks_like_block_yaml(head) || !yaml_has_top_key(head, "benchmarks")) return false;
     for (const std::string_view marker : {"generative_benchmark", "generative_request_stats", "generative_text_response",
                                           "guidellm_version:", "scheduler_metrics:", "run_stats:",
                                           "time_to_first_token_ms:", "inter_token_latency_ms:"})
@@ -836,16 +839,11 @@ inline bool looks_like_guidellm_yaml(std::string_view head) {
     return false;
 }
 
-inline std::vector<run> read_guidellm(const std::filesystem::path& file, const read_options& options) {
-    const std::string text = read_whole_file(file); // YAML is recognised below, so no JSON-only first byte
-    if (looks_like_guidellm_yaml(std::string_view(text).substr(0, 64 * 1024)))
-        throw input_error(file.string(), 1, "",
-                          "a GuideLLM report in YAML: servestat reads GuideLLM's JSON report; save it as JSON "
-                          "(guidellm benchmark --outputs json, or --output-path benchmarks.json in GuideLLM 0.2)");
-    auto documents = parse_json_documents(file, text);
-    if (documents.size() > 1)
-        throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
-    const auto& [document, place] = documents.front();
+// One report (the JSON document, or the YAML one converted to the same value): one run per
+// benchmark. `yaml` is the YAML document it came from, whose lines name a skipped record.
+inline std::vector<run> read_guidellm_report(const std::filesystem::path& file, const nlohmann::json& document,
+                                             const json_place& place, const read_options& options,
+                                             const yaml_document* yaml = nullptr) {
     json_object(document, place, "");
     const auto& benchmarks = json_array(json_require(document, "benchmarks", place, ""), place, "benchmarks");
     if (benchmarks.empty()) place.fail("benchmarks", "no benchmarks in the file");
@@ -854,14 +852,27 @@ inline std::vector<run> read_guidellm(const std::filesystem::path& file, const r
     for (std::size_t i = 0; i < benchmarks.size(); ++i) {
         const std::string path = json_path("benchmarks", i);
         runs.push_back(layout == guidellm_layout::v0_2
-                           ? read_guidellm_v02_benchmark(file, benchmarks[i], place, path, options)
-                           : read_guidellm_benchmark(file, document, benchmarks[i], place, path, options));
+                           ? read_guidellm_v02_benchmark(file, benchmarks[i], place, path, options, yaml)
+                           : read_guidellm_benchmark(file, document, benchmarks[i], place, path, options, yaml));
     }
     return runs;
 }
 
+inline std::vector<run> read_guidellm(const std::filesystem::path& file, const read_options& options) {
+    const std::string text = read_whole_file(file); // YAML is recognised below, so no JSON-only first byte
+    if (looks_like_guidellm_yaml(std::string_view(text).substr(0, 64 * 1024))) {
+        const yaml_document doc = parse_yaml_document(file, text);
+        return with_yaml_field_lines(doc, [&] { return read_guidellm_report(file, doc.value, doc.place, options, &doc); });
+    }
+    auto documents = parse_json_documents(file, text);
+    if (documents.size() > 1)
+        throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
+    const auto& [document, place] = documents.front();
+    return read_guidellm_report(file, document, place, options);
+}
+
 // A JSON object with "benchmarks" and GuideLLM's own markers (its 0.2 records are
-// generative_text_response), or GuideLLM's YAML report, which the reader refuses with advice.
+// generative_text_response), or GuideLLM's YAML report.
 inline int sniff_guidellm(std::string_view head) {
     if (looks_like_guidellm_yaml(head)) return 90;
     if (first_json_char(head) != '{') return 0;
@@ -877,8 +888,8 @@ inline int sniff_guidellm(std::string_view head) {
 
 inline constexpr log_format guidellm_format{
     detail::guidellm_name,
-    "GuideLLM benchmarks.json (guidellm benchmark --outputs json; GuideLLM 0.2 and later layouts): one run per "
-    "benchmark, per-request records",
+    "GuideLLM benchmarks.json or benchmarks.yaml (guidellm benchmark --outputs json or yaml; GuideLLM 0.2 and later "
+    "layouts): one run per benchmark, per-request records",
     &detail::sniff_guidellm, &detail::read_guidellm};
 
 } // namespace servestat

@@ -116,24 +116,46 @@ inline std::optional<std::pair<std::string, double>> name_inference_perf_stat(st
     return std::pair{fmt::format("p{}", p), p};
 }
 
+// What a value out of its range becomes in a field that only informs, where such a value is a real
+// measurement (a schedule delay below 0: the load generator's timer woke early): a note, the value
+// kept. A value that no run can have in a statistic of the tool's (a negative latency, count or
+// rate) still refuses the report, naming the file and the field.
+struct inference_perf_informative {
+    std::vector<std::string>* notes;
+    std::string_view why; // what the out-of-range value means
+};
+
 // Appends "<prefix>.<stat>" for each statistic of one inference-perf distribution, in servestat's
 // order. null (inference-perf's "no values") reports nothing; every value is a duration, a count
-// or a size, none negative.
+// or a size, none negative, except in a distribution that only informs (`informative`), where the
+// negative ones are kept with one note naming the lowest.
 inline void report_inference_perf_distribution(const nlohmann::json& dist, const json_place& place,
                                                const std::string& path, const std::string& prefix,
-                                               std::string_view unit, std::vector<reported_value>& out) {
+                                               std::string_view unit, std::vector<reported_value>& out,
+                                               const inference_perf_informative* informative = nullptr) {
     if (dist.is_null()) return;
     json_object(dist, place, path);
     std::vector<inference_perf_stat> stats;
+    std::size_t negative = 0;
+    std::string lowest_key;
+    double lowest = 0;
     for (const auto& [key, value] : dist.items()) {
         const auto name = name_inference_perf_stat(key);
         if (!name || value.is_null()) continue;
         const double x = json_number(value, place, json_path(path, key));
-        if (x < 0) place.fail(json_path(path, key), "negative value (" + shortest_number(x) + ")");
+        if (x < 0) {
+            if (!informative) place.fail(json_path(path, key), "negative value (" + shortest_number(x) + ")");
+            ++negative;
+            if (x < lowest) lowest = x, lowest_key = key;
+        }
         stats.push_back({name->first, name->second, x});
     }
     std::stable_sort(stats.begin(), stats.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
     for (const auto& s : stats) out.push_back({prefix + "." + s.name, s.value, std::string(unit)});
+    if (negative > 0)
+        informative->notes->push_back(fmt::format(
+            "{}.{} is {} {} ({} of its statistics below 0): {}; it only informs, so it is kept as reported.", path,
+            lowest_key, shortest_number(lowest), unit, negative, informative->why));
 }
 
 inline std::optional<double> inference_perf_number(const nlohmann::json& section, std::string_view key,
@@ -188,10 +210,14 @@ inline void read_inference_perf_load(const nlohmann::json& load, const json_plac
         out.reported.push_back({"inference_perf.achieved_rate", *achieved, "req/s"});
     if (const auto send = inference_perf_number(load, "send_duration", place, path))
         out.reported.push_back({"inference_perf.send_duration", *send, "s"});
+    // send time - scheduled time: inference-perf's timer wakes a little early as well as late, so
+    // its own demo reports have delays down to -1.9 ms (sends before their scheduled time).
+    const inference_perf_informative delays{&out.notes, "requests sent up to that long before their scheduled time "
+                                                        "(the load generator's timer woke early)"};
     for (const std::string_view key : {"schedule_delay", "schedule_accuracy"}) // the first layout says accuracy
         if (const auto* dist = json_member(load, key))
             report_inference_perf_distribution(*dist, place, json_path(path, key), "inference_perf.schedule_delay", "s",
-                                               out.reported);
+                                               out.reported, &delays);
 }
 
 inline void read_inference_perf_latency(const nlohmann::json& latency, const json_place& place,
@@ -377,6 +403,19 @@ inline std::vector<run> read_inference_perf(const std::filesystem::path& file, c
             out.meta.notes.push_back(whole.filename().string() +
                                      " beside it covers every stage together and is not listed as a run of its own.");
         }
+    // inference-perf >= 0.7 writes its slice of an llm-d Benchmark Report beside each stage report,
+    // from the same requests: read alone it is a run (llmd-benchmark-report), beside this one it
+    // would list the stage twice.
+    if (name.stage && name.adapter.empty()) {
+        const auto partial = (file.parent_path() / fmt::format("inference-perf.partial.stage_{}.yaml", *name.stage));
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(partial, ec)) {
+            out.meta.source.merged.push_back(partial.string());
+            out.meta.notes.push_back(partial.filename().string() +
+                                     " beside it holds the same stage's aggregates as a Benchmark Report and is not "
+                                     "listed as a run of its own.");
+        }
+    }
     for (const auto note : inference_perf_definition_notes) out.meta.notes.emplace_back(note);
     out.meta.notes.emplace_back("inference_perf.schedule_delay.* (s) is servestat's client_queue (send − scheduled "
                                 "time) over every request, failed ones included; inference_perf.achieved_rate is "

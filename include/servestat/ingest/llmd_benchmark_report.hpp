@@ -1,7 +1,11 @@
 // Reader for llm-d-benchmark's Benchmark Report, versions 0.2 and 0.2.1 (llm-d/llm-d-benchmark,
 // llmdbenchmark/analysis/benchmark_report/schema_v0_2.py; format "llmd-benchmark-report"): the
 // normalised summary its converters write for GuideLLM, InferenceMAX, inference-perf, vLLM's
-// benchmark and others. One report is one summary run at one load level.
+// benchmark and others. One report is one summary run at one load level. Reports are YAML
+// (export_yaml, yaml.dump with sorted keys) or JSON (export_json); both are read as one JSON value
+// (yaml_document.hpp). inference-perf (>= 0.7) writes each load stage's slice of a report,
+// `inference-perf.partial.stage_N.yaml` (version, run and results, no scenario), read as a report
+// whose tool is inference-perf.
 //
 // The schema normalises field names, not definitions: `time_per_output_token` of a GuideLLM report
 // includes the TTFT, of a vLLM one it does not. So a statistic takes servestat's name only where
@@ -29,6 +33,7 @@
 #include "servestat/core/text.hpp"            // shortest_number, trim_spaces
 #include "servestat/ingest/json_document.hpp" // json_place, parse_json_documents, json_* helpers
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
+#include "servestat/ingest/yaml_document.hpp" // parse_yaml_document, yaml_has_top_key
 
 namespace servestat {
 namespace detail {
@@ -205,6 +210,8 @@ struct llmd_report {
     std::string model;
     std::string started_at;
     std::optional<int> stage;
+    std::string eid;      // run.eid: one experiment, shared by its reports (inference-perf's stages)
+    bool partial = false; // inference-perf's partial report: no scenario, tool known from its names
     nlohmann::json params = nlohmann::json::object();
     std::vector<reported_value> reported;
     std::vector<std::string> notes;
@@ -323,7 +330,19 @@ inline void read_llmd_aggregate(const nlohmann::json& aggregate, const json_plac
     }
 }
 
-inline llmd_report read_llmd_document(const json_document& doc) {
+// inference-perf's partial names its stage in the file name (inference-perf.partial.stage_3) and
+// in run.uid (inference-perf-stage-3-1a2b3c4d).
+inline std::optional<int> inference_perf_partial_stage(std::string_view text, std::string_view marker) {
+    const auto at = text.find(marker);
+    if (at == std::string_view::npos) return std::nullopt;
+    int n = 0;
+    const char* first = text.data() + at + marker.size();
+    const auto [end, ec] = std::from_chars(first, text.data() + text.size(), n);
+    if (ec != std::errc() || end == first || n < 0) return std::nullopt;
+    return n;
+}
+
+inline llmd_report read_llmd_document(const json_document& doc, std::string_view file_name = "") {
     const json_place& place = doc.place;
     if (!doc.value.is_object()) place.fail("", std::string("expected a JSON object, got ") + json_type_name(doc.value));
     llmd_report out;
@@ -332,8 +351,19 @@ inline llmd_report read_llmd_document(const json_document& doc) {
     if (const auto* time = json_member(run_section, "time"); time && time->is_object())
         if (const auto* start = json_member(*time, "start"); start && !start->is_null())
             out.started_at = json_string(*start, place, "run.time.start");
+    if (const auto* eid = json_member(run_section, "eid"); eid && !eid->is_null())
+        out.eid = json_string(*eid, place, "run.eid");
     if (const auto* scenario = json_member(doc.value, "scenario"); scenario && !scenario->is_null())
         read_llmd_scenario(*scenario, place, out);
+    // No scenario: inference-perf's partial says who wrote it only through its names.
+    std::string uid;
+    if (const auto* v = json_member(run_section, "uid"); v && v->is_string()) uid = v->get<std::string>();
+    if (out.tool.empty() && (file_name.starts_with("inference-perf.partial.") || uid.starts_with("inference-perf-"))) {
+        out.tool = "inference-perf";
+        out.partial = true;
+        out.stage = inference_perf_partial_stage(file_name, "partial.stage_");
+        if (!out.stage) out.stage = inference_perf_partial_stage(uid, "inference-perf-stage-");
+    }
     const llmd_tool tool = classify_llmd_tool(out.tool);
     const std::string prefix = llmd_tool_prefix(out.tool);
     const auto& results = json_object(json_require(doc.value, "results", place, ""), place, "results");
@@ -350,19 +380,7 @@ inline llmd_report read_llmd_document(const json_document& doc) {
     return out;
 }
 
-// ---- YAML: the reports' usual form, which servestat does not parse ----
-
-// The top-level keys of a YAML document, each at the start of a line ("version: 0.2.1").
-inline bool yaml_has_top_key(std::string_view head, std::string_view key) {
-    for (std::size_t at = 0; at < head.size();) {
-        const auto end = head.find('\n', at);
-        const auto line = head.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-        if (line.starts_with(key) && line.size() > key.size() && line[key.size()] == ':') return true;
-        if (end == std::string_view::npos) break;
-        at = end + 1;
-    }
-    return false;
-}
+// ---- YAML: the reports' usual form ----
 
 inline constexpr std::size_t llmd_sniff_bytes = 64 * 1024; // what detection sees of a file
 
@@ -370,48 +388,35 @@ inline constexpr std::size_t llmd_sniff_bytes = 64 * 1024; // what detection see
 // besides version and run. yaml.dump sorts the keys, so with large results (observability time
 // series) only `results:` may lie within the bytes detection sees: a head that fills them and
 // starts with the report's results is taken for a report too. inference-perf's partial reports
-// (`inference-perf.partial.stage_N.yaml`: version, run and a few KiB of results, no scenario, to be
-// merged into a full report) are not.
+// (`inference-perf.partial.stage_N.yaml`: results, run and version in a few KiB, no scenario) are
+// told by their request performance and run.
 inline bool looks_like_yaml_report(std::string_view head) {
-    const char first = first_json_char(head);
-    if (first == '{' || first == '[' || first == '\0') return false;
+    if (!looks_like_block_yaml(head)) return false;
     const bool results = yaml_has_top_key(head, "results") || yaml_has_top_key(head, "metrics");
     if (!results) return false;
     if (yaml_has_top_key(head, "scenario")) return yaml_has_top_key(head, "version") || head.size() >= llmd_sniff_bytes;
+    if (yaml_has_top_key(head, "run") && yaml_has_top_key(head, "version"))
+        return head.find("\n  request_performance:") != std::string_view::npos;
     return head.size() >= llmd_sniff_bytes && head.starts_with("results:") &&
            head.find("\n  request_performance:") != std::string_view::npos;
 }
 
-[[noreturn]] inline void throw_yaml_report(const std::filesystem::path& file, std::string_view text) {
-    std::string version;
-    for (std::size_t at = 0; at < text.size();) {
-        const auto end = text.find('\n', at);
-        const auto line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-        if (line.starts_with("version:")) {
-            version = std::string(trim_spaces(line.substr(8)));
-            if (version.size() >= 2 && (version.front() == '\'' || version.front() == '"')) version = version.substr(1, version.size() - 2);
-            break;
-        }
-        if (end == std::string_view::npos) break;
-        at = end + 1;
-    }
-    throw input_error(file.string(), 0, "",
-                      "an llm-d Benchmark Report in YAML" + (version.empty() ? std::string() : " (version " + version + ")") +
-                          ": servestat reads its JSON form (BenchmarkReport.export_json); convert it with: python3 -c "
-                          "'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout, indent=2, "
-                          "default=str)' " + file.string() + " > " +
-                          std::filesystem::path(file).replace_extension(".json").string());
-}
-
 inline std::vector<run> read_llmd_report(const std::filesystem::path& file, const read_options&) {
     const std::string raw = read_whole_file(file); // YAML is recognised below, so no JSON-only first byte
-    if (looks_like_yaml_report(std::string_view(raw).substr(0, llmd_sniff_bytes))) throw_yaml_report(file, raw);
-    // Python's json.dump writes the schema's infinite concurrency as Infinity.
-    const std::string text = python_words_to_json(raw, "\"inf\"");
-    const auto documents = parse_json_documents(file, text);
-    if (documents.size() != 1)
-        throw input_error(file.string(), documents[1].place.line, "", "expected one JSON object, found several");
-    llmd_report report = read_llmd_document(documents.front());
+    const std::string file_name = file.filename().string();
+    llmd_report report;
+    if (looks_like_block_yaml(std::string_view(raw).substr(0, llmd_sniff_bytes))) {
+        // The schema's infinite concurrency is .inf in YAML, Infinity in json.dump's JSON: "inf" in both.
+        const yaml_document doc = parse_yaml_document(file, raw, yaml_non_finite_as_inf_strings());
+        report = with_yaml_field_lines(doc, [&] { return read_llmd_document({doc.value, doc.place}, file_name); });
+    } else {
+        // Python's json.dump writes the schema's infinite concurrency as Infinity.
+        const std::string text = python_words_to_json(raw, "\"inf\"");
+        const auto documents = parse_json_documents(file, text);
+        if (documents.size() != 1)
+            throw input_error(file.string(), documents[1].place.line, "", "expected one JSON object, found several");
+        report = read_llmd_document(documents.front(), file_name);
+    }
 
     run out;
     out.meta.label = file.stem().string();
@@ -431,6 +436,17 @@ inline std::vector<run> read_llmd_report(const std::filesystem::path& file, cons
         report.stage && (*report.stage > 0 || report.tool == "inference-perf") ? fmt::format(" (load stage {})", *report.stage)
                                                                                  : std::string(),
         report.tool.empty() ? std::string("the tool") : report.tool));
+    if (report.partial) {
+        // A stage's slice has no scenario: the stage is its only load parameter.
+        if (report.stage) out.meta.params["stage"] = *report.stage;
+        out.meta.notes.emplace_back(
+            "inference-perf's partial report (no scenario: the tool is known from the file name or run.uid, the load "
+            "stage from the file name; the stage's requested rate is in its stage_N_lifecycle_metrics.json). Its std is "
+            "the sample std (ddof 1).");
+    }
+    if (!report.eid.empty())
+        out.meta.notes.push_back("run.eid " + report.eid +
+                                 ": the experiment this report belongs to (the same in each report of one sweep).");
     if (out.meta.params.contains("concurrency") && out.meta.params["concurrency"] == "inf")
         out.meta.notes.emplace_back("Concurrency is unbounded (.inf in the report).");
     for (auto& note : report.notes) out.meta.notes.push_back(std::move(note));
@@ -454,7 +470,9 @@ inline int sniff_llmd_report(std::string_view head) {
 } // namespace detail
 
 inline constexpr log_format llmd_benchmark_report_format{
-    detail::llmd_report_name, "llm-d-benchmark's Benchmark Report v0.2 / v0.2.1 (JSON)", &detail::sniff_llmd_report,
+    detail::llmd_report_name,
+    "llm-d-benchmark's Benchmark Report v0.2 / v0.2.1 (YAML or JSON; inference-perf's per-stage partial reports)",
+    &detail::sniff_llmd_report,
     &detail::read_llmd_report};
 
 } // namespace servestat
