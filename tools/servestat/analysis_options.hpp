@@ -192,11 +192,12 @@ void name_inputs_apart(Runs& runs) {
     name_runs_apart(metas);
 }
 
-// Reads every run of the inputs, reporting skipped lines on stderr, and hands each to `use`: as
+// Reads every run of the inputs, reporting skipped lines on stderr (and what directories held
+// besides logs, also added to `listings` when given), and hands each to `use`: as
 // use(run&&), or as use(run&&, const std::optional<steady_state>&) to learn the window a run was
 // cut to (analysing the cut run finds a window of its own, which is not the one applied).
 template <class Use>
-void for_each_input_run(const analysis_args& a, Use&& use) {
+void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory_listing>* listings = nullptr) {
     load_options load;
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
@@ -204,7 +205,10 @@ void for_each_input_run(const analysis_args& a, Use&& use) {
     load.warn = [](const std::string& message) {
         std::fputs(fmt::format("servestat: warning: {}\n", message).c_str(), stderr);
     };
-    load.listed = say_passed_over;
+    load.listed = [listings](const directory_listing& listing) {
+        say_passed_over(listing);
+        if (listings && !listing.passed_over.empty()) listings->push_back(listing);
+    };
     if (!a.ok_if.empty() && a.map.empty()) throw usage_error("--ok-if needs --map");
     if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
     if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);

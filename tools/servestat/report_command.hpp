@@ -139,6 +139,7 @@ struct report_inputs {
     std::vector<std::optional<steady_state>> cuts; // --steady-state: the window each run was cut to
     std::vector<std::optional<run_accumulator>> sketched;
     std::vector<std::string> notes; // per run: what its sketched statistics say about themselves
+    std::vector<directory_listing> listings; // directories that held files besides the runs read
 
     void add(run&& r, std::optional<steady_state> cut = std::nullopt, std::optional<run_accumulator> acc = std::nullopt,
              std::string note = {}) {
@@ -173,7 +174,8 @@ inline report_inputs read_report_inputs(const report_args& a, const stats_option
     together.logs.clear();
     const auto read_together = [&] {
         if (together.logs.empty()) return;
-        for_each_input_run(together, [&](run&& r, const std::optional<steady_state>& cut) { out.add(std::move(r), cut); });
+        for_each_input_run(
+            together, [&](run&& r, const std::optional<steady_state>& cut) { out.add(std::move(r), cut); }, &out.listings);
         together.logs.clear();
     };
     for (const auto& input : inputs) {
@@ -187,6 +189,23 @@ inline report_inputs read_report_inputs(const report_args& a, const stats_option
     }
     read_together();
     name_inputs_apart(out.runs);
+    return out;
+}
+
+// "Read from DIR: 10 logs; passed over 2 files: SOURCE.md (no format recognises it), …": what the
+// report's directories held besides its runs, at the foot of the report.
+inline json inputs_view(const std::vector<directory_listing>& listings) {
+    json out = json::array();
+    for (const auto& l : listings) {
+        std::string passed;
+        for (const auto& f : l.passed_over)
+            passed.append(passed.empty() ? "" : ", ")
+                .append(std::filesystem::path(f.path).lexically_relative(l.directory).generic_string())
+                .append(" (" + f.reason + ")");
+        out.push_back({{"text", fmt::format("Read from {}: {} log{}; passed over {} file{}: {}.", l.directory, l.logs,
+                                            l.logs == 1 ? "" : "s", l.passed_over.size(), l.passed_over.size() == 1 ? "" : "s",
+                                            passed)}});
+    }
     return out;
 }
 
@@ -244,6 +263,7 @@ inline void write_runs_report(const report_args& a, const stats_options& options
     const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
     const auto grids = analyze_grids(a, stats);
     json view = report::build_view_model(analysed, options, ro, sweeps, grids);
+    view["inputs"] = detail::inputs_view(in.listings);
     const auto inputs = report::account_inputs(runs, cuts, sketched_requests);
     const auto left_out = runs_left_out(a, stats, grids);
     view["stats"]["inputs"] = report::inputs_json(inputs);
