@@ -30,21 +30,26 @@ namespace servestat::report {
 
 // ---- summary sentences ------------------------------------------------------------------------
 
-// A statement for the summary and how much it matters: the heaviest few are shown.
+// A statement for the summary and how much it matters: the heaviest few are shown. A caveat (a run
+// whose numbers are not the server's: a straggler, an early end, a tiny run, errors, levels out of
+// order) is always shown, beside the five: a reader must meet it before the numbers it qualifies.
 struct summary_sentence {
     double weight = 0;
     std::string text;
+    bool caveat = false;
 };
 
 inline constexpr std::size_t summary_sentences_shown = 5;
 
-// At most five sentences, heaviest first (equal weights keep the order they were made in).
+// Every caveat and at most five other sentences, heaviest first (equal weights keep the order
+// they were made in).
 inline json summary_view(std::vector<summary_sentence> sentences) {
     std::stable_sort(sentences.begin(), sentences.end(),
                      [](const summary_sentence& a, const summary_sentence& b) { return a.weight > b.weight; });
     json out = json::array();
-    for (std::size_t i = 0; i < sentences.size() && i < summary_sentences_shown; ++i)
-        out.push_back({{"text", std::move(sentences[i].text)}});
+    std::size_t others = 0;
+    for (auto& s : sentences)
+        if (s.caveat || others++ < summary_sentences_shown) out.push_back({{"text", std::move(s.text)}});
     return out;
 }
 

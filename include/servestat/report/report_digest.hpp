@@ -2,7 +2,7 @@
 // sweeps of runs, and names that tell sweeps apart. Built on the digest layer (digest.hpp).
 #pragma once
 
-#include <algorithm> // std::sort
+#include <algorithm> // std::sort, std::find, std::minmax_element
 #include <cmath>    // std::ceil, std::isinf
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
@@ -20,6 +20,7 @@
 #include "servestat/report/format.hpp"        // format_seconds, format_share, format_rate
 #include "servestat/stats/run_stats.hpp"      // run_stats
 #include "servestat/report/sweep_view.hpp"     // detail::interpolated_load, detail::sweep_cell
+#include "servestat/stats/run_validity.hpp"   // check_run_validity
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, detail::format_load
 
 namespace servestat::report {
@@ -160,26 +161,106 @@ inline std::string shape_phrase(const curve_shape& f) {
     }
 }
 
-// Empty when it would only repeat the peak that the side-by-side sentence already gives (`shown`).
-inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index, std::optional<double> shown = std::nullopt) {
-    const std::string name = sweep_short_name(a, index), param = a.curve.param;
+// What was swept over which range: "concurrency 1 to 64 (8 levels)", "max_concurrency 1, 4 and 16";
+// `inner` gives the form that sits inside parentheses ("concurrency 1 to 64, 8 levels").
+inline std::string sweep_range(const sweep_analysis& a, bool inner = false) {
+    std::vector<std::string> loads;
+    for (const auto& row : a.rows) loads.push_back(servestat::detail::load_text(row.load));
+    if (loads.empty()) return a.curve.param;
+    if (loads.size() > 4)
+        return fmt::format(fmt::runtime(inner ? "{} {} to {}, {} levels" : "{} {} to {} ({} levels)"), a.curve.param,
+                           loads.front(), loads.back(), loads.size());
+    std::string out = a.curve.param + " ";
+    for (std::size_t i = 0; i < loads.size(); ++i)
+        out.append(i == 0 ? "" : i + 1 == loads.size() ? " and " : ", ").append(loads[i]);
+    return out;
+}
+
+// The levels the knees saw (those not kept out for their validity), with a throughput.
+inline std::vector<const sweep_row*> throughput_rows(const sweep_analysis& a) {
+    std::vector<const sweep_row*> out;
+    for (const auto& row : a.rows)
+        if (!row.excluded && sweep_cell(row, "rps")) out.push_back(&row);
+    if (out.empty())
+        for (const auto& row : a.rows)
+            if (sweep_cell(row, "rps")) out.push_back(&row);
+    return out;
+}
+
+// Share of the peak within which a level counts as having reached it ("growth stops").
+inline constexpr double growth_stop_share = 0.9;
+
+// Where throughput stops growing, without a knee: the first level within 10% of the peak, whether
+// every level after it stays there, or that it is still rising at the top level.
+inline std::string growth_clause(const sweep_analysis& a, const std::vector<const sweep_row*>& rows, const sweep_row& peak) {
+    auto load = [&](double l) { return servestat::detail::format_load(a.curve.param, l); };
+    auto rps = [](const sweep_row* r) { return *sweep_cell(*r, "rps"); };
+    const double top = rps(&peak);
+    std::size_t first = 0;
+    while (first < rows.size() && rps(rows[first]) < growth_stop_share * top) ++first;
+    if (rows.size() < 2 || first >= rows.size()) return {};
+    if (first + 1 == rows.size())
+        return fmt::format(", still rising at the top level ({:+.0f}% over {}), so growth does not stop within the range",
+                           100 * (top / rps(rows[first - 1]) - 1), load(rows[first - 1]->load));
+    bool stays = true;
+    for (std::size_t i = first; i < rows.size(); ++i) stays = stays && rps(rows[i]) >= growth_stop_share * top;
+    std::string out = first == 0 ? ", already within 10% of its peak at the lowest level"
+                                 : ", growth stopping at " + load(rows[first]->load);
+    if (stays) return out + (first == 0 ? " and at every level above it" : " (every level from there within 10% of the peak)");
+    if (const sweep_row* last = rows.back(); rps(last) < growth_stop_share * top)
+        return out + fmt::format(", then falling to {:.2f} req/s at {} ({:.0f}% below the peak)", rps(last), load(last->load),
+                                 100 * (1 - rps(last) / top));
+    return out;
+}
+
+// A sweep in one sentence, whatever its curves look like: what was swept over which range, the
+// peak throughput and where, where growth stops (a knee, else the first level within 10% of the
+// peak, or that it does not within the range), the tail knee when there is one, and the p99 e2e
+// and TTFT at the top level (left out when the side-by-side sentence gives that level: `shown`).
+inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index, bool alone,
+                                  std::optional<double> shown = std::nullopt) {
+    const std::string param = a.curve.param;
     auto load = [&](double l) { return servestat::detail::format_load(param, l); };
-    std::string out = name + ":";
-    const sweep_row* peak = peak_row(a);
-    if (peak) out += fmt::format(" throughput reaches {:.2f} req/s at {}", *sweep_cell(*peak, "rps"), load(peak->load));
-    const std::size_t bare = out.size();
+    const std::string name = sweep_short_name(a, index);
+    std::string out = alone && name == fmt::format("sweep {}", index + 1) ? "Sweep over " + sweep_range(a)
+                                                                          : name + " (" + sweep_range(a, true) + ")";
+    const auto rows = throughput_rows(a);
+    const sweep_row* peak = nullptr;
+    for (const auto* r : rows)
+        if (!peak || *sweep_cell(*r, "rps") > *sweep_cell(*peak, "rps")) peak = r;
+    if (peak) {
+        out += fmt::format(": throughput peaks at {:.2f} req/s at {}", *sweep_cell(*peak, "rps"), load(peak->load));
+        const sweep_knee* knee = nullptr;
+        for (const auto& k : a.knees)
+            if (k.curve == "throughput" && k.load && k.y && k.caveat.empty()) knee = &k;
+        out += knee ? fmt::format(", gaining little beyond its knee at {} ({:.2f} req/s)", load(*knee->load), *knee->y)
+                    : growth_clause(a, rows, *peak);
+    } else
+        out += ": no level has a throughput";
     for (const auto& k : a.knees) {
-        if (k.curve != "throughput" && k.curve != "p99") continue;
-        if (servestat::detail::jump_over_load(a, k)) continue; // its own sentence (jump_sentences)
-        const bool throughput = k.curve == "throughput";
-        if (k.load && k.y && k.caveat.empty())
-            out += throughput ? fmt::format(", gaining little beyond its knee at {} ({:.2f} req/s)", load(*k.load), *k.y)
-                              : fmt::format("; e2e p99 bends upward from {} ({})", load(*k.load), format_seconds(*k.y));
+        if (k.curve != "p99" || servestat::detail::jump_over_load(a, k)) continue; // a jump has its own sentence
+        if (k.load && k.y && k.caveat.empty()) out += fmt::format("; e2e p99 bends upward from {} ({})", load(*k.load), format_seconds(*k.y));
         else if (k.load && k.y) // a knee Kneedle found on a curve without a bend worth the name
-            out += fmt::format("{} {} (Kneedle's knee at {} is no saturation point)", throughput ? ", throughput" : "; e2e p99",
-                               shape_phrase(k.form), load(*k.load));
+            out += fmt::format("; e2e p99 {} (Kneedle's knee at {} is no saturation point)", shape_phrase(k.form), load(*k.load));
     }
-    if (out.size() == bare && peak && shown && peak->load == *shown) return {};
+    // The top level the knees saw: a level kept out has its own sentence.
+    const sweep_row* top = nullptr;
+    for (const auto& row : a.rows)
+        if (!row.excluded) top = &row;
+    if (top && !(shown && top->load == *shown)) {
+        auto cell = [&](std::string_view column) -> std::string {
+            const auto v = sweep_cell(*top, column);
+            if (!v) return {};
+            const std::size_t i = servestat::detail::column_index(column);
+            return format_seconds(*v) + (i < top->few_samples.size() && top->few_samples[i] ? few_samples_mark : "");
+        };
+        const std::string e2e = cell("e2e.p99"), ttft = cell("ttft.p99");
+        if (!e2e.empty() || !ttft.empty())
+            out += fmt::format("; at {}{} {}", load(top->load), top == &a.rows.back() ? "" : " (the top level the knees use)",
+                               !e2e.empty() && !ttft.empty() ? "e2e p99 is " + e2e + " and TTFT p99 " + ttft
+                               : !e2e.empty()                ? "e2e p99 is " + e2e
+                                                             : "TTFT p99 is " + ttft);
+    }
     return out + ".";
 }
 
@@ -350,6 +431,137 @@ inline std::string short_runs_sentence(std::span<const run_stats> runs) {
            "; their latencies describe ramp-up and drain.";
 }
 
+// ---- run validity in the summary (docs/sweeps.md#run-validity) --------------------------------
+
+// How a run is named in the validity sentences: by its level and label when it is on a sweep
+// ("c=16 (label)"), else by its label.
+inline std::string validity_name(std::span<const sweep_analysis> sweeps, std::size_t run, const run_stats& r) {
+    for (const auto& a : sweeps)
+        for (const auto& p : a.curve.points) {
+            const bool here = p.run == run || std::find(p.replicates.begin(), p.replicates.end(), run) != p.replicates.end();
+            if (!here) continue;
+            // The level names the run in its sweep; a label that carries the level ("bad-c64", "rate ∞")
+            // names it alone, and a long one (a folder's name) is left to the level.
+            const std::string level = servestat::detail::format_load(a.curve.param, p.load);
+            const std::string& label = r.meta.label;
+            const std::string number = std::isinf(p.load) ? "∞" : servestat::detail::load_text(p.load);
+            if (label.empty() || label.size() > 32) return level;
+            if (label.find(number) != std::string::npos) return label;
+            return level + " (" + label + ")";
+        }
+    return r.meta.label;
+}
+
+// "a, b and c", or the first `most` and how many more.
+inline std::string name_list(const std::vector<std::string>& items, std::size_t most = 4) {
+    std::string out;
+    const std::size_t shown = items.size() > most + 1 ? most : items.size();
+    for (std::size_t i = 0; i < shown; ++i)
+        out.append(i == 0 ? "" : i + 1 == shown && shown == items.size() ? " and " : ", ").append(items[i]);
+    if (shown < items.size()) out += fmt::format(" and {} more", items.size() - shown);
+    return out;
+}
+
+inline std::string count_text(double n) { return fmt::format("{:.0f}", n); }
+
+// The runs' validity issues, one sentence per kind, each naming its runs; stragglers and levels
+// run out of order come from the sweep analysis. `told` receives the runs whose errors are told,
+// so that their context-overflow finding is not told again.
+inline std::vector<summary_sentence> validity_sentences(std::span<const run_stats> runs,
+                                                        std::span<const sweep_analysis> sweeps, std::vector<bool>& told) {
+    std::vector<summary_sentence> out;
+    told.assign(runs.size(), false);
+    // Stragglers and levels out of order: the sweep's own findings, named by sweep among several.
+    for (std::size_t i = 0; i < sweeps.size(); ++i) {
+        const std::string prefix = sweeps.size() > 1 ? sweep_short_name(sweeps[i], i) + ": " : std::string();
+        for (const auto& st : sweeps[i].validity.stragglers)
+            out.push_back({9.4, prefix + servestat::detail::straggler_finding(sweeps[i], st), true});
+        if (!sweeps[i].validity.start_order.empty())
+            out.push_back({9.1, prefix + servestat::detail::order_finding(sweeps[i]), true});
+    }
+    std::vector<std::string> early, tiny, failing;
+    std::vector<double> tiny_requests, tiny_seconds;
+    std::size_t tiny_runs = 0, measured = 0;
+    const servestat::validity_options limits;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const run_stats& r = runs[i];
+        const run_validity v = check_run_validity(r, limits);
+        if (r.meta.kind != run_kind::arrivals && !(r.meta.kind == run_kind::requests && r.requests == 0)) ++measured;
+        const std::string who = validity_name(sweeps, i, r);
+        // The time it ran, else the requests it sent, against what it was configured for.
+        if (const auto& e = v.ended_early_time)
+            early.push_back(fmt::format("{} after {:.0f} s of {} {:.0f} s", who, e->measured, e->param, e->configured));
+        else if (const auto& n = v.ended_early_count)
+            early.push_back(fmt::format("{} after {} of {} {} requests", who, count_text(n->measured), n->param,
+                                        count_text(n->configured)));
+        // A run already told to be short for its concurrency (short_runs_sentence) is not told again.
+        if (v.tiny && !short_for_concurrency(r)) {
+            ++tiny_runs;
+            std::string what = who;
+            if (v.tiny->requests && v.tiny->seconds)
+                what += fmt::format(" ({} requests in {})", count_text(*v.tiny->requests), format_seconds(*v.tiny->seconds));
+            else if (v.tiny->requests) what += fmt::format(" ({} requests)", count_text(*v.tiny->requests));
+            else if (v.tiny->seconds) what += fmt::format(" ({})", format_seconds(*v.tiny->seconds));
+            tiny.push_back(std::move(what));
+            if (v.tiny->requests) tiny_requests.push_back(*v.tiny->requests);
+            if (v.tiny->seconds) tiny_seconds.push_back(*v.tiny->seconds);
+        }
+        if (v.errors) {
+            told[i] = true;
+            const auto& e = *v.errors;
+            std::string kinds;
+            if (e.context_overflows == e.failed) kinds = ", all context overflows";
+            else if (e.context_overflows > 0) kinds = fmt::format(", {} of them context overflows", count_text(e.context_overflows));
+            failing.push_back(fmt::format("{} {} of {} ({}{})", who, count_text(e.failed), count_text(e.requests),
+                                          format_share(e.share()), kinds));
+        }
+    }
+    if (!failing.empty())
+        out.push_back({9.3, fmt::format("More than 1% of requests failed in {}: {}; {} latencies and throughput count the "
+                                        "successful requests only.",
+                                        failing.size() == 1 ? "one run" : fmt::format("{} runs", failing.size()),
+                                        name_list(failing), failing.size() == 1 ? "its" : "their"),
+                        true});
+    if (!early.empty())
+        out.push_back({9.2, fmt::format("Ended well before {} configured length: {}; {} numbers cover only the part that ran.",
+                                        early.size() == 1 ? "its" : "their", name_list(early),
+                                        early.size() == 1 ? "its" : "their"),
+                        true});
+    if (!tiny.empty()) {
+        // Levels kept out of a sweep's knees for it are named (the sweep's finding says the same).
+        std::vector<double> kept_out;
+        std::string kept_param;
+        for (const auto& a : sweeps)
+            for (const auto& row : a.rows)
+                if (row.excluded && row.excluded_because.starts_with("too few")) {
+                    kept_out.push_back(row.load);
+                    kept_param = a.curve.param;
+                }
+        const std::string consequence =
+            ": ramp-up and drain weigh on their throughput, and a handful of requests sets each tail" +
+            (kept_out.empty() ? std::string(".")
+                              : "; " + servestat::detail::format_loads(kept_param, kept_out) +
+                                    (kept_out.size() == 1 ? " is" : " are") + " kept out of the knees and the SLO capacity.");
+        if (tiny_runs > 4) {
+            auto range = [](std::vector<double> v, bool seconds) {
+                const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+                auto text = [&](double x) { return seconds ? format_seconds(x) : count_text(x); };
+                return *lo == *hi ? text(*lo) : text(*lo) + " to " + text(*hi);
+            };
+            std::string what;
+            if (!tiny_requests.empty()) what = range(tiny_requests, false) + " requests";
+            if (!tiny_seconds.empty()) what += (what.empty() ? "" : " in ") + range(tiny_seconds, true);
+            out.push_back({8.9, fmt::format("{} too short to hold a steady load ({}){}",
+                                            tiny_runs == measured ? fmt::format("Every run ({}) is", tiny_runs)
+                                                                  : fmt::format("{} runs are", tiny_runs),
+                                            what, consequence),
+                                true});
+        } else
+            out.push_back({8.9, fmt::format("Too short to hold a steady load: {}{}", name_list(tiny), consequence), true});
+    }
+    return out;
+}
+
 } // namespace detail
 
 // At most five sentences (summary_view picks them): for sweeps their peaks, knees and SLO
@@ -368,9 +580,11 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
         // Configurations side by side at one level lead: the comparison a tuning review starts from.
         if (auto s = detail::same_load_sentence(sweeps); !s.empty()) out.push_back({9.5, std::move(s)});
         const auto shown = sweeps.size() > 1 ? detail::highest_common_load(sweeps) : std::nullopt;
+        // A lone sweep's sentence leads: it is what the report is about. Several sweeps are
+        // compared first (same_load_sentence, best_sweep_sentence).
         for (std::size_t i = 0; i < sweeps.size(); ++i)
-            if (auto sentence = detail::sweep_sentence(sweeps[i], i, shown); !sentence.empty())
-                out.push_back({8 - 0.01 * static_cast<double>(i), std::move(sentence)});
+            out.push_back({sweeps.size() == 1 ? 9.6 : 8 - 0.01 * static_cast<double>(i),
+                           detail::sweep_sentence(sweeps[i], i, sweeps.size() == 1, shown)});
         // A jump read as a knee misleads more than any other sentence here helps.
         for (auto& j : detail::jump_sentences(sweeps)) out.push_back({8.8, std::move(j)});
         for (auto& c : detail::capacity_summary(sweeps)) out.push_back({8.7, std::move(c)});
@@ -394,6 +608,9 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
     }
     // Ahead of every number: those of a run that never reached steady state describe no sustained load.
     if (auto s = detail::short_runs_sentence(runs); !s.empty()) out.push_back({10.5, std::move(s)});
+    // Then which numbers are not the server's: stragglers, early ends, tiny runs, errors, order.
+    std::vector<bool> errors_told;
+    for (auto& s : detail::validity_sentences(runs, sweeps, errors_told)) out.push_back(std::move(s));
     if (measured.size() > 1)
         for (auto& s : detail::slo_across_runs(measured, slos, slo_percentile)) out.push_back({sweeps.empty() ? 7.5 : 2.0, std::move(s)});
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -405,6 +622,7 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
         if (i < run_findings.size() && measured.size() <= 3)
             for (const auto& f : run_findings[i]) {
                 if (f.rule == "short_for_concurrency") continue; // told above, for every run at once
+                if (f.rule == "context_overflows" && i < errors_told.size() && errors_told[i]) continue; // told with the errors
                 out.push_back({detail::finding_weight(f.rule) * scale,
                                (measured.size() > 1 ? runs[i].meta.label + ": " : std::string()) + f.text});
             }

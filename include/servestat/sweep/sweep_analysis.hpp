@@ -17,7 +17,9 @@
 
 #include <fmt/format.h> // fmt::format
 
+#include "servestat/core/iso_time.hpp"  // parse_utc_time, utc_time
 #include "servestat/stats/goodput.hpp"   // slo
+#include "servestat/stats/run_validity.hpp" // check_run_validity, run_validity
 #include "servestat/stats/run_stats.hpp" // run_stats
 #include "servestat/stats/sample_size.hpp" // rests_on_few_samples
 #include "servestat/sweep/curve_shape.hpp"    // classify_curve, curve_shape
@@ -47,6 +49,29 @@ struct sweep_row {
     std::vector<std::optional<double>> low, high;
     // Per column: a percentile that rests on few samples in some run of the level (stats/sample_size.hpp).
     std::vector<bool> few_samples;
+    // Kept out of the knees, the threshold knees and the SLO capacity, and why ("a few slow requests
+    // set its duration"): its numbers would distort them (docs/sweeps.md#run-validity).
+    bool excluded = false;
+    std::string excluded_because;
+};
+
+// A level whose throughput collapsed while its median latency held: a few slow requests set the
+// run's duration, so its rate is not the server's. Compared with the lower level of highest
+// throughput (`reference_*`).
+struct straggler_level {
+    double load = 0, reference_load = 0;
+    double rps = 0, reference_rps = 0;
+    double p50 = 0, reference_p50 = 0;
+    std::optional<double> p99;
+};
+
+// What makes a sweep's runs doubtful as measurements of their levels (docs/sweeps.md#run-validity).
+struct sweep_validity {
+    std::vector<std::pair<std::size_t, run_validity>> runs; // run index and its issues, for runs with any
+    std::vector<straggler_level> stragglers;
+    // The levels' loads in the order they started, when start times are known for every level and
+    // do not ascend with the load (an interrupted or re-run sweep); empty otherwise.
+    std::vector<double> start_order;
 };
 
 // A knee of one curve of the sweep: `x` where Kneedle found it, `y` the curve's value there, and
@@ -95,7 +120,13 @@ struct sweep_analysis {
     std::vector<slo_capacity> capacity;
     std::vector<little_check> little;
     std::vector<std::string> findings;
+    sweep_validity validity;
 };
+
+// A straggler: throughput below this share of a lower level's while the median e2e stays within
+// straggler_median_factor of that level's.
+inline constexpr double straggler_rps_share = 0.5;
+inline constexpr double straggler_median_factor = 2.0;
 
 namespace detail {
 
@@ -151,6 +182,7 @@ inline std::pair<std::vector<double>, std::vector<double>> sweep_curve(const swe
                                                                         std::size_t y_column, bool x_is_load) {
     std::vector<double> xs, ys;
     for (const auto& row : a.rows) {
+        if (row.excluded) continue;
         const auto x = x_is_load ? std::optional<double>(row.load) : row.values[x_column];
         const auto y = row.values[y_column];
         if (x && y && std::isfinite(*x)) {
@@ -204,6 +236,7 @@ inline slo_capacity capacity_for(const sweep_analysis& a, const std::vector<std:
     const std::string name = fmt::format("{}.{}", to_string(objective.on), percentile_key(percentile));
     std::optional<std::pair<double, double>> last_ok; // (load, value)
     for (std::size_t i = 0; i < a.rows.size(); ++i) {
+        if (a.rows[i].excluded) continue;
         const auto value = level_value(levels[i], name);
         if (!value) continue;
         out.known = true;
@@ -326,7 +359,7 @@ inline std::optional<threshold_knee> threshold_of(const sweep_analysis& a, const
     const std::size_t column = column_index(k.y_name);
     std::vector<double> loads, values;
     for (const auto& row : a.rows)
-        if (row.values[column]) {
+        if (row.values[column] && !row.excluded) {
             loads.push_back(row.load);
             values.push_back(*row.values[column]);
         }
@@ -403,7 +436,10 @@ inline void add_findings(sweep_analysis& a) {
         const sweep_row* at = nullptr;
         for (const auto& row : a.rows)
             if (row.load == *k.load) at = &row;
-        const sweep_row& last = a.rows.back();
+        const sweep_row* top = &a.rows.back(); // the highest level the knees saw
+        for (const auto& row : a.rows)
+            if (!row.excluded) top = &row;
+        const sweep_row& last = *top;
         // Still gaining 15% or more past the knee is slowing growth, not saturation.
         const double gain = last.values[rps] ? *last.values[rps] / *k.y - 1 : 0;
         std::string text = fmt::format("Throughput {} at ~{:.3g} req/s from {}", gain >= 0.15 ? "growth slows" : "saturates",
@@ -430,6 +466,140 @@ inline void add_findings(sweep_analysis& a) {
     add_little_finding(a);
 }
 
+// ---- run validity (docs/sweeps.md#run-validity) ----------------------------------------------
+
+// Seconds as the validity sentences quote them: "2.1 s", "0.35 s", "1800 s".
+inline std::string validity_seconds(double v) {
+    return v >= 100 ? fmt::format("{:.0f} s", v) : fmt::format("{:.2g} s", v);
+}
+
+// Levels whose throughput collapsed while the median held, each against the lower level of
+// highest throughput.
+inline std::vector<straggler_level> find_stragglers(const sweep_analysis& a) {
+    std::vector<straggler_level> out;
+    const auto rps = column_index("rps"), p50 = column_index("e2e.p50"), p99 = column_index("e2e.p99");
+    const sweep_row* best = nullptr;
+    for (const auto& row : a.rows) {
+        const auto r = row.values[rps], m = row.values[p50];
+        if (best && r && m && *m > 0 && *r < straggler_rps_share * *best->values[rps] && best->values[p50] &&
+            *m <= straggler_median_factor * *best->values[p50])
+            out.push_back({row.load, best->load, *r, *best->values[rps], *m, *best->values[p50], row.values[p99]});
+        if (r && m && (!best || *r > *best->values[rps])) best = &row;
+    }
+    return out;
+}
+
+// The levels' loads in the order they started (each level at its earliest run), when every level
+// has a start time and they do not ascend with the load; empty otherwise.
+inline std::vector<double> levels_out_of_order(const sweep_analysis& a, std::span<const run_stats> runs) {
+    std::vector<std::pair<utc_time, double>> starts;
+    for (const auto& p : a.curve.points) {
+        std::optional<utc_time> first;
+        for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates) {
+            if (i >= runs.size()) continue;
+            const auto t = parse_utc_time(runs[i].meta.started_at);
+            if (!t) return {};
+            first = first ? std::min(*first, *t) : *t;
+        }
+        if (!first) return {};
+        starts.emplace_back(*first, p.load);
+    }
+    if (starts.size() < 2) return {};
+    bool ascending = true;
+    for (std::size_t i = 1; i < starts.size(); ++i) ascending = ascending && starts[i - 1].first <= starts[i].first;
+    if (ascending) return {};
+    std::stable_sort(starts.begin(), starts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<double> out;
+    for (const auto& [t, load] : starts) out.push_back(load);
+    return out;
+}
+
+// The checks of every run of the sweep, the stragglers and the order of the levels; stragglers and
+// tiny levels are kept out of the knees and the SLO capacity (a tiny level only while three
+// levels that are not remain: a sweep of tiny runs is read as it is, with the warning).
+inline void check_validity(sweep_analysis& a, std::span<const run_stats> runs,
+                           const std::vector<std::vector<const run_stats*>>& levels) {
+    std::vector<bool> tiny(a.rows.size(), false);
+    for (std::size_t k = 0; k < a.curve.points.size(); ++k) {
+        const auto& p = a.curve.points[k];
+        bool all_tiny = true;
+        for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates) {
+            if (i >= runs.size()) continue;
+            run_validity v = check_run_validity(runs[i]);
+            all_tiny = all_tiny && v.tiny.has_value();
+            if (v.ended_early() || v.tiny || v.errors) a.validity.runs.emplace_back(i, std::move(v));
+        }
+        tiny[k] = all_tiny && !levels[k].empty();
+    }
+    a.validity.stragglers = find_stragglers(a);
+    a.validity.start_order = levels_out_of_order(a, runs);
+    for (const auto& s : a.validity.stragglers)
+        for (auto& row : a.rows)
+            if (row.load == s.load) {
+                row.excluded = true;
+                row.excluded_because = "a few slow requests set its duration";
+            }
+    std::size_t sound = 0;
+    for (std::size_t k = 0; k < a.rows.size(); ++k) sound += !tiny[k] && !a.rows[k].excluded && std::isfinite(a.rows[k].load);
+    if (sound >= 3)
+        for (std::size_t k = 0; k < a.rows.size(); ++k)
+            if (tiny[k] && !a.rows[k].excluded) {
+                a.rows[k].excluded = true;
+                a.rows[k].excluded_because = "too few requests or seconds to hold its load";
+            }
+}
+
+// "c=100 (vllm · rate 100)": a level and the run that stands for it.
+inline std::string level_and_label(const sweep_analysis& a, double load) {
+    for (const auto& row : a.rows)
+        if (row.load == load && !row.label.empty()) return format_load(a.curve.param, load) + " (" + row.label + ")";
+    return format_load(a.curve.param, load);
+}
+
+inline std::string straggler_finding(const sweep_analysis& a, const straggler_level& s) {
+    return fmt::format("{}: {:.3g} req/s against {:.3g} req/s at {}, while its median e2e held ({} against {}){}: a few "
+                       "slow requests set the run's duration, so its throughput is not the server's; it is kept out of "
+                       "the knees and the SLO capacity.",
+                       level_and_label(a, s.load), s.rps, s.reference_rps, format_load(a.curve.param, s.reference_load),
+                       validity_seconds(s.p50), validity_seconds(s.reference_p50),
+                       s.p99 ? " and its p99 e2e is " + validity_seconds(*s.p99) : std::string());
+}
+
+inline std::string order_finding(const sweep_analysis& a) {
+    // The levels that started before a lower one: run early.
+    const auto& order = a.validity.start_order;
+    std::vector<double> early;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        for (std::size_t j = i + 1; j < order.size(); ++j)
+            if (order[j] < order[i]) {
+                early.push_back(order[i]);
+                break;
+            }
+    std::sort(early.begin(), early.end());
+    return fmt::format("The levels were not run in order of {}: {} started before lower levels (start order {}), a sign "
+                       "of an interrupted or re-run sweep; levels run apart in time may have met the server in "
+                       "different states.",
+                       a.curve.param, format_loads(a.curve.param, early), format_loads(a.curve.param, order));
+}
+
+// Tiny levels kept out of the knees (stragglers say so in their own finding).
+inline std::string tiny_exclusion_finding(const sweep_analysis& a) {
+    std::vector<double> loads;
+    for (const auto& row : a.rows)
+        if (row.excluded && row.excluded_because.starts_with("too few")) loads.push_back(row.load);
+    if (loads.empty()) return {};
+    return fmt::format("{} {} too few requests or seconds to hold {} load, so {} kept out of the knees and the SLO "
+                       "capacity.",
+                       format_loads(a.curve.param, loads), loads.size() == 1 ? "has" : "have",
+                       loads.size() == 1 ? "its" : "their", loads.size() == 1 ? "it is" : "they are");
+}
+
+inline void add_validity_findings(sweep_analysis& a) {
+    for (const auto& s : a.validity.stragglers) a.findings.push_back(straggler_finding(a, s));
+    if (auto t = tiny_exclusion_finding(a); !t.empty()) a.findings.push_back(std::move(t));
+    if (!a.validity.start_order.empty()) a.findings.push_back(order_finding(a));
+}
+
 } // namespace detail
 
 // Everything a report says about one sweep of `runs`. `slos` and `slo_percentile` give the
@@ -438,14 +608,14 @@ inline void add_findings(sweep_analysis& a) {
 inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> runs, std::span<const slo> slos = {},
                                     double slo_percentile = 95, double degradation = default_degradation) {
     validate_degradation(degradation);
-    sweep_analysis a{s, {}, {}, {}, {}, {}};
+    sweep_analysis a{s, {}, {}, {}, {}, {}, {}};
     const auto columns = sweep_table_columns();
     std::vector<std::vector<const run_stats*>> levels;
     for (const auto& p : s.points) {
         auto& level = levels.emplace_back();
         for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates)
             level.push_back(&runs[i]);
-        sweep_row row{p.load, runs[p.run].meta.label, {}, level.size(), {}, {}, {}};
+        sweep_row row{p.load, runs[p.run].meta.label, {}, level.size(), {}, {}, {}, false, {}};
         for (const auto& c : columns) {
             row.values.push_back(detail::level_value(level, c));
             row.few_samples.push_back(detail::level_rests_on_few_samples(level, c));
@@ -463,6 +633,7 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
     }
     // Throughput rises and flattens; the tail blows up. TTFT may do either (under an open-loop
     // overload it climbs fast and plateaus once every request queues), so its shape is detected.
+    detail::check_validity(a, runs, levels); // before the knees: a distorting level is kept out of them
     a.knees.push_back(detail::knee_of(a, "throughput", s.param, "rps", knee_curve::concave));
     a.knees.push_back(detail::knee_of(a, "p99", s.param, "e2e.p99", knee_curve::convex));
     a.knees.push_back(detail::knee_of(a, "ttft", s.param, "ttft.p99", std::nullopt));
@@ -478,6 +649,7 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
             if (rps && mean && a.rows[i].load > 0 && std::isfinite(a.rows[i].load))
                 a.little.push_back({a.rows[i].load, *rps * *mean, *rps * *mean / a.rows[i].load, *rps, *mean});
         }
+    detail::add_validity_findings(a); // first: they say which numbers not to read as the server's
     detail::add_findings(a);
     return a;
 }

@@ -1,0 +1,255 @@
+// Run validity (issue 37, items 5 and 6): what a report's summary says about a sweep of aggregates,
+// and which runs' numbers are not the server's (a straggler setting the duration, an early end, a
+// tiny run, levels run out of order, errors above 1%), with those that would distort the knees and
+// the SLO capacity kept out of them. Every run is a tool's summary built here; each expected value
+// is derived by hand in the comment above its test from the rules in docs/sweeps.md#run-validity.
+#include <catch2/catch.hpp> // Catch2 v2
+
+#include <algorithm> // std::find
+#include <string>    // std::string
+#include <tuple>     // std::tuple
+#include <vector>    // std::vector
+
+#include "servestat/report/report_digest.hpp" // report_summary, summary_view
+#include "servestat/stats/run_validity.hpp"
+#include "servestat/sweep/sweep_analysis.hpp"
+
+namespace test_run_validity { // the unity build compiles several test files as one: each keeps its names
+
+using namespace servestat;
+
+namespace {
+
+// A run known by its tool's summary only, at one concurrency (or another parameter).
+run_stats reported_run(const std::string& label, nlohmann::json params, std::vector<reported_value> values) {
+    run_stats r;
+    r.meta.label = label;
+    r.meta.params = std::move(params);
+    r.meta.workload = "chat";
+    r.meta.source.format = "vllm-bench-json";
+    r.meta.kind = run_kind::summary;
+    r.meta.reported = std::move(values);
+    return r;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& text) {
+    return std::find(list.begin(), list.end(), text) != list.end();
+}
+
+std::vector<std::string> summary_texts(std::span<const run_stats> runs, std::span<const sweep_analysis> sweeps) {
+    const auto json = report::summary_view(report::report_summary(runs, {}, sweeps, {}, 95));
+    std::vector<std::string> out;
+    for (const auto& s : json) out.push_back(s["text"].get<std::string>());
+    return out;
+}
+
+} // namespace
+
+// ---- one run at a time -------------------------------------------------------------------------
+
+// AIPerf's C=40 of the InferenceX sweep: configured for 1800 s, its requests spanned 401.753 s, less
+// than 0.8 × 1800 = 1440 s. C=1 spanned 1724.682 s (95.8 %): not early.
+TEST_CASE("a run that ended well before its configured duration is told, one near it is not", "[validity]") {
+    const auto early = check_run_validity(reported_run("c40", {{"concurrency", 40}, {"benchmark_duration", 1800}},
+                                                       {{"requests", 96, "requests"}, {"duration", 401.753, "s"}}));
+    REQUIRE(early.ended_early_time);
+    CHECK(early.ended_early_time->param == "benchmark_duration");
+    CHECK(early.ended_early_time->configured == 1800);
+    CHECK(early.ended_early_time->measured == 401.753);
+    CHECK_FALSE(early.ended_early_count);
+    const auto full = check_run_validity(reported_run("c1", {{"concurrency", 1}, {"benchmark_duration", 1800}},
+                                                      {{"requests", 166, "requests"}, {"duration", 1724.682, "s"}}));
+    CHECK_FALSE(full.ended_early());
+}
+
+// num_prompts 300 and 250 requests: 250 < 0.9 × 300 = 270, early. 280 of 300 is not.
+TEST_CASE("a run that sent fewer requests than configured is told", "[validity]") {
+    const auto v = check_run_validity(reported_run("r", {{"num_prompts", 300}}, {{"requests", 250, "requests"}, {"duration", 60, "s"}}));
+    REQUIRE(v.ended_early_count);
+    CHECK(v.ended_early_count->param == "num_prompts");
+    CHECK(v.ended_early_count->measured == 250);
+    CHECK_FALSE(check_run_validity(reported_run("r", {{"num_prompts", 300}}, {{"requests", 280, "requests"}, {"duration", 60, "s"}}))
+                    .ended_early());
+}
+
+// SGLang's C=32 line: 100 requests in 1.961009 s — at most 100 requests, and under 10 s. 101
+// requests over 12 s are neither; 500 requests in 9 s are under 10 s.
+TEST_CASE("a run of only a few requests or seconds is tiny", "[validity]") {
+    const auto sglang = check_run_validity(reported_run("c32", {{"max_concurrency", 32}},
+                                                        {{"ok", 100, "requests"}, {"failed", 0, "requests"}, {"duration", 1.961009, "s"}}));
+    REQUIRE(sglang.tiny);
+    CHECK(sglang.tiny->requests == 100);
+    CHECK(sglang.tiny->seconds == 1.961009);
+    CHECK_FALSE(check_run_validity(reported_run("r", {}, {{"requests", 101, "requests"}, {"duration", 12, "s"}})).tiny);
+    CHECK(check_run_validity(reported_run("r", {}, {{"requests", 500, "requests"}, {"duration", 9, "s"}})).tiny);
+}
+
+// 3 of 200 failed = 1.5 % > 1 %; 2 of 200 = 1 % exactly is not above it.
+TEST_CASE("an error rate above 1% is told", "[validity]") {
+    const auto v = check_run_validity(reported_run("r", {}, {{"requests", 200, "requests"}, {"failed", 3, "requests"}, {"duration", 60, "s"}}));
+    REQUIRE(v.errors);
+    CHECK(v.errors->share() == Approx(0.015));
+    CHECK_FALSE(check_run_validity(reported_run("r", {}, {{"requests", 200, "requests"}, {"failed", 2, "requests"}, {"duration", 60, "s"}}))
+                    .errors);
+}
+
+// A measured run of 200 requests over 100 s: 4 cancelled by the driver and 1 context overflow.
+// Cancellations are the test's doing: 1 of 200 = 0.5 % failed, under 1 %.
+TEST_CASE("deliberate cancellations are not errors", "[validity]") {
+    run_stats r;
+    r.meta.label = "m";
+    r.requests = 200;
+    r.ok = 195;
+    r.failed = 5;
+    r.duration = 100;
+    r.errors = {{error_kind::context_overflow, 1, "too long"}, {error_kind::cancelled, 4, ""}};
+    const auto e = run_errors(r);
+    REQUIRE(e);
+    CHECK(e->failed == 1);
+    CHECK(e->context_overflows == 1);
+    CHECK_FALSE(check_run_validity(r).errors);
+}
+
+// ---- in a sweep ---------------------------------------------------------------------------------
+
+namespace {
+
+// vLLM appended results: concurrency 10, 50, 90, 100, 1000 prompts each. At c=100 throughput
+// collapses to 1.0 req/s (14 at c=90) while the median e2e holds (2.1 s against 2.0 s): one request
+// of 30 min set the run's duration.
+std::vector<run_stats> straggler_sweep() {
+    std::vector<run_stats> runs;
+    for (const auto& [c, rps, p50, p95, p99] : {std::tuple{10, 5.0, 1.9, 2.2, 2.5}, {50, 12.0, 1.95, 2.6, 3.0},
+                                                {90, 14.0, 2.0, 3.5, 4.0}, {100, 1.0, 2.1, 1500.0, 1800.0}})
+        runs.push_back(reported_run("vllm c" + std::to_string(c), {{"max_concurrency", c}},
+                                    {{"requests", 1000, "requests"}, {"ok", 1000, "requests"}, {"duration", 1000 / rps, "s"},
+                                     {"rps", rps, "req/s"}, {"e2e.p50", p50, "s"}, {"e2e.p95", p95, "s"}, {"e2e.p99", p99, "s"}}));
+    return runs;
+}
+
+} // namespace
+
+// c=100: 1.0 < 0.5 × 14 (c=90, the highest lower throughput) and 2.1 ≤ 2 × 2.0: a straggler. Kept
+// out of the SLO capacity: with e2e ≤ 10 s every remaining level (p95 2.2, 2.6, 3.5 s) meets it,
+// so the answer is c=90, not limited by the sweep (with c=100, p95 1500 s, it would have been
+// interpolated between 90 and 100). Its finding comes first.
+TEST_CASE("a straggler level is told and kept out of the knees and the SLO capacity", "[validity]") {
+    const auto runs = straggler_sweep();
+    const std::vector<slo> slos{{metric::e2e, 10}};
+    const auto a = analyze_sweep(find_sweeps(runs).front(), runs, slos);
+    REQUIRE(a.validity.stragglers.size() == 1);
+    const auto& s = a.validity.stragglers.front();
+    CHECK(s.load == 100);
+    CHECK(s.reference_load == 90);
+    CHECK(s.p99 == 1800);
+    CHECK(a.rows.back().excluded);
+    CHECK_FALSE(a.rows[2].excluded);
+    REQUIRE(a.capacity.size() == 1);
+    CHECK(a.capacity[0].max_load == 90);
+    CHECK_FALSE(a.capacity[0].limited);
+    CHECK_FALSE(a.capacity[0].interpolated);
+    for (const auto& k : a.knees) CHECK(k.form.points <= 3); // the knees saw c=10, 50, 90
+    REQUIRE_FALSE(a.findings.empty());
+    CHECK(a.findings.front() ==
+          "max_concurrency=100 (vllm c100): 1 req/s against 14 req/s at max_concurrency=90, while its median e2e held "
+          "(2.1 s against 2 s) and its p99 e2e is 1800 s: a few slow requests set the run's duration, so its throughput "
+          "is not the server's; it is kept out of the knees and the SLO capacity.");
+}
+
+// Throughput that falls with its median latency rising with it is overload, not a straggler:
+// 14 → 6 req/s with the median 2.0 → 9.0 s (more than 2×).
+TEST_CASE("a collapse with the median rising is not a straggler", "[validity]") {
+    auto runs = straggler_sweep();
+    runs[3].meta.reported[3].value = 6.0; // rps
+    runs[3].meta.reported[4].value = 9.0; // e2e.p50
+    const auto a = analyze_sweep(find_sweeps(runs).front(), runs);
+    CHECK(a.validity.stragglers.empty());
+    CHECK_FALSE(a.rows.back().excluded);
+}
+
+// Started at 00:00, 02:00, 01:00 and 03:00 for c=1, 2, 4, 8: c=4 started before c=2. Start order
+// 1, 4, 2, 8.
+TEST_CASE("levels run out of order are told by their start times", "[validity]") {
+    std::vector<run_stats> runs;
+    for (const auto& [c, at] : {std::tuple{1, "2026-01-01T00:00:00Z"}, {2, "2026-01-01T02:00:00Z"},
+                                {4, "2026-01-01T01:00:00Z"}, {8, "2026-01-01T03:00:00Z"}}) {
+        runs.push_back(reported_run("run-c" + std::to_string(c), {{"concurrency", c}},
+                                    {{"requests", 1000, "requests"}, {"duration", 100, "s"}, {"rps", 10.0 * c, "req/s"}}));
+        runs.back().meta.started_at = at;
+    }
+    const auto a = analyze_sweep(find_sweeps(runs).front(), runs);
+    CHECK(a.validity.start_order == std::vector<double>{1, 4, 2, 8});
+    CHECK(has(a.findings, "The levels were not run in order of concurrency: c=4 started before lower levels (start order "
+                          "c=1, 4, 2, 8), a sign of an interrupted or re-run sweep; levels run apart in time may have met "
+                          "the server in different states."));
+    // In order, or with a start time missing, nothing is said.
+    runs[2].meta.started_at = "2026-01-01T02:30:00Z";
+    CHECK(analyze_sweep(find_sweeps(runs).front(), runs).validity.start_order.empty());
+    runs[2].meta.started_at.clear();
+    CHECK(analyze_sweep(find_sweeps(runs).front(), runs).validity.start_order.empty());
+}
+
+// c=2 of c=1, 2, 4, 8 sent 50 requests (≤ 100): tiny; three sound levels remain, so it is kept out.
+// When every level is tiny, none is.
+TEST_CASE("a tiny level is kept out of the knees while three sound levels remain", "[validity]") {
+    std::vector<run_stats> runs;
+    for (int c : {1, 2, 4, 8})
+        runs.push_back(reported_run("t-c" + std::to_string(c), {{"concurrency", c}},
+                                    {{"requests", c == 2 ? 50.0 : 1000.0, "requests"}, {"duration", 100, "s"},
+                                     {"rps", 2.0 * c, "req/s"}}));
+    const auto a = analyze_sweep(find_sweeps(runs).front(), runs);
+    CHECK(a.rows[1].excluded);
+    CHECK(has(a.findings, "c=2 has too few requests or seconds to hold its load, so it is kept out of the knees and the "
+                          "SLO capacity."));
+    for (auto& r : runs) r.meta.reported[0].value = 50;
+    const auto all = analyze_sweep(find_sweeps(runs).front(), runs);
+    for (const auto& row : all.rows) CHECK_FALSE(row.excluded);
+}
+
+// ---- the summary --------------------------------------------------------------------------------
+
+// Item 5: vLLM summaries at request_rate 1, 2, 4, 8 (1000 requests each, every one ok), no
+// throughput knee worth the name: rps 1, 2, 3.9, 7.6 rises by ln 2, ln 1.95, ln 1.949 per step
+// (no jump, no bend: monotone). Growth: the first level within 10 % of the 7.6 peak (6.84) is the
+// last, so still rising, 7.6 / 3.9 − 1 = +95 % over rate 4. e2e p99 2.0, 2.1, 2.3, 3.0: normalised
+// (0, .1, .3, 1) at x (0, 1/7, 3/7, 1); reflected and reversed (0, .7, .9, 1) minus x gives d = (0,
+// .557, .471, 0): the maximum at reversed index 1, whose threshold .557 − 1/3 = .224 the next d
+// stays above and the last falls below: the knee is x[−2] = rate 4 (2.30 s). Its curve bends on
+// log–log axes (ln p99 at ln 4 lies .131 below the chord, .32 of the .406 range): a smooth
+// saturation, no caveat. At the top level e2e p99 3.00 s, TTFT p99 500 ms (1000 ok: p99 has 10
+// values beyond it, no dagger).
+TEST_CASE("a sweep of summaries without a throughput knee is still named, peaked, bounded and tailed", "[validity]") {
+    std::vector<run_stats> runs;
+    for (const auto& [rate, rps, p99] : {std::tuple{1, 1.0, 2.0}, {2, 2.0, 2.1}, {4, 3.9, 2.3}, {8, 7.6, 3.0}})
+        runs.push_back(reported_run("r" + std::to_string(rate), {{"request_rate", rate}},
+                                    {{"requests", 1000, "requests"}, {"ok", 1000, "requests"}, {"duration", 1000 / rps, "s"},
+                                     {"rps", rps, "req/s"}, {"e2e.p99", p99, "s"}, {"ttft.p99", 0.5, "s"}}));
+    const std::vector<sweep_analysis> sweeps{analyze_sweep(find_sweeps(runs).front(), runs)};
+    const auto texts = summary_texts(runs, sweeps);
+    REQUIRE_FALSE(texts.empty());
+    CHECK(texts.front() ==
+          "Sweep over request_rate 1, 2, 4 and 8: throughput peaks at 7.60 req/s at request_rate=8, still rising at the "
+          "top level (+95% over request_rate=4), so growth does not stop within the range; e2e p99 bends upward from "
+          "request_rate=4 (2.30 s); at request_rate=8 e2e p99 is 3.00 s and TTFT p99 500 ms.");
+}
+
+// Growth that stops: rps 2, 4, 7.5, 8, 7.9 at c=1…16 has no clean knee here once throughput's own
+// knee is left aside; the first level within 10 % of 8 (7.2) is c=4 and every later one stays.
+TEST_CASE("where growth stops without a knee: the first level within 10% of the peak", "[validity]") {
+    std::vector<run_stats> runs;
+    for (const auto& [c, rps] : {std::tuple{1, 2.0}, {2, 4.0}, {4, 7.5}, {8, 8.0}, {16, 7.9}})
+        runs.push_back(reported_run("g" + std::to_string(c), {{"concurrency", c}},
+                                    {{"requests", 1000, "requests"}, {"duration", 1000 / rps, "s"}, {"rps", rps, "req/s"}}));
+    auto a = analyze_sweep(find_sweeps(runs).front(), runs);
+    for (auto& k : a.knees) k.caveat = "set aside for this test";
+    std::vector<const sweep_row*> rows;
+    for (const auto& row : a.rows) rows.push_back(&row);
+    CHECK(report::detail::growth_clause(a, rows, a.rows[3]) ==
+          ", growth stopping at c=4 (every level from there within 10% of the peak)");
+    // A fall at the top: 8 → 4 at c=16, 50 % below the peak.
+    a.rows[4].values[servestat::detail::column_index("rps")] = 4.0;
+    CHECK(report::detail::growth_clause(a, rows, a.rows[3]) ==
+          ", growth stopping at c=4, then falling to 4.00 req/s at c=16 (50% below the peak)");
+}
+
+} // namespace test_run_validity
