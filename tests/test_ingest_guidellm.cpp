@@ -583,6 +583,28 @@ TEST_CASE("without a last token, a first token after request_end is an input err
     CHECK_THAT(e.what(), Catch::Contains("before first_token_iteration"));
 }
 
+TEST_CASE("an end time that only informs may be out of order: noted and kept; one that is t_end refuses") {
+    // request_end_time (the listing's end) before the start places the request against GuideLLM's
+    // window only; with a last token, request_end only informs the latency note.
+    std::string record = ok_record();
+    record.replace(record.find(R"("request_end_time": 1003.5)"), std::string_view(R"("request_end_time": 1003.5)").size(),
+                   R"("request_end_time": 1000.9)");
+    const servestat::test::temp_file file(document(R"({"successful": [)" + ok_record() + "," + record + "]}"));
+    const run r = read_one(file.path());
+    CHECK(r.requests.size() == 2);
+    CHECK(*r.requests.row(1).t_end - *r.requests.row(1).t_sent == Approx(2.0)); // the last token, as before
+    CHECK(has_note(r, "1 request(s) have an end time out of order (first: "
+                      "benchmarks[0].requests.successful[1].request_end_time: request_end_time is before "
+                      "request_start_time)"));
+    // Without a last token request_end is t_end, which feeds e2e: refused, naming the field.
+    std::string no_last = ok_record();
+    no_last.replace(no_last.find(R"(, "last_token_iteration": 1003.0)"), std::string_view(R"(, "last_token_iteration": 1003.0)").size(), "");
+    no_last.replace(no_last.find(R"("request_end": 1003.5)"), std::string_view(R"("request_end": 1003.5)").size(),
+                    R"("request_end": 1000.9)");
+    const input_error e = error_of(document(R"({"errored": [], "successful": [)" + no_last + "]}"));
+    CHECK(e.field() == "benchmarks[0].requests.successful[0].info.timings.request_end");
+}
+
 TEST_CASE("a request whose end falls back to request_end says so in a note") {
     std::string record = ok_record();
     record.replace(record.find(R"(, "last_token_iteration": 1003.0)"), std::string_view(R"(, "last_token_iteration": 1003.0)").size(), "");

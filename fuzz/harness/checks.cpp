@@ -24,6 +24,7 @@
 #include <servestat/ingest/file_name_params.hpp> // params_from_file_name
 #include <servestat/ingest/prometheus_text.hpp> // parse_prometheus_text, scrape_difference
 #include <servestat/stats/run_stats.hpp>        // analyze
+#include <servestat/ingest/yaml_document.hpp>   // detail::parse_yaml_documents
 
 #include "internal.hpp"
 
@@ -374,6 +375,55 @@ int prometheus_text(const std::uint8_t* data, std::size_t size) {
             if (!valid_utf8(v.name)) violation(target, "reported name not UTF-8");
         const auto same = servestat::scrape_difference(after, after);
         if (same.restarted) violation(target, "a scrape compared with itself counts as a restart");
+    } catch (const servestat::input_error& e) {
+        if (e.file() != file) violation(target, std::string("input_error without the file name: ") + e.what());
+    } catch (...) {
+        escaped(target);
+    }
+    return 0;
+}
+
+// ---- YAML documents ---------------------------------------------------------------------------
+
+// Whether a value holds a non-finite number (.inf, .nan), which JSON text cannot carry back.
+bool has_non_finite(const nlohmann::json& v) {
+    if (v.is_number_float()) return !std::isfinite(v.get<double>());
+    if (v.is_structured())
+        for (const auto& item : v)
+            if (has_non_finite(item)) return true;
+    return false;
+}
+
+std::size_t depth_of(const nlohmann::json& v) {
+    std::size_t deepest = 0;
+    if (v.is_structured())
+        for (const auto& item : v) deepest = std::max(deepest, depth_of(item));
+    return v.is_structured() ? deepest + 1 : 0;
+}
+
+// A YAML stream becomes JSON values or one input_error naming the file; each value is nested no
+// deeper than max_json_depth, and one of valid UTF-8 with finite numbers survives JSON text unchanged
+// (the readers' JSON path and YAML path see the same value).
+int yaml_document(const std::uint8_t* data, std::size_t size) {
+    constexpr std::string_view target = "yaml_document";
+    if (size > max_input_bytes) return 0;
+    const std::string file = "report.yaml";
+    try {
+        const auto documents = servestat::detail::parse_yaml_documents(file, as_text(data, size));
+        if (documents.empty()) violation(target, "no document and no error");
+        for (const auto& d : documents) {
+            if (depth_of(d.value) > static_cast<std::size_t>(servestat::detail::max_json_depth))
+                violation(target, "a value nested deeper than max_json_depth");
+            if (d.place.line == 0) violation(target, "a document without its line");
+            if (has_non_finite(d.value)) continue;
+            std::string text;
+            try {
+                text = d.value.dump();
+            } catch (const nlohmann::json::type_error&) {
+                continue; // a string that is not UTF-8: YAML allows none either, but yaml-cpp passes it on
+            }
+            if (nlohmann::json::parse(text) != d.value) violation(target, "the value changed through JSON text");
+        }
     } catch (const servestat::input_error& e) {
         if (e.file() != file) violation(target, std::string("input_error without the file name: ") + e.what());
     } catch (...) {

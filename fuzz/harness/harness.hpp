@@ -35,6 +35,7 @@ int summary_file(const std::uint8_t* data, std::size_t size);
 int prometheus_text(const std::uint8_t* data, std::size_t size);
 int iso_time(const std::uint8_t* data, std::size_t size);
 int file_name_params(const std::uint8_t* data, std::size_t size);
+int yaml_document(const std::uint8_t* data, std::size_t size);
 
 // ---- expressions.cpp ---------------------------------------------------------------------------
 int mapping_spec(const std::uint8_t* data, std::size_t size);

@@ -260,6 +260,9 @@ struct guidellm_request {
     std::optional<std::int32_t> prompt_tokens, output_tokens, max_tokens, http_status;
     request_status status = request_status::ok;
     std::string error;
+    // The first out-of-order time of a field that only informs (the end of the HTTP exchange when
+    // the last token is known, the listing's end): kept, and named in a note, never a refusal.
+    std::string informs_out_of_order;
 };
 
 inline std::optional<double> guidellm_time(const nlohmann::json* object, std::string_view key,
@@ -302,6 +305,13 @@ inline std::optional<std::int32_t> guidellm_max_tokens(const nlohmann::json& rec
 inline void require_order(const json_place& place, const std::string& later_path, std::optional<double> later,
                           std::optional<double> earlier, const char* what) {
     if (later && earlier && *later < *earlier) place.fail(later_path, what);
+}
+
+// The same order for a time that feeds no statistic: noted on the request, not refused.
+inline void note_order(guidellm_request& r, const std::string& later_path, std::optional<double> later,
+                       std::optional<double> earlier, const char* what) {
+    if (later && earlier && *later < *earlier && r.informs_out_of_order.empty())
+        r.informs_out_of_order = later_path + ": " + what;
 }
 
 // An errored request's text gives its HTTP status (httpx's wording) or its kind (timeout, transport).
@@ -361,10 +371,15 @@ inline guidellm_request read_guidellm_request(const nlohmann::json& record, requ
         require_order(place, json_path(timings_path, "request_end"), r.end, r.first,
                       "request_end is before first_token_iteration (and there is no last_token_iteration)");
     require_order(place, last_path, r.last_token, r.start, "last_token_iteration is before request_start");
-    require_order(place, json_path(timings_path, "request_end"), r.end, r.start,
-                  "request_end is before request_start (negative latency)");
-    require_order(place, json_path(path, "request_end_time"), r.listed_end, r.start,
-                  "request_end_time is before request_start_time (negative latency)");
+    // request_end is t_end only without a last token; with one it informs GuideLLM's latency note.
+    if (r.last_token)
+        note_order(r, json_path(timings_path, "request_end"), r.end, r.start, "request_end is before request_start");
+    else
+        require_order(place, json_path(timings_path, "request_end"), r.end, r.start,
+                      "request_end is before request_start (negative latency)");
+    // request_end_time only places the request against GuideLLM's measurement window.
+    note_order(r, json_path(path, "request_end_time"), r.listed_end, r.start,
+               "request_end_time is before request_start_time");
     if (open_loop)
         require_order(place, json_path(path, "request_start_time"), r.start, r.targeted,
                       "request_start is before targeted_start (negative client queue time)");
@@ -421,8 +436,10 @@ inline guidellm_request read_guidellm_v02_request(const nlohmann::json& record, 
     require_order(place, first_path, r.first, r.start, "first_token_time is before start_time (negative TTFT)");
     require_order(place, last_path, r.last_token, r.first, "last_token_time is before first_token_time");
     require_order(place, last_path, r.last_token, r.start, "last_token_time is before start_time");
-    require_order(place, end_path, r.end, r.last_token, "end_time is before last_token_time");
-    require_order(place, end_path, r.end, r.start, "end_time is before start_time (negative latency)");
+    // end_time is t_end only without a last token; with one it informs GuideLLM's latency note.
+    note_order(r, end_path, r.end, r.last_token, "end_time is before last_token_time");
+    if (r.last_token) note_order(r, end_path, r.end, r.start, "end_time is before start_time");
+    else require_order(place, end_path, r.end, r.start, "end_time is before start_time (negative latency)");
     if (open_loop)
         require_order(place, json_path(path, "start_time"), r.start, r.targeted,
                       "start_time is before scheduler_info.targeted_start_time (negative client queue time)");
@@ -512,6 +529,21 @@ inline std::optional<double> guidellm_origin(const std::vector<guidellm_request>
 }
 
 // ---- notes ------------------------------------------------------------------------------------
+
+// Requests kept although a time that only informs is out of order (validation in proportion).
+inline void add_guidellm_informs_note(const std::vector<guidellm_request>& requests, run_metadata& meta) {
+    std::size_t n = 0;
+    const std::string* first = nullptr;
+    for (const auto& r : requests)
+        if (!r.informs_out_of_order.empty()) {
+            ++n;
+            if (!first) first = &r.informs_out_of_order;
+        }
+    if (n > 0)
+        meta.notes.push_back(std::to_string(n) + " request(s) have an end time out of order (first: " + *first +
+                             "); that time feeds none of servestat's statistics (t_end is the last token), so "
+                             "they are kept");
+}
 
 // Requests whose end had to be request_end (no last_token_iteration), so the clock note stays true.
 inline std::size_t ends_at_request_end(std::span<const guidellm_request> requests) {
@@ -653,6 +685,7 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
     }
 
     meta.notes.push_back(guidellm_clock_note);
+    add_guidellm_informs_note(listed.requests, meta);
     if (const auto n = ends_at_request_end(listed.requests); n > 0)
         meta.notes.push_back(std::to_string(n) + " request(s) lack last_token_iteration: their t_end is request_end, "
                              "which comes after the last token, so their e2e and decode are slightly long");
@@ -773,6 +806,7 @@ inline run read_guidellm_v02_benchmark(const std::filesystem::path& file, const 
 
     meta.notes.push_back(guidellm_v02_layout_note);
     meta.notes.push_back(guidellm_v02_clock_note);
+    add_guidellm_informs_note(listed.requests, meta);
     if (without_last_token > 0)
         meta.notes.push_back(std::to_string(without_last_token) + " successful request(s) have no last_token_time (-1): "
                              "their t_end is end_time, after the last token, so their e2e and decode are slightly long");
@@ -868,7 +902,10 @@ inline std::vector<run> read_guidellm(const std::filesystem::path& file, const r
     if (documents.size() > 1)
         throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
     const auto& [document, place] = documents.front();
-    return read_guidellm_report(file, document, place, options);
+    auto runs = read_guidellm_report(file, document, place, options);
+    for (auto& r : runs) // Python's NaN and Infinity, read by parse_json_documents
+        r.meta.notes.insert(r.meta.notes.end(), place.nonfinite_notes().begin(), place.nonfinite_notes().end());
+    return runs;
 }
 
 // A JSON object with "benchmarks" and GuideLLM's own markers (its 0.2 records are
