@@ -108,9 +108,18 @@ def test_inference_perf_configurations_in_folders():
     root = os.path.join(WORK, "inference-perf-demo")
     for config in ("vllm-baseline", "vllm-prefix-cache"):
         shutil.copytree(os.path.join(TEST_DATA, "inference_perf", "sweep"), os.path.join(root, config, "results"))
-    for name in os.listdir(os.path.join(root, "vllm-prefix-cache", "results")):  # not byte-identical copies
-        with open(os.path.join(root, "vllm-prefix-cache", "results", name), "a", encoding="utf-8") as f:
-            f.write("\n")
+    def slower(v):  # the second configuration measured other numbers at the same rates
+        if isinstance(v, dict):
+            return {k: x if "rate" in k else slower(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [slower(x) for x in v]
+        return v * 1.25 if isinstance(v, float) and v > 0 else v
+    for name in os.listdir(os.path.join(root, "vllm-prefix-cache", "results")):
+        path = os.path.join(root, "vllm-prefix-cache", "results", name)
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(slower(doc), f)
     data, stderr = stats_json(root)
     check(len(data["runs"]) >= 10, f"the stages of both configurations: {len(data['runs'])} runs, {stderr!r}")
     labels = [r["label"] for r in data["runs"]]
@@ -133,6 +142,19 @@ def test_phases_and_copies_are_one_run_and_warmup_is_never_data():
     check(len(data["runs"]) == 1, f"one run: {[r['source']['path'] for r in data['runs']]}")
     check("warm-up" in stderr and "profiling phase's copy" in stderr and "same bytes" in stderr,
           f"each passed over with its reason: {stderr!r}")
+
+
+def test_one_run_saved_twice_in_other_bytes_is_one_run():
+    header = '{"servestat":"log","version":1,"run":{"label":"tuned","params":{"concurrency":4}}}'
+    lines = ['{"id":"%d","t_sent":%d.0,"t_first":%d.25,"t_end":%d.5,"status":"ok","output_tokens":8}' % (i, i, i, i)
+             for i in range(5)]
+    spaced = [line.replace(",", ", ") for line in lines]
+    write(os.path.join(WORK, "twice", "run.jsonl"), "\n".join([header, *lines]) + "\n")
+    write(os.path.join(WORK, "twice", "export", "run-copy.jsonl"), "\n".join([header, *spaced]) + "\n")
+    data, stderr = stats_json(os.path.join(WORK, "twice"))
+    check(len(data["runs"]) == 1, f"one run: {[r['source']['path'] for r in data['runs']]}")
+    check("run.jsonl (the same run as export/run-copy.jsonl: same requests and values)" in stderr,
+          f"the copy is named: {stderr!r}")
 
 
 def test_a_name_that_disagrees_with_the_file_is_a_note():
@@ -163,5 +185,6 @@ sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,
                           test_result_files_named_by_tp_and_concurrency_in_model_folders,
                           test_inference_perf_configurations_in_folders,
                           test_phases_and_copies_are_one_run_and_warmup_is_never_data,
+                          test_one_run_saved_twice_in_other_bytes_is_one_run,
                           test_a_name_that_disagrees_with_the_file_is_a_note,
                           test_a_folder_of_folders_and_readme_reads]))

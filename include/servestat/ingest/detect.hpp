@@ -374,10 +374,27 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
     }
 }
 
+// What makes two runs one measurement saved twice (a GuideLLM report as JSON and as YAML): the same
+// format, model and parameters, the same requests (count, and sums of their send and end times to
+// the bit) and the same reported values.
+inline std::string run_fingerprint(const run& r) {
+    double sent = 0, end = 0;
+    const auto t_sent = r.requests.t_sent(), t_end = r.requests.t_end();
+    for (std::size_t i = 0; i < r.requests.size(); ++i) {
+        sent += t_sent[i];
+        end += t_end[i];
+    }
+    std::string out = fmt::format("{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, r.meta.model, r.meta.params.dump(),
+                                  r.requests.size(), sent, end, to_string(r.meta.kind));
+    for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);
+    return out;
+}
+
 // Every run of a directory argument and of its sub-folders, request runs first in path order, then
 // the summaries that no request run already merged as its reported values (a tool's summary beside
 // its request file, a whole-run report beside its stage reports: listing it again would double the
-// run). Files no format recognises, warm-up phases and the same measurement reached twice are
+// run). Files no format recognises, warm-up phases and the same measurement reached twice (the same
+// bytes, or the same run saved in two formats) are
 // listed in `o.listed`; a directory without any log is an error.
 template <class Consumer>
 void read_directory(const std::filesystem::path& dir, const load_options& o, Consumer&& consume) {
@@ -400,23 +417,27 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         logs.push_back({file, name_parts_below(dir, file)});
     }
     std::set<std::string> merged, used;
+    std::map<std::string, std::string> seen; // fingerprint → the file that gave it first
+    const auto use = [&](run&& r) {
+        const auto [at, first] = seen.try_emplace(run_fingerprint(r), r.meta.source.path);
+        if (!first && at->second != r.meta.source.path) {
+            listing.passed_over.push_back({r.meta.source.path, "the same run as " + std::filesystem::path(at->second).lexically_relative(dir).generic_string() + ": same requests and values"});
+            return;
+        }
+        used.insert(r.meta.source.path);
+        consume(std::move(r));
+    };
     std::vector<run> summaries;
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
         for (auto& r : runs) {
             for (const auto& path : r.meta.source.merged) merged.insert(same_file_key(path));
             if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
-            else {
-                used.insert(r.meta.source.path);
-                consume(std::move(r));
-            }
+            else use(std::move(r));
         }
     });
     if (logs.empty()) throw input_error(dir.string(), 0, "", "directory contains no recognised request logs");
     for (auto& r : summaries)
-        if (!merged.contains(same_file_key(r.meta.source.path))) {
-            used.insert(r.meta.source.path);
-            consume(std::move(r));
-        }
+        if (!merged.contains(same_file_key(r.meta.source.path))) use(std::move(r));
     listing.logs = used.size();
     for (const auto& file : unrecognised)
         if (!merged.contains(same_file_key(file))) listing.passed_over.push_back({file.string(), "no format recognises it"});
