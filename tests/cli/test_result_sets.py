@@ -126,6 +126,8 @@ def test_inference_perf_configurations_in_folders():
     check(len(set(labels)) == len(labels), f"every run named apart: {labels}")
     check(any("vllm-baseline" in label for label in labels) and any("vllm-prefix-cache" in label for label in labels),
           f"the configuration folders name the runs: {labels}")
+    groups = [s["group"] for s in data["sweeps"]]
+    check(groups == ["vllm-baseline/", "vllm-prefix-cache/"], f"one curve per configuration folder: {groups}")
 
 
 def test_phases_and_copies_are_one_run_and_warmup_is_never_data():

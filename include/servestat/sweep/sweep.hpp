@@ -205,10 +205,31 @@ inline std::string param_text(const std::string& name, const nlohmann::json& v) 
     return name == "label" ? value : name + "=" + value;
 }
 
+// The folder that sets a run's curve apart: the first folder of its path where the runs' folders
+// differ ("vllm-baseline" of vllm-baseline/results/), past any a tool names every run alike.
+inline std::string folder_name(const run_stats& r, std::span<const run_stats> runs) {
+    const auto parts = [](const run_stats& x) {
+        std::vector<std::string> out;
+        for (const auto& p : std::filesystem::path(folder_of(x))) out.push_back(p.string());
+        return out;
+    };
+    const auto mine = parts(r);
+    std::size_t lead = mine.size();
+    for (const auto& other : runs) {
+        const auto theirs = parts(other);
+        std::size_t same = 0;
+        while (same < mine.size() && same < theirs.size() && mine[same] == theirs[same]) ++same;
+        if (same < mine.size() || theirs.size() > mine.size()) lead = std::min(lead, same);
+    }
+    for (std::size_t k = lead; k < mine.size(); ++k)
+        if (!is_generic_run_name(mine[k])) return mine[k];
+    return std::filesystem::path(folder_of(r)).filename().string();
+}
+
 inline std::string group_name(const run_stats& r, const std::string& param, const std::set<std::string>& varying,
                               std::span<const std::string> covarying, bool by_folder, std::span<const run_stats> runs) {
     std::string out;
-    if (by_folder) out = std::filesystem::path(folder_of(r)).filename().string() + "/";
+    if (by_folder) out = folder_name(r, runs) + "/";
     for (const auto& [name, value] : distinguishing_metadata(r, runs))
         out.append(out.empty() ? "" : ", ").append(name).append("=").append(value);
     for (const auto& name : varying) {
