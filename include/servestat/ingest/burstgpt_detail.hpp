@@ -210,6 +210,9 @@ inline std::vector<run> read_burstgpt_detail(const std::filesystem::path& file, 
 
     std::vector<run> runs;
     runs.push_back(burstgpt_run(file, entries));
+    // Python's NaN and Infinity, read by parse_json_documents, named in the notes.
+    runs.back().meta.notes.insert(runs.back().meta.notes.end(), place.nonfinite_notes().begin(),
+                                  place.nonfinite_notes().end());
     runs.back().skipped = std::move(skipped);
     return runs;
 }

@@ -473,6 +473,9 @@ inline std::vector<run> read_genai_perf(const std::filesystem::path& file, const
     for (std::size_t i = 0; i < experiments.size(); ++i) {
         runs.push_back(read_genai_experiment(experiments[i], place, json_path("experiments", i), options, facts));
         runs.back().meta.source = {file.string(), std::string(genai_perf_name)};
+        // Python's NaN and Infinity, read by parse_json_documents, named in the notes.
+        runs.back().meta.notes.insert(runs.back().meta.notes.end(), place.nonfinite_notes().begin(),
+                                      place.nonfinite_notes().end());
     }
     return runs;
 }
