@@ -165,7 +165,7 @@ inline std::string shape_phrase(const curve_shape& f) {
 // `inner` gives the form that sits inside parentheses ("concurrency 1 to 64, 8 levels").
 inline std::string sweep_range(const sweep_analysis& a, bool inner = false) {
     std::vector<std::string> loads;
-    for (const auto& row : a.rows) loads.push_back(servestat::detail::load_text(row.load));
+    for (const auto& row : a.rows) loads.push_back(std::isinf(row.load) ? "∞" : servestat::detail::load_text(row.load));
     if (loads.empty()) return a.curve.param;
     if (loads.size() > 4)
         return fmt::format(fmt::runtime(inner ? "{} {} to {}, {} levels" : "{} {} to {} ({} levels)"), a.curve.param,
@@ -479,7 +479,13 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         if (!sweeps[i].validity.start_order.empty())
             out.push_back({9.1, prefix + servestat::detail::order_finding(sweeps[i]), true});
     }
-    std::vector<std::string> early, tiny, failing;
+    struct early_run {
+        std::string who;
+        early_end end;
+        bool time;
+    };
+    std::vector<early_run> early;
+    std::vector<std::string> tiny, failing;
     std::vector<double> tiny_requests, tiny_seconds;
     std::size_t tiny_runs = 0, measured = 0;
     const servestat::validity_options limits;
@@ -489,19 +495,18 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         if (r.meta.kind != run_kind::arrivals && !(r.meta.kind == run_kind::requests && r.requests == 0)) ++measured;
         const std::string who = validity_name(sweeps, i, r);
         // The time it ran, else the requests it sent, against what it was configured for.
-        if (const auto& e = v.ended_early_time)
-            early.push_back(fmt::format("{} after {:.0f} s of {} {:.0f} s", who, e->measured, e->param, e->configured));
-        else if (const auto& n = v.ended_early_count)
-            early.push_back(fmt::format("{} after {} of {} {} requests", who, count_text(n->measured), n->param,
-                                        count_text(n->configured)));
+        if (v.ended_early_time) early.push_back({who, *v.ended_early_time, true});
+        else if (v.ended_early_count) early.push_back({who, *v.ended_early_count, false});
         // A run already told to be short for its concurrency (short_runs_sentence) is not told again.
         if (v.tiny && !short_for_concurrency(r)) {
             ++tiny_runs;
-            std::string what = who;
+            std::string detail;
             if (v.tiny->requests && v.tiny->seconds)
-                what += fmt::format(" ({} requests in {})", count_text(*v.tiny->requests), format_seconds(*v.tiny->seconds));
-            else if (v.tiny->requests) what += fmt::format(" ({} requests)", count_text(*v.tiny->requests));
-            else if (v.tiny->seconds) what += fmt::format(" ({})", format_seconds(*v.tiny->seconds));
+                detail = fmt::format("{} requests in {}", count_text(*v.tiny->requests), format_seconds(*v.tiny->seconds));
+            else if (v.tiny->requests) detail = fmt::format("{} requests", count_text(*v.tiny->requests));
+            else if (v.tiny->seconds) detail = format_seconds(*v.tiny->seconds);
+            // "c=40 (run f, 96 requests in 402 s)", "bad-c64 (200 requests in 1.82 s)".
+            std::string what = who.ends_with(")") ? who.substr(0, who.size() - 1) + ", " + detail + ")" : who + " (" + detail + ")";
             tiny.push_back(std::move(what));
             if (v.tiny->requests) tiny_requests.push_back(*v.tiny->requests);
             if (v.tiny->seconds) tiny_seconds.push_back(*v.tiny->seconds);
@@ -510,9 +515,10 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
             told[i] = true;
             const auto& e = *v.errors;
             std::string kinds;
-            if (e.context_overflows == e.failed) kinds = ", all context overflows";
+            if (e.context_overflows == e.failed) kinds = e.failed == 1 ? ", a context overflow" : ", all context overflows";
+            else if (e.context_overflows == 1) kinds = ", 1 of them a context overflow";
             else if (e.context_overflows > 0) kinds = fmt::format(", {} of them context overflows", count_text(e.context_overflows));
-            failing.push_back(fmt::format("{} {} of {} ({}{})", who, count_text(e.failed), count_text(e.requests),
+            failing.push_back(fmt::format("{} ({} of {}: {}{})", who, count_text(e.failed), count_text(e.requests),
                                           format_share(e.share()), kinds));
         }
     }
@@ -522,11 +528,29 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
                                         failing.size() == 1 ? "one run" : fmt::format("{} runs", failing.size()),
                                         name_list(failing), failing.size() == 1 ? "its" : "their"),
                         true});
-    if (!early.empty())
-        out.push_back({9.2, fmt::format("Ended well before {} configured length: {}; {} numbers cover only the part that ran.",
-                                        early.size() == 1 ? "its" : "their", name_list(early),
-                                        early.size() == 1 ? "its" : "their"),
-                        true});
+    if (!early.empty()) {
+        // "c=16 after 1235 s and c=40 after 402 s of the configured 1800 s (benchmark_duration)" when
+        // they share one setting; else each with its own.
+        bool shared = true;
+        for (const auto& e : early)
+            shared = shared && e.time == early.front().time && e.end.param == early.front().end.param &&
+                     e.end.configured == early.front().end.configured;
+        auto amount = [](const early_run& e, double v) { return e.time ? fmt::format("{:.0f} s", v) : count_text(v) + " requests"; };
+        std::vector<std::string> parts;
+        for (const auto& e : early)
+            parts.push_back(shared ? fmt::format("{} after {}", e.who, e.time ? amount(e, e.end.measured) : count_text(e.end.measured))
+                                   : fmt::format("{} after {} of its configured {} ({})", e.who,
+                                                 e.time ? amount(e, e.end.measured) : count_text(e.end.measured),
+                                                 amount(e, e.end.configured), e.end.param));
+        const early_run& f = early.front();
+        out.push_back({9.2,
+                       fmt::format("Ended well before {} configured length: {}{}; {} numbers cover only the part that ran.",
+                                   early.size() == 1 ? "its" : "their", name_list(parts),
+                                   shared ? fmt::format(" of the configured {} ({})", amount(f, f.end.configured), f.end.param)
+                                          : std::string(),
+                                   early.size() == 1 ? "its" : "their"),
+                       true});
+    }
     if (!tiny.empty()) {
         // Levels kept out of a sweep's knees for it are named (the sweep's finding says the same).
         std::vector<double> kept_out;

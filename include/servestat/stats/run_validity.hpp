@@ -5,6 +5,7 @@
 // duration, levels run out of order) are in sweep/sweep_analysis.hpp. docs/sweeps.md#run-validity.
 #pragma once
 
+#include <algorithm>   // std::max
 #include <cstddef>     // std::size_t
 #include <initializer_list> // std::initializer_list
 #include <optional>    // std::optional
@@ -21,8 +22,11 @@ namespace servestat {
 struct validity_options {
     double early_duration_share = 0.8; // measured span below this share of the configured duration
     double early_count_share = 0.9;    // requests below this share of the configured count
-    double tiny_requests = 100;        // a run of at most this many requests is tiny
-    double tiny_seconds = 10;          // and so is one that lasted less than this
+    // A run is tiny with fewer requests than this many rounds of its concurrency (a closed loop
+    // of c clients), or than tiny_requests whatever its load, or a span under tiny_seconds.
+    double tiny_rounds = 5;
+    double tiny_requests = 20;
+    double tiny_seconds = 10;
     double error_share = 0.01;         // an error rate above this is told
 };
 
@@ -33,7 +37,9 @@ struct early_end {
     double configured = 0, measured = 0;
 };
 
-// A run too small to measure a steady load: its request count and span, where known.
+// A run too small to measure a steady load: its request count and span, where known. 100 requests
+// at concurrency 32 are three rounds of its clients, mostly ramp-up and drain; 66 requests over
+// 29 minutes at concurrency 1 are a steady, if short, measurement.
 struct tiny_run {
     std::optional<double> requests, seconds;
 };
@@ -123,7 +129,9 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
     if (const auto n = detail::configured_param(r.meta, {"num_prompts", "request_count", "max_requests"});
         n && requests && *requests < o.early_count_share * n->second)
         out.ended_early_count = early_end{n->first, n->second, *requests};
-    if ((requests && *requests <= o.tiny_requests) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
+    const auto c = detail::configured_param(r.meta, {"concurrency", "max_concurrency"});
+    const double fewest = std::max(o.tiny_requests, c ? o.tiny_rounds * c->second : 0.0);
+    if ((requests && *requests < fewest) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
     if (const auto e = run_errors(r); e && e->share() > o.error_share) out.errors = e;
     return out;
 }
