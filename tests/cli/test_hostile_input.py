@@ -235,8 +235,10 @@ def test_an_unreadable_file_or_directory_says_permission_denied():
     res = servestat("stats", os.path.join(d, "inner"), user=as_nobody)
     check(res.returncode == 3 and f"{os.path.join(d, 'inner')}: cannot read directory: permission denied" in res.stderr,
           f"locked directory: {res.returncode} {res.stderr!r}")
-    res = servestat("stats", d, user=as_nobody)  # the locked folder inside is not read: subfolders never are
+    res = servestat("stats", d, user=as_nobody)  # the locked folder inside is named and passed over
     check(res.returncode == 0 and "good.jsonl" in res.stdout, f"folder beside a locked one: {res.stderr!r}")
+    check(f"{os.path.join(d, 'inner')}: passed over: permission denied" in res.stderr,
+          f"the locked folder inside is named: {res.stderr!r}")
     shutil.copy(os.path.join(d, "good.jsonl"), os.path.join(d, "locked.jsonl"))
     os.chmod(os.path.join(d, "locked.jsonl"), 0)
     res = servestat("stats", d, user=as_nobody)

@@ -242,8 +242,9 @@ inline std::string same_file_key(const std::filesystem::path& path) {
 // A directory's regular files, in its sub-folders too, in natural order of their paths below it
 // (run-c2 before run-c16), hidden files and folders left out; symbolic links to folders are not
 // followed (no loops). An entry whose type cannot be told (a symbolic link in a loop or to
-// nothing) is passed to `warn` and left out; a directory that cannot be listed is an error naming
-// the reason ("permission denied"), never mistaken for one holding no logs.
+// nothing) or a sub-folder that cannot be listed is passed to `warn` and left out; the directory
+// itself unreadable is an error naming the reason ("permission denied"), never mistaken for one
+// holding no logs.
 template <class Warn>
 std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Warn&& warn) {
     namespace fs = std::filesystem;
@@ -257,6 +258,16 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
             continue;
         }
         std::error_code type_ec;
+        if (fs::is_directory(fs::symlink_status(path, type_ec))) {
+            // A sub-folder that cannot be listed is named and passed over; the rest is read.
+            std::error_code list_ec;
+            fs::directory_iterator probe(path, list_ec);
+            if (list_ec) {
+                warn(path.string() + ": passed over: " + reason_text(list_ec));
+                it.disable_recursion_pending();
+            }
+            continue;
+        }
         const bool regular = it->is_regular_file(type_ec);
         if (type_ec) {
             std::error_code link_ec;
