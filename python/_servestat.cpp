@@ -63,9 +63,12 @@ std::vector<py_run> read_runs(const std::vector<std::string>& paths, const std::
     a.ok_if = ok_if;
     a.skip_bad = skip_bad;
     a.threads = threads;
-    std::vector<py_run> out;
+    std::vector<run> runs;
     py::gil_scoped_release unlocked;
-    cli::for_each_input_run(a, [&](run&& r) { out.push_back({std::make_shared<const run>(std::move(r))}); });
+    cli::for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
+    cli::name_inputs_apart(runs); // as the CLI names them
+    std::vector<py_run> out;
+    for (auto& r : runs) out.push_back({std::make_shared<const run>(std::move(r))});
     return out;
 }
 

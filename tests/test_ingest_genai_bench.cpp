@@ -17,6 +17,8 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
+namespace test_ingest_genai_bench { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 using servestat::test::has_note;
 using servestat::test::read_one;
@@ -180,3 +182,5 @@ TEST_CASE("a NaN in a record refuses that record only (named); NaN in an aggrega
     CHECK_FALSE(reported(r, "genai_bench.e2e.stddev"));
     CHECK(has_note(r, "NaN in field aggregated_metrics.stats.e2e_latency.stddev read as missing"));
 }
+
+} // namespace test_ingest_genai_bench

@@ -19,6 +19,8 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK, Approx
 #include <nlohmann/json.hpp> // nlohmann::json
 
+namespace test_ingest_sglang { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 using servestat::test::file_head;
 using servestat::test::has_note;
@@ -225,3 +227,5 @@ TEST_CASE("a NaN statistic (nothing measured) is read as missing with a note, no
     CHECK(reported(r, "ttft.p50"));
     CHECK(has_note(r, "NaN in field mean_ttft_ms read as missing"));
 }
+
+} // namespace test_ingest_sglang

@@ -18,6 +18,8 @@
 #include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK
 #include <nlohmann/json.hpp> // nlohmann::json
 
+namespace test_nonfinite_json { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 using servestat::test::has_note;
 
@@ -133,3 +135,5 @@ TEST_CASE("BurstGPT's detail log: a NaN in an informative field is missing with 
     REQUIRE(runs.size() == 1);
     CHECK(has_note(runs.front(), "NaN in field 10.GPU_utilization read as missing"));
 }
+
+} // namespace test_nonfinite_json

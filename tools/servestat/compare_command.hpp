@@ -107,6 +107,7 @@ inline std::vector<run> read_side(const compare_args& a, const std::string& inpu
     side.logs = {input};
     std::vector<run> runs;
     for_each_input_run(side, [&](run&& r) { runs.push_back(std::move(r)); });
+    name_inputs_apart(runs); // both sides by one rule, so runs pair by label across folders alike
     return runs;
 }
 
