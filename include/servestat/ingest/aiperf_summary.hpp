@@ -432,6 +432,8 @@ inline aiperf_summary_info read_aiperf_summary_document(const json_document& doc
                                                                               cancelled->get<bool>())
         out.notes.push_back("AIPerf reports that the benchmark was cancelled before it finished.");
     out.start_time = nvidia_optional_string(doc.value, "start_time", place, "").value_or("");
+    // Python's NaN and Infinity, read by parse_json_documents, named in the notes.
+    out.notes.insert(out.notes.end(), place.nonfinite_notes().begin(), place.nonfinite_notes().end());
     return out;
 }
 
