@@ -636,6 +636,9 @@ inline int sniff_aiperf_summary(std::string_view head) {
     const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
     if (has("\"records\"") && has("\"tag\"") && has("\"header\"")) return has("\"avg\"") ? 100 : 80;
     if (has("\"aggregation_type\"") || has("\"series\"") || has("\"per_combination_metrics\"")) return 0;
+    // profile_export_aiperf_timeslices.json holds the same metric blocks once per time slice (1 s):
+    // no run, so never claimed (a short run's file has input_config's model_names in its head).
+    if (has("\"timeslices\"")) return 0;
     const bool metric = has("\"unit\"") && has("\"avg\"") &&
                         (has("\"request_latency\"") || has("\"request_count\"") || has("\"request_throughput\"") ||
                          has("\"time_to_first_token\"") || has("\"benchmark_duration\""));

@@ -36,6 +36,7 @@
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
 #include "servestat/ingest/input_file.hpp"        // read_input_head, utf8_bom
 #include "servestat/ingest/inference_perf.hpp"    // inference_perf_format
+#include "servestat/ingest/inferencex_result.hpp" // inferencex_result_format
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
 #include "servestat/ingest/map_suggestion.hpp"    // describe_unrecognised_table
@@ -60,7 +61,7 @@ inline constexpr std::array builtin_formats{
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
     &aiperf_summary_csv_format, &aiperf_multi_run_format, &aiperf_report_v2_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
     &sweep_csv_format,       &inference_perf_format,    &llmd_benchmark_report_format, &sglang_bench_serving_format,
-    &genai_bench_format};
+    &genai_bench_format,     &inferencex_result_format};
 
 inline std::string format_names() {
     std::string names;
