@@ -153,6 +153,16 @@ TEST_CASE("Hostile YAML: deep nesting and alias bombs are refused, not followed"
     CHECK(!yaml_error("a: &a [*a]\n").reason().empty());
 }
 
+TEST_CASE("A token that can start no YAML value ends the read with an error, not an endless stream", "[yaml][fuzz]") {
+    // Found by fuzz_yaml_document: yaml-cpp 0.7 yields an empty document for a stray ',' or ']'
+    // without moving past it, so YAML::LoadAll ran forever.
+    for (const std::string_view text : {",  2]\n;:complex kex ey\n", "a: 1\n]\n", "]"}) {
+        INFO(text);
+        const auto e = yaml_error(text);
+        CHECK(e.reason().starts_with("malformed YAML"));
+    }
+}
+
 TEST_CASE("An error a reader raises on a YAML document moves to the line of the field it names", "[yaml]") {
     const auto doc = parse_yaml_document("r.yaml", "version: 1\nbenchmarks:\n- id: 1\n  timings:\n    start: 5\n"
                                                    "    p99.9: 2\n- id: 2\n");

@@ -13,6 +13,7 @@
 #include <filesystem>   // std::filesystem::path
 #include <limits>       // std::numeric_limits
 #include <optional>     // std::optional
+#include <sstream>      // std::istringstream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <system_error> // std::errc
@@ -20,7 +21,8 @@
 #include <vector>       // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
-#include <yaml-cpp/yaml.h>   // YAML::Load, YAML::Node, YAML::ParserException
+#include <yaml-cpp/eventhandler.h> // YAML::EventHandler, YAML::anchor_t
+#include <yaml-cpp/yaml.h>         // YAML::LoadAll, YAML::Node, YAML::Parser, YAML::ParserException
 
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/ingest/json_document.hpp" // json_place, max_json_depth, json_path
@@ -283,6 +285,41 @@ inline std::size_t yaml_max_values(std::size_t text_bytes) { return 4 * text_byt
     throw input_error(file, line, "", reason.append(": ").append(e.msg));
 }
 
+// Counts the documents a YAML stream's parser yields, and where the last one starts.
+class yaml_document_counter : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark& mark) override { last_ = mark; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { last_ = mark; }
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+    std::size_t line() const { return last_.line < 0 ? 0 : static_cast<std::size_t>(last_.line) + 1; }
+
+private:
+    YAML::Mark last_ = YAML::Mark::null_mark();
+};
+
+// More documents than any report stream holds. yaml-cpp 0.7 yields an empty document for a token
+// that cannot start one (a stray `]` or `,`) without moving past it, so YAML::LoadAll never ends on
+// such a stream (found by fuzzing): the documents are counted first, and a stream over the limit is
+// malformed.
+inline constexpr std::size_t max_yaml_documents = 1000;
+
+inline void require_finite_yaml_stream(const std::string& file, const std::string& text) {
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    yaml_document_counter counter;
+    for (std::size_t documents = 0; parser.HandleNextDocument(counter);)
+        if (++documents > max_yaml_documents)
+            throw input_error(file, counter.line(), "",
+                              "malformed YAML: more than " + std::to_string(max_yaml_documents) +
+                                  " documents (a token that can start no YAML value, such as a stray ']' or ',')");
+}
+
 // The documents of a YAML stream (one per `---`), empty ones left out (a stream that ends with
 // `---` has an empty last document). yaml-cpp's parser refuses nesting past its own depth limit
 // (2000) before any recursion could exhaust the stack; the conversion refuses max_json_depth.
@@ -292,7 +329,9 @@ inline std::vector<yaml_document> parse_yaml_documents(const std::filesystem::pa
     const std::string name = file.string();
     std::vector<YAML::Node> nodes;
     try {
-        nodes = YAML::LoadAll(std::string(text));
+        const std::string whole(text);
+        require_finite_yaml_stream(name, whole);
+        nodes = YAML::LoadAll(whole);
     } catch (const YAML::Exception& e) {
         throw_yaml_parse_error(name, e);
     } catch (const std::exception& e) { // bad_alloc aside, yaml-cpp throws only its own exceptions
