@@ -386,9 +386,9 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
     }
 }
 
-// What makes two runs one measurement saved twice (a GuideLLM report as JSON and as YAML): the same
-// format, model and parameters, the same requests (count, and sums of their send and end times to
-// the bit) and the same reported values.
+// What makes two runs one measurement saved twice (a GuideLLM report as benchmarks.json and as
+// benchmarks.yaml): the same format, label, model and parameters, the same requests (count, and
+// sums of their send and end times to the bit) and the same reported values.
 inline std::string run_fingerprint(const run& r) {
     double sent = 0, end = 0;
     const auto t_sent = r.requests.t_sent(), t_end = r.requests.t_end();
@@ -396,8 +396,8 @@ inline std::string run_fingerprint(const run& r) {
         sent += t_sent[i];
         end += t_end[i];
     }
-    std::string out = fmt::format("{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, r.meta.model, r.meta.params.dump(),
-                                  r.requests.size(), sent, end, to_string(r.meta.kind));
+    std::string out = fmt::format("{}|{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, r.meta.label, r.meta.model,
+                                  r.meta.params.dump(), r.requests.size(), sent, end, to_string(r.meta.kind));
     for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);
     return out;
 }
