@@ -140,10 +140,16 @@ def test_phases_and_copies_are_one_run_and_warmup_is_never_data():
         os.makedirs(os.path.join(root, sub), exist_ok=True)
         shutil.copy(src, os.path.join(root, sub, "profile_export.jsonl"))
     shutil.copy(src, os.path.join(root, "copy-of-export.jsonl"))
+    # A v2 report beside them: recognised, not read, and no reason to refuse the folder.
+    write(os.path.join(root, "aiperf_report.json"),
+          '{"schema_version": "2.0", "aiperf_version": "0.13.0", "metrics": {"ttft": {"series": []}}}\n')
     data, stderr = stats_json(root)
     check(len(data["runs"]) == 1, f"one run: {[r['source']['path'] for r in data['runs']]}")
     check("warm-up" in stderr and "profiling phase's copy" in stderr and "same bytes" in stderr,
           f"each passed over with its reason: {stderr!r}")
+    check("aiperf_report.json (AIPerf's v2 native report" in stderr, f"the v2 report passed over with why: {stderr!r}")
+    alone = servestat("stats", os.path.join(root, "aiperf_report.json"))
+    check(alone.returncode == 3 and "v2 native report" in alone.stderr, f"named alone it is an error: {alone.stderr!r}")
 
 
 def test_one_run_saved_twice_in_other_bytes_is_one_run():
@@ -182,6 +188,27 @@ def test_a_folder_of_folders_and_readme_reads():
     check("read 3 logs; passed over 1 file" in stderr and "README.md" in stderr, f"one note: {stderr!r}")
 
 
+def test_inferencex_results_folder_is_one_concurrency_sweep():
+    # tests/data/inferencex (README.md): the harness's per-run results of ten levels, and a folder
+    # holding both the per-run files and agg_bmk.json, the list of the same records.
+    data, stderr = stats_json(os.path.join(TEST_DATA, "inferencex", "kimik2.5-b200-lmcache-tp4"))
+    levels = [1, 2, 4, 8, 16, 32, 40, 48, 56, 64]
+    runs = data["runs"]
+    check(sorted(r["label"] for r in runs) == sorted(f"c={c}" for c in levels), f"named by concurrency: {[r['label'] for r in runs]}")
+    check(all(r["source"]["format"] == "inferencex-result" for r in runs), "read as inferencex-result")
+    sweeps = data["sweeps"]
+    check(len(sweeps) == 1, f"one sweep: {[s['group'] for s in sweeps]}")
+    if sweeps:
+        check(sweeps[0]["param"] == "concurrency" and [p["load"] for p in sweeps[0]["points"]] == levels,
+              f"over concurrency in load order: {sweeps[0]}")
+    c8 = [r for r in runs if r["label"] == "c=8"]
+    reported = {v["name"]: v["value"] for v in c8[0].get("reported", [])} if c8 else {}
+    check(reported.get("output_tps") == 198.56654043104038, f"c=8 output tok/s as the file has it: {reported.get('output_tps')}")
+    data, stderr = stats_json(os.path.join(TEST_DATA, "inferencex", "glm5.1-mi355x-sglang-hicache"))
+    check(len(data["runs"]) == 12, f"twelve runs, not 24: {len(data['runs'])}")
+    check("agg_bmk.json" in stderr and "the same run as" in stderr, f"the list is named as the same runs: {stderr!r}")
+
+
 sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,
                           test_appended_vllm_diagonal_is_a_sweep_not_a_grid,
                           test_result_files_named_by_tp_and_concurrency_in_model_folders,
@@ -189,4 +216,5 @@ sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,
                           test_phases_and_copies_are_one_run_and_warmup_is_never_data,
                           test_one_run_saved_twice_in_other_bytes_is_one_run,
                           test_a_name_that_disagrees_with_the_file_is_a_note,
-                          test_a_folder_of_folders_and_readme_reads]))
+                          test_a_folder_of_folders_and_readme_reads,
+                          test_inferencex_results_folder_is_one_concurrency_sweep]))
