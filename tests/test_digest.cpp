@@ -55,6 +55,20 @@ TEST_CASE("the summary keeps the five heaviest sentences, heaviest first and equ
     CHECK(v[4]["text"] == "s1");
 }
 
+// Caveats on run validity are shown beside the five, in weight order: eight sentences of which two
+// are caveats (weights 1.5 and 0.5) give the five heaviest others and both caveats.
+TEST_CASE("the summary shows every caveat beside the five heaviest sentences", "[digest]") {
+    std::vector<summary_sentence> s;
+    for (int i = 0; i < 6; ++i) s.push_back({static_cast<double>(10 - i), "s" + std::to_string(i)});
+    s.push_back({1.5, "caveat a", true});
+    s.push_back({0.5, "caveat b", true});
+    const json v = summary_view(s);
+    REQUIRE(v.size() == 7);
+    CHECK(v[4]["text"] == "s4");
+    CHECK(v[5]["text"] == "caveat a");
+    CHECK(v[6]["text"] == "caveat b");
+}
+
 TEST_CASE("the KPI table gives a run, then its short and long prompts, with SLO verdicts", "[digest]") {
     stats_options o;
     o.summary.percentiles = {50, 95, 99};

@@ -42,7 +42,7 @@ def summary_near_top(md, name, sentences_at_most=5):
         if line.startswith("- "):
             bullets.append(line)
     # Caveats on run validity (docs/sweeps.md#run-validity) are shown beside the five, never instead of them.
-    caveats = [b for b in bullets if re.match(r"- (Too short to hold|Every run \(\d+\) is too short|\d+ runs are too short|"
+    caveats = [b for b in bullets if re.match(r"- (Short runs:|Every run \(\d+\) is short|\d+ runs are short|"
                                                r"More than 1% of requests failed|Ended well before|The levels were not run)", b)]
     caveats += [b for b in bullets if b not in caveats and "a few slow requests set the run's duration" in b]
     others = len(bullets) - len(caveats)

@@ -123,14 +123,28 @@ def test_early_end_is_told():
 
 
 def test_tiny_run_is_told():
-    """100 requests at c=32 of 0.5 s: ceil(100/32) = 4 rounds, 2.00 s; fewer than 5 * 32 and under 10 s.
-    (100 >= 2 * 32, so the run is not 'short for its concurrency' as well.)"""
+    """100 requests at c=32 of 0.5 s: ceil(100/32) = 4 rounds, 2.00 s: at most 100 requests, and under
+    10 s. (100 >= 2 * 32, so the run is not 'short for its concurrency' as well.)"""
     folder = os.path.join(WORK, "tiny")
     write_log(folder, "tiny-c32", {"concurrency": 32}, 100, 32, 0.5)
     _, md = report("tiny", folder)
-    want = ("Too short to hold a steady load: tiny-c32 (100 requests in 2.00 s): ramp-up and drain weigh on their "
-            "throughput, and a handful of requests sets each tail.")
+    want = ("Short runs: tiny-c32 (100 requests in 2.00 s); tails from so few requests, and rates from a few seconds of "
+            "ramp-up and drain, may not repeat.")
     check(want in summary_of(md), f"tiny run told: {summary_of(md)}")
+
+
+def test_level_that_never_held_its_load_is_kept_out():
+    """c=1, 2, 4 with 200 requests of 1 s; c=64 with 100 (fewer than 2 * 64): it never held its load
+    and is kept out of the knees; three sound levels remain."""
+    folder = os.path.join(WORK, "unsteady")
+    for c in (1, 2, 4):
+        write_log(folder, f"uns-c{c}", {"concurrency": c}, 200, c, 1.0)
+    write_log(folder, "uns-c64", {"concurrency": 64}, 100, 64, 1.0)
+    doc, md = report("unsteady", folder)
+    want = ("c=64 completed fewer than 2 × its concurrency in requests and never held its load, so it is kept out of "
+            "the knees and the SLO capacity.")
+    check(want in doc["sweeps"][0]["findings"], f"kept out, says the sweep: {doc['sweeps'][0]['findings']}")
+    check(want in summary_of(md), f"and the summary: {summary_of(md)}")
 
 
 def test_levels_out_of_order_are_told():
@@ -158,7 +172,7 @@ def test_error_rate_above_one_percent_is_told():
     want = ("More than 1% of requests failed in one run: err-c2 (3 of 100: 3.0%, 1 of them a context overflow); its "
             "latencies and throughput count the successful requests only.")
     check(want in summary_of(md), f"errors told: {summary_of(md)}")
-    check(not any("fine-c2 (" in s for s in summary_of(md)), "1% exactly is not above 1%")
+    check(not any("fine-c2 (1 of" in s for s in summary_of(md)), "1% exactly is not above 1%")
 
 
 def step_sweep(name, levels, rps):
@@ -209,8 +223,8 @@ def shared(*parts):
 
 def test_aiperf_inferencex_sweep():
     """The real AIPerf sweep (SOURCE.md): C=16/32/40/48 ended after 1234.945, 933.974, 401.753 and
-    1308.758 s of the configured 1800 s; the levels were not run in concurrency order; C=40 (96
-    requests, fewer than 5 x 40) is tiny and kept out of the knees."""
+    1308.758 s of the configured 1800 s; the levels were not run in concurrency order; C=1 (66
+    requests) and C=40 (96 requests) are short runs."""
     folder = shared("aiperf-inferencex-sweep-b200")
     if folder is None:
         print("skipped: ../shared/data is not beside the checkout")
@@ -228,8 +242,8 @@ def test_aiperf_inferencex_sweep():
     check("of the configured 1800 s (benchmark_duration)" in early, f"against 1800 s: {early}")
     check(not re.search(r"c=(1|2|4|8|56|64)\b[^,;]* after", early), f"the levels that ran their time are not named: {early}")
     check(any(s.startswith("The levels were not run in order of concurrency") for s in summary), f"order: {summary}")
-    tiny = next((s for s in summary if s.startswith("Too short")), "")
-    check("96 requests in 402 s" in tiny and "c=40 is kept out of the knees" in tiny, f"C=40 tiny, kept out: {tiny}")
+    tiny = next((s for s in summary if s.startswith("Short runs")), "")
+    check("66 requests in 1725 s" in tiny and "96 requests in 402 s" in tiny, f"C=1 and C=40 short: {tiny}")
 
 
 def test_sglang_result_lines_are_tiny():
@@ -245,7 +259,7 @@ def test_sglang_result_lines_are_tiny():
         return
     with open(os.path.join(WORK, "sglang", "report.md"), encoding="utf-8") as f:
         summary = summary_of(f.read())
-    tiny = next((s for s in summary if s.startswith("Too short")), "")
+    tiny = next((s for s in summary if s.startswith("Short runs")), "")
     check("100 requests in 4.36 s" in tiny and "100 requests in 1.96 s" in tiny, f"both runs tiny: {summary}")
 
 
@@ -253,6 +267,7 @@ if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_straggler_is_told_and_kept_out,
                               test_early_end_is_told,
                               test_tiny_run_is_told,
+                              test_level_that_never_held_its_load_is_kept_out,
                               test_levels_out_of_order_are_told,
                               test_error_rate_above_one_percent_is_told,
                               test_jumps_respect_the_load_step,

@@ -478,6 +478,8 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
             out.push_back({9.4, prefix + servestat::detail::straggler_finding(sweeps[i], st), true});
         if (!sweeps[i].validity.start_order.empty())
             out.push_back({9.1, prefix + servestat::detail::order_finding(sweeps[i]), true});
+        if (auto t = servestat::detail::unsteady_exclusion_finding(sweeps[i]); !t.empty())
+            out.push_back({9.0, prefix + t, true});
     }
     struct early_run {
         std::string who;
@@ -552,21 +554,9 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
                        true});
     }
     if (!tiny.empty()) {
-        // Levels kept out of a sweep's knees for it are named (the sweep's finding says the same).
-        std::vector<double> kept_out;
-        std::string kept_param;
-        for (const auto& a : sweeps)
-            for (const auto& row : a.rows)
-                if (row.excluded && row.excluded_because.starts_with("too few")) {
-                    kept_out.push_back(row.load);
-                    kept_param = a.curve.param;
-                }
-        const std::string consequence =
-            ": ramp-up and drain weigh on their throughput, and a handful of requests sets each tail" +
-            (kept_out.empty() ? std::string(".")
-                              : "; " + servestat::detail::format_loads(kept_param, kept_out) +
-                                    (kept_out.size() == 1 ? " is" : " are") + " kept out of the knees and the SLO capacity.");
-        if (tiny_runs > 4) {
+        const std::string consequence = "; tails from so few requests, and rates from a few seconds of ramp-up and drain, "
+                                        "may not repeat.";
+        if (tiny_runs > 4 || (tiny_runs > 1 && tiny_runs == measured)) { // many, or all: in one range
             auto range = [](std::vector<double> v, bool seconds) {
                 const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
                 auto text = [&](double x) { return seconds ? format_seconds(x) : count_text(x); };
@@ -575,13 +565,14 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
             std::string what;
             if (!tiny_requests.empty()) what = range(tiny_requests, false) + " requests";
             if (!tiny_seconds.empty()) what += (what.empty() ? "" : " in ") + range(tiny_seconds, true);
-            out.push_back({8.9, fmt::format("{} too short to hold a steady load ({}){}",
-                                            tiny_runs == measured ? fmt::format("Every run ({}) is", tiny_runs)
-                                                                  : fmt::format("{} runs are", tiny_runs),
-                                            what, consequence),
-                                true});
+            out.push_back({8.9,
+                           fmt::format("{} short ({}){}",
+                                       tiny_runs == measured ? fmt::format("Every run ({}) is", tiny_runs)
+                                                             : fmt::format("{} runs are", tiny_runs),
+                                       what, consequence),
+                           true});
         } else
-            out.push_back({8.9, fmt::format("Too short to hold a steady load: {}{}", name_list(tiny), consequence), true});
+            out.push_back({8.9, fmt::format("Short runs: {}{}", name_list(tiny), consequence), true});
     }
     return out;
 }

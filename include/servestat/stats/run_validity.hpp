@@ -5,7 +5,6 @@
 // duration, levels run out of order) are in sweep/sweep_analysis.hpp. docs/sweeps.md#run-validity.
 #pragma once
 
-#include <algorithm>   // std::max
 #include <cstddef>     // std::size_t
 #include <initializer_list> // std::initializer_list
 #include <optional>    // std::optional
@@ -22,11 +21,8 @@ namespace servestat {
 struct validity_options {
     double early_duration_share = 0.8; // measured span below this share of the configured duration
     double early_count_share = 0.9;    // requests below this share of the configured count
-    // A run is tiny with fewer requests than this many rounds of its concurrency (a closed loop
-    // of c clients), or than tiny_requests whatever its load, or a span under tiny_seconds.
-    double tiny_rounds = 5;
-    double tiny_requests = 20;
-    double tiny_seconds = 10;
+    double tiny_requests = 100; // a run of at most this many requests is tiny
+    double tiny_seconds = 10;   // and so is one that lasted less than this
     double error_share = 0.01;         // an error rate above this is told
 };
 
@@ -37,9 +33,8 @@ struct early_end {
     double configured = 0, measured = 0;
 };
 
-// A run too small to measure a steady load: its request count and span, where known. 100 requests
-// at concurrency 32 are three rounds of its clients, mostly ramp-up and drain; 66 requests over
-// 29 minutes at concurrency 1 are a steady, if short, measurement.
+// A run of only a few requests or seconds: its request count and span, where known. Its tails rest
+// on a handful of requests, and a few seconds are mostly ramp-up and drain.
 struct tiny_run {
     std::optional<double> requests, seconds;
 };
@@ -115,6 +110,17 @@ inline std::optional<error_rate> run_errors(const run_stats& r) {
     return error_rate{*failed, *requests, 0};
 }
 
+// A closed loop of c clients that completed fewer than 2 × c requests never held its load: its
+// numbers are ramp-up and drain (report/findings.hpp tells it as short_for_concurrency). The
+// successful requests as measured, else as reported; false when either is unknown.
+inline bool below_steady_state(const run_stats& r) {
+    const auto c = detail::configured_param(r.meta, {"concurrency", "max_concurrency"});
+    std::optional<double> ok;
+    if (detail::measured_requests(r)) ok = static_cast<double>(r.ok);
+    else ok = detail::reported_number(r.meta, "ok");
+    return c && ok && *ok < 2 * c->second;
+}
+
 // The per-run checks of issue 37 (docs/sweeps.md#run-validity). A workload trace (nothing
 // measured) and a run without requests are never flagged.
 inline run_validity check_run_validity(const run_stats& r, const validity_options& o = {}) {
@@ -129,9 +135,7 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
     if (const auto n = detail::configured_param(r.meta, {"num_prompts", "request_count", "max_requests"});
         n && requests && *requests < o.early_count_share * n->second)
         out.ended_early_count = early_end{n->first, n->second, *requests};
-    const auto c = detail::configured_param(r.meta, {"concurrency", "max_concurrency"});
-    const double fewest = std::max(o.tiny_requests, c ? o.tiny_rounds * c->second : 0.0);
-    if ((requests && *requests < fewest) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
+    if ((requests && *requests <= o.tiny_requests) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
     if (const auto e = run_errors(r); e && e->share() > o.error_share) out.errors = e;
     return out;
 }

@@ -514,22 +514,23 @@ inline std::vector<double> levels_out_of_order(const sweep_analysis& a, std::spa
     return out;
 }
 
-// The checks of every run of the sweep, the stragglers and the order of the levels; stragglers and
-// tiny levels are kept out of the knees and the SLO capacity (a tiny level only while three
-// levels that are not remain: a sweep of tiny runs is read as it is, with the warning).
+// The checks of every run of the sweep, the stragglers and the order of the levels. Stragglers are
+// kept out of the knees and the SLO capacity, and so are levels that never held their load (fewer
+// than 2 × c requests completed) while three levels that did remain: a sweep of such runs is read
+// as it is, with the warning.
 inline void check_validity(sweep_analysis& a, std::span<const run_stats> runs,
                            const std::vector<std::vector<const run_stats*>>& levels) {
-    std::vector<bool> tiny(a.rows.size(), false);
+    std::vector<bool> unsteady(a.rows.size(), false);
     for (std::size_t k = 0; k < a.curve.points.size(); ++k) {
         const auto& p = a.curve.points[k];
-        bool all_tiny = true;
+        bool all_unsteady = true;
         for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates) {
             if (i >= runs.size()) continue;
             run_validity v = check_run_validity(runs[i]);
-            all_tiny = all_tiny && v.tiny.has_value();
+            all_unsteady = all_unsteady && below_steady_state(runs[i]);
             if (v.ended_early() || v.tiny || v.errors) a.validity.runs.emplace_back(i, std::move(v));
         }
-        tiny[k] = all_tiny && !levels[k].empty();
+        unsteady[k] = all_unsteady && !levels[k].empty();
     }
     a.validity.stragglers = find_stragglers(a);
     a.validity.start_order = levels_out_of_order(a, runs);
@@ -540,12 +541,13 @@ inline void check_validity(sweep_analysis& a, std::span<const run_stats> runs,
                 row.excluded_because = "a few slow requests set its duration";
             }
     std::size_t sound = 0;
-    for (std::size_t k = 0; k < a.rows.size(); ++k) sound += !tiny[k] && !a.rows[k].excluded && std::isfinite(a.rows[k].load);
+    for (std::size_t k = 0; k < a.rows.size(); ++k)
+        sound += !unsteady[k] && !a.rows[k].excluded && std::isfinite(a.rows[k].load);
     if (sound >= 3)
         for (std::size_t k = 0; k < a.rows.size(); ++k)
-            if (tiny[k] && !a.rows[k].excluded) {
+            if (unsteady[k] && !a.rows[k].excluded) {
                 a.rows[k].excluded = true;
-                a.rows[k].excluded_because = "too few requests or seconds to hold its load";
+                a.rows[k].excluded_because = "fewer than 2 × its concurrency in requests completed";
             }
 }
 
@@ -582,21 +584,21 @@ inline std::string order_finding(const sweep_analysis& a) {
                        a.curve.param, format_loads(a.curve.param, early), format_loads(a.curve.param, order));
 }
 
-// Tiny levels kept out of the knees (stragglers say so in their own finding).
-inline std::string tiny_exclusion_finding(const sweep_analysis& a) {
+// Levels that never held their load, kept out of the knees (stragglers say so in their own finding).
+inline std::string unsteady_exclusion_finding(const sweep_analysis& a) {
     std::vector<double> loads;
     for (const auto& row : a.rows)
-        if (row.excluded && row.excluded_because.starts_with("too few")) loads.push_back(row.load);
+        if (row.excluded && row.excluded_because.starts_with("fewer than 2")) loads.push_back(row.load);
     if (loads.empty()) return {};
-    return fmt::format("{} {} too few requests or seconds to hold {} load, so {} kept out of the knees and the SLO "
-                       "capacity.",
-                       format_loads(a.curve.param, loads), loads.size() == 1 ? "has" : "have",
+    return fmt::format("{} completed fewer than 2 × {} concurrency in requests and never held {} load, so {} kept out "
+                       "of the knees and the SLO capacity.",
+                       format_loads(a.curve.param, loads), loads.size() == 1 ? "its" : "their",
                        loads.size() == 1 ? "its" : "their", loads.size() == 1 ? "it is" : "they are");
 }
 
 inline void add_validity_findings(sweep_analysis& a) {
     for (const auto& s : a.validity.stragglers) a.findings.push_back(straggler_finding(a, s));
-    if (auto t = tiny_exclusion_finding(a); !t.empty()) a.findings.push_back(std::move(t));
+    if (auto t = unsteady_exclusion_finding(a); !t.empty()) a.findings.push_back(std::move(t));
     if (!a.validity.start_order.empty()) a.findings.push_back(order_finding(a));
 }
 
