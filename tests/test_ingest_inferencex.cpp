@@ -187,18 +187,33 @@ TEST_CASE("agg_bmk.json is one summary run per record, named apart by their sett
 }
 
 TEST_CASE("A folder with the per-run files and agg_bmk.json reads each run once") {
+    // The list's records name the per-run files holding the same object as merged: read once, from the list.
+    const auto list = inferencex_result_format.read(data / "glm5.1-mi355x-sglang-hicache/results_bmk/agg_bmk.json", {});
+    for (const auto& r : list) {
+        REQUIRE(r.meta.source.merged.size() == 1);
+        CHECK(fs::path(r.meta.source.merged[0]).parent_path().filename().string().starts_with("bmk_agentic_glm5.1_tp2_conc" +
+                                                                                            r.meta.params["concurrency"].dump() + "_offload"));
+        CHECK(has_note(r, "holds the same record: read once, here"));
+    }
     std::vector<directory_listing> listings;
     load_options o;
     o.listed = [&](const directory_listing& l) { listings.push_back(l); };
     const std::vector<std::string> inputs{(data / "glm5.1-mi355x-sglang-hicache").string()};
     const auto runs = read_logs(inputs, o);
     CHECK(runs.size() == 12);
-    for (const auto& r : runs) CHECK(r.meta.source.path.find("agg_bmk.json") == std::string::npos);
+    std::set<std::string> labels;
+    for (const auto& r : runs) labels.insert(r.meta.label);
+    CHECK(labels.size() == 12);
     REQUIRE(listings.size() == 1);
-    const auto same = std::count_if(listings[0].passed_over.begin(), listings[0].passed_over.end(), [](const auto& p) {
-        return p.path.ends_with("agg_bmk.json") && p.reason.find("the same run as bmk_agentic_") != std::string::npos;
-    });
-    CHECK(same == 12);
+    CHECK(listings[0].passed_over.empty());
+    // Without the list, the per-run files are the runs.
+    const servestat::test::temp_file copy("", "unused");
+    fs::copy(data / "glm5.1-mi355x-sglang-hicache", copy.dir() / "set", fs::copy_options::recursive);
+    fs::remove_all(copy.dir() / "set" / "results_bmk");
+    const std::vector<std::string> per_run{(copy.dir() / "set").string()};
+    const auto alone = read_logs(per_run, o);
+    CHECK(alone.size() == 12);
+    for (const auto& r : alone) CHECK(r.meta.source.path.find("bmk_agentic_") != std::string::npos);
 }
 
 TEST_CASE("A run where every request failed is a summary run that says so, and its timeslices file is no run") {
