@@ -58,6 +58,13 @@ public:
     using input_error::input_error;
 };
 
+// A file a format recognises that holds no run servestat reads (AIPerf's v2 report): named alone it
+// is an error; met in a folder it is passed over with this reason, beside the runs read.
+class not_a_run_error : public input_error {
+public:
+    using input_error::input_error;
+};
+
 // Misuse of the API or the CLI: an unknown quantile method, a malformed --slo, and the like.
 class usage_error : public error {
 public:

@@ -22,7 +22,7 @@ namespace detail {
 inline constexpr std::string_view aiperf_report_v2_name = "aiperf-report-v2";
 
 inline std::vector<run> read_aiperf_report_v2(const std::filesystem::path& file, const read_options&) {
-    throw input_error(file.string(), 0, "schema_version",
+    throw not_a_run_error(file.string(), 0, "schema_version",
                       "AIPerf's v2 native report (aiperf_report.json, schema 2.0): its layout is not yet fixed by "
                       "AIPerf's documentation, so servestat does not read it; read profile_export.jsonl (every "
                       "request) or profile_export_aiperf.json (AIPerf's aggregates) from the same run instead");

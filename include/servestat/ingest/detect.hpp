@@ -4,6 +4,7 @@
 
 #include <algorithm>   // std::sort, std::min
 #include <array>       // std::array
+#include <cstddef>     // std::nullptr_t
 #include <cstdint>     // std::uintmax_t
 #include <exception>   // std::exception_ptr, std::current_exception, std::rethrow_exception
 #include <filesystem>  // std::filesystem
@@ -15,6 +16,7 @@
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <system_error> // std::error_code, std::errc
+#include <type_traits> // std::is_same_v, std::decay_t
 #include <vector>      // std::vector
 
 #include <fmt/format.h>      // fmt::format
@@ -362,9 +364,11 @@ struct file_to_read {
 
 // Reads `files` as many at a time as there are threads, handing each file's runs to
 // use(runs) in file order; a file that fails raises its error in its turn, after the
-// files before it were used. A window of files read side by side reads each on one thread.
-template <class Use>
-void read_files_in_order(std::span<const file_to_read> files, const load_options& o, Use&& use) {
+// files before it were used, except a file that holds no run (not_a_run_error), which goes to
+// pass_over(path, reason) when one is given. A window of files read side by side reads each on one thread.
+template <class Use, class PassOver = std::nullptr_t>
+void read_files_in_order(std::span<const file_to_read> files, const load_options& o, Use&& use,
+                         PassOver&& pass_over = nullptr) {
     const std::size_t threads = resolve_threads(o.read.threads);
     load_options each = o;
     if (threads > 1 && files.size() > 1) each.read.threads = 1;
@@ -380,7 +384,17 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
             }
         });
         for (std::size_t k = 0; k < count; ++k) {
-            if (window[k].error) std::rethrow_exception(window[k].error);
+            if (window[k].error) {
+                if constexpr (!std::is_same_v<std::decay_t<PassOver>, std::nullptr_t>) {
+                    try {
+                        std::rethrow_exception(window[k].error);
+                    } catch (const not_a_run_error& e) {
+                        pass_over(files[first + k].path, e.reason());
+                        continue;
+                    }
+                }
+                std::rethrow_exception(window[k].error);
+            }
             use(std::move(window[k].runs));
         }
     }
@@ -440,12 +454,16 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         consume(std::move(r));
     };
     std::vector<run> summaries;
+    std::size_t not_runs = 0;
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
         for (auto& r : runs) {
             for (const auto& path : r.meta.source.merged) merged.insert(same_file_key(path));
             if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
             else use(std::move(r));
         }
+    }, [&](const std::filesystem::path& file, const std::string& reason) {
+        listing.passed_over.push_back({file.string(), reason});
+        if (++not_runs == logs.size()) throw input_error(file.string(), 0, "", reason); // nothing else to read
     });
     if (logs.empty()) throw input_error(dir.string(), 0, "", "directory contains no recognised request logs");
     for (auto& r : summaries)
