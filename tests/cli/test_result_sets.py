@@ -62,6 +62,18 @@ def test_aiperf_sweep_folder_is_one_concurrency_sweep():
         if c in want:
             check(abs(r["output_tps"] - want[c]) < 5e-5, f"c={c}: output tok/s {r['output_tps']} against {want[c]}")
     check("SOURCE.md (no format recognises it)" in stderr, f"the note lists what was passed over: {stderr!r}")
+    # The report's summary: SOURCE.md's reading — output tok/s flat from C=8 to 16 while TTFT climbs to
+    # minutes, and the runs that ended well before their 1800 s.
+    out = os.path.join(WORK, "aiperf-report")
+    r = servestat("report", "-o", out, os.path.join(SHARED, "aiperf-inferencex-sweep-b200"))
+    check(r.returncode == 0, f"report: {r.stderr}")
+    if r.returncode == 0:
+        summary = open(os.path.join(out, "report.md"), encoding="utf-8").read().split("## Summary")[1].split("\n|")[0]
+        check("stops growing between c=8 and c=16 (199 → 199 tok/s)" in summary, f"where growth stops: {summary}")
+        check("TTFT p50 climbs from 3.44 s to 48.68 s (261 s at c=64)" in summary, f"TTFT climbs to minutes: {summary}")
+        check("c=16 after 1235 s, c=32 after 934 s, c=40 after 402 s and c=48 after 1309 s of the configured 1800 s"
+              in summary, f"runs that ended early: {summary}")
+        check("aiperf\\_artifacts" not in summary and "aiperf_artifacts" not in summary, "no run named after the tool's folder")
 
 
 def test_appended_vllm_diagonal_is_a_sweep_not_a_grid():

@@ -2,7 +2,7 @@
 // sweeps of runs, and names that tell sweeps apart. Built on the digest layer (digest.hpp).
 #pragma once
 
-#include <algorithm> // std::sort, std::find, std::minmax_element
+#include <algorithm> // std::sort, std::find, std::minmax_element, std::any_of
 #include <cmath>    // std::ceil, std::isinf
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
@@ -213,6 +213,55 @@ inline std::string growth_clause(const sweep_analysis& a, const std::vector<cons
     return out;
 }
 
+// Requests whose size differs between levels by more than this (output tokens per request, largest
+// over smallest) make req/s a poor measure of what the server did: a trace replayed for different
+// lengths of time meets different requests at each level.
+inline constexpr double request_size_spread = 1.25;
+// A step that adds less than this share of output tok/s has stopped growing.
+inline constexpr double token_growth_floor = 0.10;
+
+// Where output tok/s stops growing, for sweeps whose requests differ in size between levels (an
+// agentic trace), in place of the req/s clauses: ": measured in output tok/s (…), which stops
+// growing between c=8 and c=16 (199 → 199 tok/s) while TTFT p50 climbs from 3.44 s to 48.68 s (261 s
+// at c=64), and peaks at 300 tok/s at c=40". Empty when req/s measures the levels alike.
+inline std::string token_growth_clause(const sweep_analysis& a, const std::vector<const sweep_row*>& rows) {
+    auto load = [&](double l) { return servestat::detail::format_load(a.curve.param, l); };
+    std::vector<const sweep_row*> with;
+    double smallest = 0, largest = 0;
+    for (const auto* r : rows) {
+        const auto tps = sweep_cell(*r, "output_tps"), rps = sweep_cell(*r, "rps");
+        if (!tps || !rps || *rps <= 0 || *tps <= 0) continue;
+        const double size = *tps / *rps;
+        smallest = with.empty() ? size : std::min(smallest, size);
+        largest = with.empty() ? size : std::max(largest, size);
+        with.push_back(r);
+    }
+    if (with.size() < 3 || largest <= request_size_spread * smallest) return {};
+    auto tps = [](const sweep_row* r) { return *sweep_cell(*r, "output_tps"); };
+    const sweep_row* peak = with.front();
+    for (const auto* r : with)
+        if (tps(r) > tps(peak)) peak = r;
+    std::string out = fmt::format(": measured in output tok/s (output tokens per request range from {:.0f} to {:.0f} "
+                                  "across the levels, so req/s counts unlike requests), which ",
+                                  smallest, largest);
+    std::size_t stop = 0;
+    while (stop + 1 < with.size() && tps(with[stop + 1]) >= (1 + token_growth_floor) * tps(with[stop])) ++stop;
+    if (stop + 1 == with.size())
+        return out + fmt::format("rises at every step, to {:.0f} tok/s at {}", tps(with.back()), load(with.back()->load));
+    const sweep_row* before = with[stop];
+    const sweep_row* after = with[stop + 1];
+    out += fmt::format("stops growing between {} and {} ({:.0f} → {:.0f} tok/s)", load(before->load), load(after->load),
+                       tps(before), tps(after));
+    const auto ttft_before = sweep_cell(*before, "ttft.p50"), ttft_after = sweep_cell(*after, "ttft.p50");
+    const auto ttft_top = sweep_cell(*with.back(), "ttft.p50");
+    if (ttft_before && ttft_after && *ttft_after > *ttft_before) {
+        out += fmt::format(" while TTFT p50 climbs from {} to {}", format_seconds(*ttft_before), format_seconds(*ttft_after));
+        if (with.back() != after && ttft_top && *ttft_top > *ttft_after)
+            out += fmt::format(" ({} at {})", format_seconds(*ttft_top), load(with.back()->load));
+    }
+    return out + fmt::format(", and peaks at {:.0f} tok/s at {}", tps(peak), load(peak->load));
+}
+
 // A sweep in one sentence, whatever its curves look like: what was swept over which range, the
 // peak throughput and where, where growth stops (a knee, else the first level within 10% of the
 // peak, or that it does not within the range), the tail knee when there is one, and the p99 e2e
@@ -228,7 +277,9 @@ inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index, bo
     const sweep_row* peak = nullptr;
     for (const auto* r : rows)
         if (!peak || *sweep_cell(*r, "rps") > *sweep_cell(*peak, "rps")) peak = r;
-    if (peak) {
+    if (const std::string tokens = token_growth_clause(a, rows); !tokens.empty()) {
+        out += tokens;
+    } else if (peak) {
         out += fmt::format(": throughput peaks at {:.2f} req/s at {}", *sweep_cell(*peak, "rps"), load(peak->load));
         const sweep_knee* knee = nullptr;
         for (const auto& k : a.knees)
@@ -554,8 +605,15 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
                        true});
     }
     if (!tiny.empty()) {
-        const std::string consequence = "; tails from so few requests, and rates from a few seconds of ramp-up and drain, "
-                                        "may not repeat.";
+        // Few requests make tails unsteady; a few seconds make rates mostly ramp-up and drain.
+        const bool few = std::any_of(tiny_requests.begin(), tiny_requests.end(),
+                                     [&](double n) { return n <= limits.tiny_requests; });
+        const bool brief = std::any_of(tiny_seconds.begin(), tiny_seconds.end(),
+                                       [&](double t) { return t < limits.tiny_seconds; });
+        const std::string consequence =
+            few && brief ? "; tails from so few requests, and rates from a few seconds of ramp-up and drain, may not repeat."
+            : few        ? "; tails from so few requests may not repeat."
+                         : "; rates from a few seconds of ramp-up and drain may not repeat.";
         if (tiny_runs > 4 || (tiny_runs > 1 && tiny_runs == measured)) { // many, or all: in one range
             auto range = [](std::vector<double> v, bool seconds) {
                 const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
