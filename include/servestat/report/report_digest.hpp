@@ -315,12 +315,14 @@ inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index, bo
     return out + ".";
 }
 
-// A sentence per curve over load that is one jump, so that the summary says it before any knee.
+// A sentence per curve over load that is one jump, so that the summary says it before any knee; not
+// for req/s where the sweep is told in output tok/s (its requests differ in size between levels).
 inline std::vector<std::string> jump_sentences(std::span<const sweep_analysis> sweeps) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < sweeps.size(); ++i)
         for (const auto& k : sweeps[i].knees)
-            if (servestat::detail::jump_over_load(sweeps[i], k))
+            if (servestat::detail::jump_over_load(sweeps[i], k) &&
+                !(k.curve == "throughput" && !token_growth_clause(sweeps[i], throughput_rows(sweeps[i])).empty()))
                 out.push_back((sweeps.size() > 1 ? sweep_short_name(sweeps[i], i) + ": " : std::string()) +
                               servestat::detail::jump_finding(sweeps[i], k));
     return out;
