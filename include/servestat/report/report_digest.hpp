@@ -2,13 +2,14 @@
 // sweeps of runs, and names that tell sweeps apart. Built on the digest layer (digest.hpp).
 #pragma once
 
-#include <algorithm> // std::sort, std::find, std::minmax_element, std::any_of
+#include <algorithm> // std::sort, std::find, std::minmax_element, std::any_of, std::min, std::max
 #include <cmath>    // std::ceil, std::isinf
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <set>      // std::set
 #include <span>     // std::span
 #include <string>   // std::string
+#include <string_view> // std::string_view
 #include <utility>  // std::pair
 #include <vector>   // std::vector
 
@@ -27,11 +28,46 @@ namespace servestat::report {
 
 namespace detail {
 
+// Requests whose size differs between levels by more than this (output tokens per request, largest
+// over smallest) make req/s a poor measure of what the server did: a trace replayed for different
+// lengths of time meets different requests at each level.
+inline constexpr double request_size_spread = 1.25;
+
+// Output tokens per request at each of `rows` that has both rates, and whether they differ by more
+// than request_size_spread.
+struct request_sizes {
+    std::vector<const sweep_row*> rows;
+    double smallest = 0, largest = 0;
+    bool differ() const { return rows.size() >= 3 && largest > request_size_spread * smallest; }
+};
+
+inline request_sizes sizes_of(const std::vector<const sweep_row*>& rows) {
+    request_sizes out;
+    for (const auto* r : rows) {
+        const auto tps = sweep_cell(*r, "output_tps"), rps = sweep_cell(*r, "rps");
+        if (!tps || !rps || *rps <= 0 || *tps <= 0) continue;
+        const double size = *tps / *rps;
+        out.smallest = out.rows.empty() ? size : std::min(out.smallest, size);
+        out.largest = out.rows.empty() ? size : std::max(out.largest, size);
+        out.rows.push_back(r);
+    }
+    return out;
+}
+
+// The column a sweep's throughput is told in: output tok/s where its requests differ in size
+// between levels, else req/s.
+inline std::string_view throughput_column(const sweep_analysis& a) {
+    std::vector<const sweep_row*> rows;
+    for (const auto& row : a.rows) rows.push_back(&row);
+    return sizes_of(rows).differ() ? "output_tps" : "rps";
+}
+
 // The row of a sweep with the highest throughput.
 inline const sweep_row* peak_row(const sweep_analysis& a) {
+    const std::string_view column = throughput_column(a);
     const sweep_row* best = nullptr;
     for (const auto& row : a.rows)
-        if (const auto v = sweep_cell(row, "rps"); v && (!best || *v > *sweep_cell(*best, "rps"))) best = &row;
+        if (const auto v = sweep_cell(row, column); v && (!best || *v > *sweep_cell(*best, column))) best = &row;
     return best;
 }
 
@@ -213,30 +249,19 @@ inline std::string growth_clause(const sweep_analysis& a, const std::vector<cons
     return out;
 }
 
-// Requests whose size differs between levels by more than this (output tokens per request, largest
-// over smallest) make req/s a poor measure of what the server did: a trace replayed for different
-// lengths of time meets different requests at each level.
-inline constexpr double request_size_spread = 1.25;
 // A step that adds less than this share of output tok/s has stopped growing.
 inline constexpr double token_growth_floor = 0.10;
 
 // Where output tok/s stops growing, for sweeps whose requests differ in size between levels (an
 // agentic trace), in place of the req/s clauses: ": measured in output tok/s (…), which stops
 // growing between c=8 and c=16 (199 → 199 tok/s) while TTFT p50 climbs from 3.44 s to 48.68 s (261 s
-// at c=64), and peaks at 300 tok/s at c=40". Empty when req/s measures the levels alike.
+// at c=64), then rises again to 300 tok/s at c=40". Empty when req/s measures the levels alike.
 inline std::string token_growth_clause(const sweep_analysis& a, const std::vector<const sweep_row*>& rows) {
     auto load = [&](double l) { return servestat::detail::format_load(a.curve.param, l); };
-    std::vector<const sweep_row*> with;
-    double smallest = 0, largest = 0;
-    for (const auto* r : rows) {
-        const auto tps = sweep_cell(*r, "output_tps"), rps = sweep_cell(*r, "rps");
-        if (!tps || !rps || *rps <= 0 || *tps <= 0) continue;
-        const double size = *tps / *rps;
-        smallest = with.empty() ? size : std::min(smallest, size);
-        largest = with.empty() ? size : std::max(largest, size);
-        with.push_back(r);
-    }
-    if (with.size() < 3 || largest <= request_size_spread * smallest) return {};
+    const request_sizes sizes = sizes_of(rows);
+    if (!sizes.differ()) return {};
+    const auto& with = sizes.rows;
+    const double smallest = sizes.smallest, largest = sizes.largest;
     auto tps = [](const sweep_row* r) { return *sweep_cell(*r, "output_tps"); };
     const sweep_row* peak = with.front();
     for (const auto* r : with)
@@ -259,7 +284,10 @@ inline std::string token_growth_clause(const sweep_analysis& a, const std::vecto
         if (with.back() != after && ttft_top && *ttft_top > *ttft_after)
             out += fmt::format(" ({} at {})", format_seconds(*ttft_top), load(with.back()->load));
     }
-    return out + fmt::format(", and peaks at {:.0f} tok/s at {}", tps(peak), load(peak->load));
+    if (peak == after || peak == before) return out;
+    return out + fmt::format(fmt::runtime(peak->load > after->load ? ", then rises again to {:.0f} tok/s at {}"
+                                                                    : ", after its peak of {:.0f} tok/s at {}"),
+                             tps(peak), load(peak->load));
 }
 
 // A sweep in one sentence, whatever its curves look like: what was swept over which range, the
@@ -734,7 +762,9 @@ inline std::pair<std::vector<kpi_source>, std::string> report_kpi_sources(std::s
         }
         note = common ? fmt::format("KPIs of each sweep at {}, the highest load every sweep ran; every level is in the sweep "
                                     "tables below.", servestat::detail::format_load(sweeps.front().curve.param, *common))
-                      : "KPIs of each sweep at the load where its throughput peaked; every level is in the sweep tables below.";
+                      : fmt::format("KPIs of each sweep at the load where its {} peaked; every level is in the sweep "
+                                    "tables below.", sweeps.size() == 1 && detail::throughput_column(sweeps.front()) == "output_tps"
+                                                         ? "output tok/s" : "throughput");
         return {out, note};
     }
     constexpr std::size_t most = 6;
