@@ -164,6 +164,29 @@ def test_phases_and_copies_are_one_run_and_warmup_is_never_data():
     check(alone.returncode == 3 and "v2 native report" in alone.stderr, f"named alone it is an error: {alone.stderr!r}")
 
 
+def test_inferencex_summary_beside_its_aiperf_run_is_one_run():
+    # InferenceX's layout: bmk_agentic_<name>/<…>.json, the harness's summary of the AIPerf run kept
+    # beside it in agentic_<name>/aiperf_artifacts/ (the same runs as the shared AIPerf sweep).
+    root = os.path.join(WORK, "inferencex-both")
+    summaries = os.path.join(TEST_DATA, "inferencex", "kimik2.5-b200-lmcache-tp4")
+    for folder in sorted(os.listdir(summaries)):
+        if not any(f"_conc{c}_" in folder for c in (2, 8, 16)):
+            continue
+        shutil.copytree(os.path.join(summaries, folder), os.path.join(root, folder))
+        aiperf = os.path.join(SHARED, "aiperf-inferencex-sweep-b200", folder[len("bmk_"):], "aiperf_artifacts")
+        os.makedirs(os.path.join(root, folder[len("bmk_"):], "aiperf_artifacts"))
+        for name in ("profile_export.jsonl", "profile_export_aiperf.json"):
+            shutil.copy(os.path.join(aiperf, name), os.path.join(root, folder[len("bmk_"):], "aiperf_artifacts", name))
+    data, stderr = stats_json(root)
+    runs = data["runs"]
+    check(len(runs) == 3 and all(r["source"]["format"] == "aiperf" for r in runs),
+          f"one run per level, from the requests: {[(r['label'], r['source']['format']) for r in runs]} {stderr!r}")
+    check([r["label"] for r in runs] == ["c=2", "c=8", "c=16"], f"named by concurrency: {[r['label'] for r in runs]}")
+    one = [os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs if f.endswith(".json") and "bmk_" in dp][0]
+    alone, _ = stats_json(one)
+    check(len(alone["runs"]) == 1 and alone["runs"][0]["kind"] == "summary", "named alone, the summary is a run")
+
+
 def test_one_run_saved_twice_in_other_bytes_is_one_run():
     header = '{"servestat":"log","version":1,"run":{"label":"tuned","params":{"concurrency":4}}}'
     lines = ['{"id":"%d","t_sent":%d.0,"t_first":%d.25,"t_end":%d.5,"status":"ok","output_tokens":8}' % (i, i, i, i)
@@ -227,6 +250,7 @@ sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,
                           test_result_files_named_by_tp_and_concurrency_in_model_folders,
                           test_inference_perf_configurations_in_folders,
                           test_phases_and_copies_are_one_run_and_warmup_is_never_data,
+                          test_inferencex_summary_beside_its_aiperf_run_is_one_run,
                           test_one_run_saved_twice_in_other_bytes_is_one_run,
                           test_a_name_that_disagrees_with_the_file_is_a_note,
                           test_a_folder_of_folders_and_readme_reads,

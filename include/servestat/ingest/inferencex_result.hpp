@@ -338,6 +338,17 @@ inline std::vector<std::pair<std::filesystem::path, nlohmann::json>> inferencex_
     return out;
 }
 
+// The agentic harness computes a run's result from AIPerf's per-request export of that run, which a
+// result set keeps beside it: bmk_<name>/ next to <name>/aiperf_artifacts/profile_export.jsonl.
+inline std::optional<std::filesystem::path> aiperf_export_beside(const std::filesystem::path& file) {
+    const auto folder = file.parent_path();
+    const std::string name = folder.filename().string();
+    if (!name.starts_with("bmk_")) return std::nullopt;
+    const auto records = folder.parent_path() / name.substr(4) / "aiperf_artifacts" / "profile_export.jsonl";
+    if (std::error_code ec; std::filesystem::is_regular_file(records, ec)) return records;
+    return std::nullopt;
+}
+
 inline std::vector<run> read_inferencex_result(const std::filesystem::path& file, const read_options&) {
     const std::string text = read_json_file(file);
     const auto documents = parse_json_documents(file, text);
@@ -348,6 +359,14 @@ inline std::vector<run> read_inferencex_result(const std::filesystem::path& file
         if (!value.is_array()) {
             runs.push_back(read_inferencex_record(file, value, place, ""));
             runs.back().meta.notes.insert(runs.back().meta.notes.end(), notes.begin(), notes.end());
+            // Beside the requests it summarises, a folder read reads those (every request, AIPerf's
+            // aggregates) and not this summary of them; named alone it is a run.
+            if (const auto records = aiperf_export_beside(file)) {
+                runs.back().meta.source.merged.push_back(file.string());
+                runs.back().meta.notes.push_back("InferenceX's summary of the AIPerf run in " +
+                                                 records->parent_path().parent_path().filename().string() +
+                                                 ": a folder holding both reads that run's requests");
+            }
             continue;
         }
         // agg_bmk.json: every JSON file the workflow found, gathered into one list.
