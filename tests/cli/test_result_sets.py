@@ -200,6 +200,18 @@ def test_one_run_saved_twice_in_other_bytes_is_one_run():
           f"the copy is named: {stderr!r}")
 
 
+def test_aggregates_on_no_sweep_still_lead_the_summary():
+    # Two SGLang result lines (C=8 and C=32): no sweep, no per-request data; SOURCE.md's reported values.
+    out = os.path.join(WORK, "sglang-report")
+    r = servestat("report", "-o", out, os.path.join(SHARED, "sglang-bench-serving-tonyli15"))
+    check(r.returncode == 0, f"report: {r.stderr}")
+    if r.returncode == 0:
+        summary = open(os.path.join(out, "report.md"), encoding="utf-8").read().split("## Summary")[1].split("\n|")[0]
+        check("Highest throughput, as the tools reported it:" in summary and "c32 with 50.99 req/s (3151.4 tok/s output)"
+              in summary, f"the peak as reported: {summary}")
+        check("lowest e2e p99:" in summary and "c8 at 702 ms" in summary, f"the tightest tail as reported: {summary}")
+
+
 def test_a_name_that_disagrees_with_the_file_is_a_note():
     path = os.path.join(WORK, "conflict", "run_c16.json")
     write(path, vllm_result(max_concurrency=8, num_prompts=80))
@@ -252,6 +264,7 @@ sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,
                           test_phases_and_copies_are_one_run_and_warmup_is_never_data,
                           test_inferencex_summary_beside_its_aiperf_run_is_one_run,
                           test_one_run_saved_twice_in_other_bytes_is_one_run,
+                          test_aggregates_on_no_sweep_still_lead_the_summary,
                           test_a_name_that_disagrees_with_the_file_is_a_note,
                           test_a_folder_of_folders_and_readme_reads,
                           test_inferencex_results_folder_is_one_concurrency_sweep]))

@@ -356,6 +356,30 @@ inline std::vector<std::string> jump_sentences(std::span<const sweep_analysis> s
     return out;
 }
 
+// Runs known only by their tools' aggregates (a summary file, result lines) that form no sweep:
+// the highest throughput and the lowest e2e p99 among them, as the tools reported them.
+inline std::string reported_runs_sentence(std::span<const run_stats> runs) {
+    const run_stats* fastest = nullptr;
+    const run_stats* tightest = nullptr;
+    for (const auto& r : runs) {
+        if (r.meta.kind != run_kind::summary) continue;
+        if (const auto rps = sweep_value(r, "rps"); rps && (!fastest || *rps > *sweep_value(*fastest, "rps"))) fastest = &r;
+        if (const auto p99 = sweep_value(r, "e2e.p99"); p99 && (!tightest || *p99 < *sweep_value(*tightest, "e2e.p99")))
+            tightest = &r;
+    }
+    if (!fastest) return {};
+    const auto tps = sweep_value(*fastest, "output_tps");
+    std::string out = fmt::format("{} {} req/s{}", runs.size() > 1 ? "Highest throughput, as the tools reported it: " + fastest->meta.label + " with"
+                                                                 : "As the tool reported it: " + fastest->meta.label + ",",
+                                  fmt::format("{:.2f}", *sweep_value(*fastest, "rps")),
+                                  tps ? fmt::format(" ({:.1f} tok/s output)", *tps) : std::string());
+    if (tightest && runs.size() > 1)
+        out += fmt::format("; lowest e2e p99: {} at {}", tightest->meta.label, format_seconds(*sweep_value(*tightest, "e2e.p99")));
+    else if (tightest)
+        out += fmt::format(", e2e p99 {}", format_seconds(*sweep_value(*tightest, "e2e.p99")));
+    return out + ".";
+}
+
 inline const sweep_row* row_at(const sweep_analysis& a, double load) {
     for (const auto& row : a.rows)
         if (row.load == load) return &row;
@@ -708,6 +732,8 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
             out.push_back({8, fmt::format("Lowest e2e p99: {} at {} (p50 {}).", tightest->meta.label,
                                           marked_seconds(find_summary(*tightest, "all", metric::e2e), 99),
                                           marked_seconds(find_summary(*tightest, "all", metric::e2e), 50))});
+    } else if (auto s = detail::reported_runs_sentence(runs); !s.empty()) {
+        out.push_back({9, std::move(s)}); // aggregates only, on no sweep: the tools' own numbers still say something
     }
     // Ahead of every number: those of a run that never reached steady state describe no sustained load.
     if (auto s = detail::short_runs_sentence(runs); !s.empty()) out.push_back({10.5, std::move(s)});
