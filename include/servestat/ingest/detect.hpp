@@ -447,7 +447,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     const auto use = [&](run&& r) {
         const auto [at, first] = seen.try_emplace(run_fingerprint(r), r.meta.source.path);
         if (!first && at->second != r.meta.source.path) {
-            listing.passed_over.push_back({r.meta.source.path, "the same run as " + std::filesystem::path(at->second).lexically_relative(dir).generic_string() + ": same requests and values"});
+            const auto first_path = std::filesystem::path(at->second).lexically_relative(dir).generic_string();
+            listing.passed_over.push_back({r.meta.source.path, "the same run as " + first_path + ": same requests and values"});
             return;
         }
         used.insert(r.meta.source.path);
