@@ -151,6 +151,9 @@ TEST_CASE("Hostile YAML: deep nesting and alias bombs are refused, not followed"
     CHECK(yaml_error(bomb).reason().find("aliases expand the document") != std::string::npos);
     // An alias inside its own anchor's node (a cycle) ends at the depth limit.
     CHECK(!yaml_error("a: &a [*a]\n").reason().empty());
+    // A mapping that merges itself: found by fuzz_yaml_document, which overflowed the stack.
+    CHECK(yaml_error("base: &b \n  <<: *b\n;  y: 3\n").reason().find("nested deeper") != std::string::npos);
+    CHECK(yaml_error("a: &b {<<: *b, k: 1}\n").reason().find("nested deeper") != std::string::npos);
 }
 
 TEST_CASE("A token that can start no YAML value ends the read with an error, not an endless stream", "[yaml][fuzz]") {

@@ -236,7 +236,9 @@ private:
             }
             return;
         }
-        const nlohmann::json value = convert(merged, json_path(path, "<<"), depth);
+        // One level deeper, as any value: a mapping that merges itself (`b: &b {<<: *b}`) ends at the
+        // depth limit instead of recursing until the stack runs out (found by fuzz_yaml_document).
+        const nlohmann::json value = convert(merged, json_path(path, "<<"), depth + 1);
         for (const auto& [key, v] : value.items())
             if (!out.contains(key)) out[key] = v;
     }
