@@ -42,15 +42,21 @@ inline std::string param_in_name(const std::string& key, const nlohmann::json& v
     return v.is_string() && !is_load_param(key) ? value : key + "=" + value;
 }
 
-// The distinct value tuples of `keys` over the runs.
-inline std::size_t distinct_tuples(std::span<const run> runs, const std::vector<std::string>& keys) {
+// The distinct value tuples of `keys` over the runs' metadata (`meta_of(item)`).
+template <class Items, class MetaOf>
+std::size_t distinct_tuples(const Items& items, const std::vector<std::string>& keys, MetaOf&& meta_of) {
     std::set<std::string> seen;
-    for (const auto& r : runs) {
+    for (const auto& item : items) {
+        const run_metadata& m = meta_of(item);
         std::string tuple;
-        for (const auto& k : keys) tuple.append(r.meta.params.contains(k) ? r.meta.params[k].dump() : "-").append("\n");
+        for (const auto& k : keys) tuple.append(m.params.contains(k) ? m.params[k].dump() : "-").append("\n");
         seen.insert(tuple);
     }
     return seen.size();
+}
+
+inline std::size_t distinct_tuples(std::span<const run> runs, const std::vector<std::string>& keys) {
+    return distinct_tuples(runs, keys, [](const run& r) -> const run_metadata& { return r.meta; });
 }
 
 } // namespace detail
@@ -170,13 +176,7 @@ inline std::vector<std::string> telling_params(const std::vector<const run_metad
     for (const auto* m : runs)
         for (const auto& [k, v] : m->params.items()) values[k].insert(v.dump());
     const auto tuples = [&](const std::vector<std::string>& keys) {
-        std::set<std::string> seen;
-        for (const auto* m : runs) {
-            std::string t;
-            for (const auto& k : keys) t.append(m->params.contains(k) ? m->params[k].dump() : "-").append("\n");
-            seen.insert(t);
-        }
-        return seen.size();
+        return distinct_tuples(runs, keys, [](const run_metadata* m) -> const run_metadata& { return *m; });
     };
     std::vector<std::string> keys;
     for (const bool load : {false, true})

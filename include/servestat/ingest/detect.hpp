@@ -141,18 +141,22 @@ struct load_options {
 
 namespace detail {
 
-// The names a file's parameters may be read from, nearest first: its stem, then each folder of the
-// path as given (".", ".." and the root left out).
-inline std::vector<std::string> name_parts_of(const std::filesystem::path& file) {
+// A file's stem, then the folders of `folders` nearest first (".", ".." and empty parts left out).
+inline std::vector<std::string> stem_and_folders(const std::filesystem::path& file, const std::filesystem::path& folders) {
     std::vector<std::string> parts{file.stem().string()};
-    const auto folder = file.parent_path();
-    std::vector<std::string> folders;
-    for (const auto& part : folder.relative_path()) {
+    std::vector<std::string> outward;
+    for (const auto& part : folders) {
         const std::string name = part.string();
-        if (!name.empty() && name != "." && name != "..") folders.push_back(name);
+        if (!name.empty() && name != "." && name != "..") outward.push_back(name);
     }
-    parts.insert(parts.end(), folders.rbegin(), folders.rend());
+    parts.insert(parts.end(), outward.rbegin(), outward.rend());
     return parts;
+}
+
+// The names a file's parameters may be read from, nearest first: its stem, then each folder of the
+// path as given (the root left out).
+inline std::vector<std::string> name_parts_of(const std::filesystem::path& file) {
+    return stem_and_folders(file, file.parent_path().relative_path());
 }
 
 inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -290,13 +294,7 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
 // The names a file found in directory `dir` may give parameters: its stem, each folder between
 // `dir` and it, and `dir`'s own name (a folder named for its run: "conc16/").
 inline std::vector<std::string> name_parts_below(const std::filesystem::path& dir, const std::filesystem::path& file) {
-    std::vector<std::string> parts{file.stem().string()};
-    std::vector<std::string> folders;
-    for (const auto& part : file.parent_path().lexically_relative(dir)) {
-        const std::string name = part.string();
-        if (!name.empty() && name != "." && name != "..") folders.push_back(name);
-    }
-    parts.insert(parts.end(), folders.rbegin(), folders.rend());
+    auto parts = stem_and_folders(file, file.parent_path().lexically_relative(dir));
     std::error_code ec;
     const auto whole = std::filesystem::absolute(dir, ec).lexically_normal();
     const auto own = whole.filename().string();
