@@ -350,7 +350,7 @@ inline std::vector<std::string> jump_sentences(std::span<const sweep_analysis> s
     for (std::size_t i = 0; i < sweeps.size(); ++i)
         for (const auto& k : sweeps[i].knees)
             if (servestat::detail::jump_over_load(sweeps[i], k) &&
-                !(k.curve == "throughput" && !token_growth_clause(sweeps[i], throughput_rows(sweeps[i])).empty()))
+                !(k.curve == "throughput" && sizes_of(throughput_rows(sweeps[i])).differ()))
                 out.push_back((sweeps.size() > 1 ? sweep_short_name(sweeps[i], i) + ": " : std::string()) +
                               servestat::detail::jump_finding(sweeps[i], k));
     return out;
