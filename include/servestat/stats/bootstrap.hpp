@@ -14,6 +14,7 @@
 #include "servestat/core/errors.hpp"    // usage_error
 #include "servestat/core/random.hpp"    // detail::xoshiro256, detail::draw_below, detail::mix64
 #include "servestat/core/text.hpp"      // detail::fnv1a
+#include "servestat/stats/interval.hpp"  // interval
 #include "servestat/stats/quantile.hpp" // quantile_method, detail::plan_quantile, percentile_sorted
 
 namespace servestat {
@@ -26,10 +27,6 @@ struct bootstrap_options {
 inline void validate(const bootstrap_options& o) {
     if (o.resamples < 100) throw usage_error("the bootstrap needs at least 100 resamples");
 }
-
-struct interval {
-    double low = 0, high = 0;
-};
 
 // A generator for the resamples of one named statistic family under a seed: one stream per name, so
 // one subset's intervals do not depend on which others were compared before it.

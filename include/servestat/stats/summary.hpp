@@ -15,6 +15,7 @@
 
 #include "servestat/core/errors.hpp"     // usage_error
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
+#include "servestat/stats/interval.hpp"  // interval
 #include "servestat/stats/quantile.hpp"  // percentiles_select, percentiles_of_parts, quantile_method
 #include "servestat/stats/radix_select.hpp" // detail::extremes_over
 
@@ -24,11 +25,16 @@ struct summary_options {
     quantile_method method = quantile_method::linear;
     int ddof = 1; // 1 = sample std (pandas, llmperf); 0 = population (numpy, vLLM)
     std::vector<double> percentiles{50, 90, 95, 99};
+    double confidence = 0.95; // of the intervals of the percentiles and the mean
 };
 
 struct percentile_value {
     double p;                    // 0..100
     std::optional<double> value; // empty when n = 0
+    // Distribution-free (order statistics, stats/percentile_interval.hpp), with coverage at least
+    // summary_options::confidence; empty where n cannot bound the percentile (a p99 of fewer than
+    // 299 values has no upper end at 95%).
+    std::optional<interval> ci;
     bool operator==(const percentile_value&) const = default;
 };
 
@@ -37,6 +43,7 @@ struct percentile_value {
 struct summary {
     std::size_t n = 0;
     std::optional<double> mean, std, cov, min, max;
+    std::optional<interval> mean_ci; // Student's t at summary_options::confidence; empty below 2 values
     std::vector<percentile_value> percentiles;
     // Set when the percentiles were read from a sketch (the log did not fit in memory): each is then
     // within this relative error of the exact one. Empty: exact.
