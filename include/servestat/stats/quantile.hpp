@@ -375,6 +375,13 @@ inline double percentile_sorted(std::span<const double> sorted, double p,
     return detail::evaluate_plan(detail::plan_quantile(sorted.size(), q, m), sorted);
 }
 
+// Percentiles and, beside them, order statistics by rank (the ends of their confidence intervals),
+// all found in one selection.
+struct percentiles_and_ranks {
+    std::vector<double> percentiles; // in the order of the ps asked for
+    std::vector<double> ranked;      // the values of the ranks asked for, in that order
+};
+
 namespace detail {
 
 inline std::vector<quantile_plan> plan_percentiles(std::size_t n, std::span<const double> ps, quantile_method m) {
@@ -385,59 +392,102 @@ inline std::vector<quantile_plan> plan_percentiles(std::size_t n, std::span<cons
     return plans;
 }
 
-// Large samples: the order statistics come out of a radix select as a short list; plans index into it.
-inline std::vector<double> percentiles_by_radix_select(std::span<const std::span<const double>> parts,
-                                                       const std::vector<quantile_plan>& plans,
-                                                       std::optional<std::pair<double, double>> extremes) {
-    const auto positions = needed_positions(plans);
-    const auto statistics = radix_select(parts, positions, extremes);
-    auto index_of = [&](std::size_t position) {
-        return static_cast<std::size_t>(std::lower_bound(positions.begin(), positions.end(), position) - positions.begin());
-    };
-    std::vector<double> results;
-    results.reserve(plans.size());
+// Sorted, de-duplicated positions of every order statistic the plans read and of `ranks`.
+inline std::vector<std::size_t> needed_positions(std::span<const quantile_plan> plans, std::span<const std::size_t> ranks) {
+    if (ranks.empty()) return needed_positions(plans);
+    std::vector<std::size_t> positions = needed_positions(plans);
+    positions.insert(positions.end(), ranks.begin(), ranks.end());
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    return positions;
+}
+
+// Where `position` is in the sorted, unique `positions` (it is one of them).
+inline std::size_t index_in(std::span<const std::size_t> positions, std::size_t position) {
+    return static_cast<std::size_t>(std::lower_bound(positions.begin(), positions.end(), position) - positions.begin());
+}
+
+// The percentiles of the plans and the order statistics of `ranks`, from the order statistics at
+// `positions` (needed_positions of both), held in `statistics` in that order.
+inline percentiles_and_ranks read_selection(std::span<const quantile_plan> plans, std::span<const std::size_t> ranks,
+                                            std::span<const std::size_t> positions, std::span<const double> statistics) {
+    percentiles_and_ranks out;
+    out.percentiles.reserve(plans.size());
     for (quantile_plan plan : plans) {
-        plan.lower = index_of(plan.lower);
-        plan.upper = index_of(plan.upper);
-        results.push_back(evaluate_plan(plan, statistics));
+        plan.lower = index_in(positions, plan.lower);
+        plan.upper = index_in(positions, plan.upper);
+        out.percentiles.push_back(evaluate_plan(plan, statistics));
     }
-    return results;
+    out.ranked.reserve(ranks.size());
+    for (std::size_t r : ranks) out.ranked.push_back(statistics[index_in(positions, r)]);
+    return out;
+}
+
+// Large samples: the order statistics come out of a radix select as a short list; plans index into it.
+inline percentiles_and_ranks percentiles_by_radix_select(std::span<const std::span<const double>> parts,
+                                                         const std::vector<quantile_plan>& plans, std::span<const std::size_t> ranks,
+                                                         std::optional<std::pair<double, double>> extremes) {
+    const auto positions = needed_positions(plans, ranks);
+    return read_selection(plans, ranks, positions, radix_select(parts, positions, extremes));
 }
 
 } // namespace detail
 
 // Several percentiles of unsorted data without sorting it, evaluated exactly as percentile_sorted
-// would. Small samples are reordered in place (a permutation) by nth_element; large ones are read
-// twice by a radix select and left as they are. Results follow the order of `ps` (any order,
-// duplicates allowed). Every p is validated before `values` is touched. `extremes`: the smallest and
-// largest value, when the caller has them.
+// would, and the order statistics of `ranks` (0-based, each < n, any order) in the same selection:
+// the ranks are only more positions to select, not another pass. Small samples are reordered in
+// place (a permutation) by nth_element; large ones are read twice by a radix select and left as they
+// are. Results follow the order of `ps` (any order, duplicates allowed) and of `ranks`. Every p is
+// validated before `values` is touched. `extremes`: the smallest and largest value, when the caller
+// has them.
+inline percentiles_and_ranks percentiles_and_ranks_select(std::span<double> values, std::span<const double> ps,
+                                                          std::span<const std::size_t> ranks,
+                                                          quantile_method m = quantile_method::linear,
+                                                          std::optional<std::pair<double, double>> extremes = std::nullopt) {
+    const auto plans = detail::plan_percentiles(values.size(), ps, m);
+    for (std::size_t r : ranks)
+        if (r >= values.size()) throw usage_error("percentiles_select: a rank is past the last value");
+    if (values.size() >= detail::radix_select_min_size) {
+        const std::span<const double> whole = values;
+        return detail::percentiles_by_radix_select(std::span(&whole, 1), plans, ranks, extremes);
+    }
+    const auto positions = detail::needed_positions(plans, ranks);
+    detail::select_order_statistics(values, positions);
+    percentiles_and_ranks out;
+    out.percentiles.reserve(plans.size());
+    for (const detail::quantile_plan& plan : plans) out.percentiles.push_back(detail::evaluate_plan(plan, values));
+    for (std::size_t r : ranks) out.ranked.push_back(values[r]);
+    return out;
+}
+
 inline std::vector<double> percentiles_select(std::span<double> values, std::span<const double> ps,
                                               quantile_method m = quantile_method::linear,
                                               std::optional<std::pair<double, double>> extremes = std::nullopt) {
-    const auto plans = detail::plan_percentiles(values.size(), ps, m);
-    if (values.size() >= detail::radix_select_min_size) {
-        const std::span<const double> whole = values;
-        return detail::percentiles_by_radix_select(std::span(&whole, 1), plans, extremes);
-    }
-    const auto positions = detail::needed_positions(plans);
-    detail::select_order_statistics(values, positions);
-    std::vector<double> results;
-    results.reserve(plans.size());
-    for (const detail::quantile_plan& plan : plans) results.push_back(detail::evaluate_plan(plan, values));
-    return results;
+    return percentiles_and_ranks_select(values, ps, {}, m, extremes).percentiles;
 }
 
-// The percentiles of the values of all `parts` together, which are left as they are.
-inline std::vector<double> percentiles_of_parts(std::span<const std::span<const double>> parts, std::span<const double> ps,
-                                                quantile_method m = quantile_method::linear,
-                                                std::optional<std::pair<double, double>> extremes = std::nullopt) {
+// The same of the values of all `parts` together, which are left as they are.
+inline percentiles_and_ranks percentiles_and_ranks_of_parts(std::span<const std::span<const double>> parts,
+                                                            std::span<const double> ps, std::span<const std::size_t> ranks,
+                                                            quantile_method m = quantile_method::linear,
+                                                            std::optional<std::pair<double, double>> extremes = std::nullopt) {
     std::size_t n = 0;
     for (const auto part : parts) n += part.size();
-    if (n >= detail::radix_select_min_size) return detail::percentiles_by_radix_select(parts, detail::plan_percentiles(n, ps, m), extremes);
+    if (n >= detail::radix_select_min_size) {
+        for (std::size_t r : ranks)
+            if (r >= n) throw usage_error("percentiles_of_parts: a rank is past the last value");
+        return detail::percentiles_by_radix_select(parts, detail::plan_percentiles(n, ps, m), ranks, extremes);
+    }
     std::vector<double> together;
     together.reserve(n);
     for (const auto part : parts) together.insert(together.end(), part.begin(), part.end());
-    return percentiles_select(together, ps, m);
+    return percentiles_and_ranks_select(together, ps, ranks, m);
+}
+
+inline std::vector<double> percentiles_of_parts(std::span<const std::span<const double>> parts, std::span<const double> ps,
+                                                quantile_method m = quantile_method::linear,
+                                                std::optional<std::pair<double, double>> extremes = std::nullopt) {
+    return percentiles_and_ranks_of_parts(parts, ps, {}, m, extremes).percentiles;
 }
 
 } // namespace servestat

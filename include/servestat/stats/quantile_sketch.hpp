@@ -20,6 +20,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/errors.hpp"   // usage_error
+#include "servestat/stats/interval.hpp" // interval
 #include "servestat/stats/quantile.hpp" // quantile_method, detail::plan_quantile, detail::evaluate_plan
 
 namespace servestat {
@@ -119,6 +120,19 @@ public:
             if (r < seen) return clamp(representative(positive_.first() + static_cast<std::int32_t>(k)));
         }
         return max_;
+    }
+
+    // Where the exact value of rank r lies: [low, high] around value_at_rank(r), wide enough for the
+    // sketch's relative error (a representative v of a positive x has |v − x| ≤ alpha·x, so
+    // v / (1 + alpha) ≤ x ≤ v / (1 − alpha); mirrored for negatives), within [min, max]. The ends
+    // of a percentile's interval read from a sketch take these, so that the interval holds the
+    // exact order statistics and keeps its coverage.
+    interval bounds_at_rank(std::uint64_t r) const {
+        const double v = value_at_rank(r);
+        if (r == 0 || r + 1 >= count_ || v == 0) return {v, v}; // the exact min, max, or a counted zero
+        const double e = alpha_ * (1 + 1e-9); // a value on a bucket's bound may round into the next one
+        const double a = v > 0 ? v / (1 + e) : v / (1 - e), b = v > 0 ? v / (1 - e) : v / (1 + e);
+        return {clamp(a), clamp(b)};
     }
 
     // Percentile p (0..100) by `method`, reading the order statistics the exact method would read

@@ -1,7 +1,8 @@
 // Statistics of a run gathered piece by piece, in memory that does not grow with the number of
 // requests: what `stats` computes when a log will not fit (--memory-limit), and what summaries of
 // shards hold. Counts, sums, min and max are exact; means are compensated sums over exact counts;
-// spreads merge by Chan's formula; percentiles come from a sketch, each within its relative error.
+// spreads merge by Chan's formula; percentiles come from a sketch, each within its relative error,
+// and so do the ends of their intervals (widened by it); the means' intervals are exact.
 // Accumulators of the same options merge, in any order and grouping.
 #pragma once
 
@@ -22,8 +23,10 @@
 #include "servestat/stats/compensated_sum.hpp"   // compensated_sum, compensated_sum_of
 #include "servestat/stats/error_kinds.hpp"       // error_count, count_errors, all_error_kinds
 #include "servestat/stats/metrics.hpp"           // all_metrics, collect_metric
+#include "servestat/stats/percentile_interval.hpp" // percentile_interval
 #include "servestat/stats/quantile_sketch.hpp"   // quantile_sketch
 #include "servestat/stats/run_stats.hpp"         // run_stats, stats_options
+#include "servestat/stats/student_t.hpp"         // mean_t_interval
 #include "servestat/stats/subsets.hpp"           // split_into_subsets
 
 namespace servestat {
@@ -68,21 +71,37 @@ public:
     double mean() const { return sum_.value() / static_cast<double>(n_); }
     const quantile_sketch& sketch() const noexcept { return sketch_; }
 
-    // The summary an exact pass would give, its percentiles read from the sketch.
+    // The summary an exact pass would give, its percentiles read from the sketch. A percentile's
+    // interval is the sketch's values at the ranks of the exact interval's ends (percentile_interval),
+    // each widened by the sketch's relative error (quantile_sketch::bounds_at_rank): the interval then
+    // holds the exact order statistics, so its coverage stays at least the confidence, and it is
+    // wider than the exact one by at most that relative error at each end. The mean's t-interval
+    // comes from the exact count, sum and sum of squares, as in an exact pass.
     summary result(const summary_options& o) const {
+        validate(o);
         summary out;
         out.n = static_cast<std::size_t>(n_);
         if (n_ > 0) out.sketch_alpha = sketch_.alpha();
-        for (double p : o.percentiles)
-            out.percentiles.push_back({p, n_ == 0 ? std::nullopt : std::optional<double>(sketch_.percentile(p, o.method))});
+        for (double p : o.percentiles) {
+            if (n_ == 0) {
+                out.percentiles.push_back({p, std::nullopt});
+                continue;
+            }
+            std::optional<interval> ci;
+            if (const auto ends = percentile_interval(out.n, p, o.confidence))
+                ci = interval{sketch_.bounds_at_rank(ends->lower).low, sketch_.bounds_at_rank(ends->upper).high};
+            out.percentiles.push_back({p, sketch_.percentile(p, o.method), ci});
+        }
         if (n_ == 0) return out;
         out.min = sketch_.min();
         out.max = sketch_.max();
         out.mean = mean();
+        const auto spread = [&](std::uint64_t ddof) { return std::sqrt(std::max(0.0, squares_) / static_cast<double>(n_ - ddof)); };
         if (n_ > static_cast<std::uint64_t>(o.ddof)) {
-            out.std = std::sqrt(std::max(0.0, squares_) / static_cast<double>(n_ - static_cast<std::uint64_t>(o.ddof)));
+            out.std = spread(static_cast<std::uint64_t>(o.ddof));
             if (*out.mean != 0) out.cov = *out.std / *out.mean;
         }
+        if (n_ >= 2) out.mean_ci = mean_t_interval(*out.mean, spread(1), out.n, o.confidence);
         return out;
     }
 
