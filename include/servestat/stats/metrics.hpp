@@ -43,6 +43,19 @@ inline std::string_view to_string(metric m) noexcept {
     return names[static_cast<std::size_t>(m)];
 }
 
+// Whether a failed request (status other than ok) counts as +∞ in the metric's percentiles with
+// failures (percentile_value::with_failed): the metrics that time a milestone of a successful
+// response from the client's side. A request that failed never delivered one, so its time to it is
+// unbounded; one cancelled on purpose or cut off is censored (at least as long as it ran), and +∞
+// bounds its percentile from above as the successes-only value bounds it from below. ttft counts
+// a failed request that had streamed its first token as +∞ too (the token began a response that
+// failed; AIPerf does the same, and goodput never counts such a request as good). Not per-token
+// rates (tpot, itl), nor phases a failure does not lengthen (decode, client_queue), nor the
+// server's own phase times.
+inline constexpr bool failures_unbounded(metric m) noexcept {
+    return m == metric::e2e || m == metric::ttft || m == metric::e2e_sched;
+}
+
 inline metric parse_metric(std::string_view name) {
     for (metric m : all_metrics)
         if (to_string(m) == name) return m;

@@ -153,18 +153,35 @@ inline std::size_t peak_in_flight(const request_table& t, const in_flight_order&
     return peak;
 }
 
+// The failed requests of each subset (status other than ok), in the order of `subsets`: each
+// counts as +∞ in the percentiles with failures of the metrics failures_unbounded names. All zero
+// after one pass over the statuses when nothing failed.
+inline std::vector<std::size_t> failed_per_subset(const request_table& t, std::span<const subset> subsets) {
+    std::vector<std::size_t> out(subsets.size(), 0);
+    const auto status = t.status();
+    std::size_t failed = 0;
+    for (auto s : status) failed += s != request_status::ok;
+    if (failed == 0) return out;
+    for (std::size_t s = 0; s < subsets.size(); ++s)
+        subsets[s].rows.visit([&](const auto& rows) {
+            for (auto i : rows) out[s] += status[i] != request_status::ok;
+        });
+    return out;
+}
+
 inline summary summarize_metric(const request_table& t, const subset& s, metric m, const summary_options& o,
-                                std::vector<double>& scratch) {
+                                std::vector<double>& scratch, std::size_t failed = 0) {
     scratch.clear();
     collect_metric(t, m, s.rows, scratch);
-    return summarize_in_place(scratch, o);
+    return summarize_in_place(scratch, o, failures_unbounded(m) ? failed : 0);
 }
 
 // The summaries of one metric in `all`, short, medium and long (in that order). `values` holds the
 // values of short, medium, long and `unsplit` one after the other: `all`'s values once, not twice.
 inline std::array<summary, builtin_subsets> summarize_split_metric(const request_table& t, std::span<const subset> subsets,
                                                                   const row_set& unsplit, metric m,
-                                                                  const summary_options& o, std::vector<double>& values) {
+                                                                  const summary_options& o, std::vector<double>& values,
+                                                                  std::span<const std::size_t> failed) {
     values.clear();
     values.reserve(t.size()); // the parts append in turn: growing by doubling would hold two lists at once
     std::array<std::size_t, builtin_subsets + 1> bounds{};
@@ -175,10 +192,11 @@ inline std::array<summary, builtin_subsets> summarize_split_metric(const request
     std::array<std::span<const double>, builtin_subsets> parts;
     for (std::size_t s = 0; s < builtin_subsets; ++s)
         parts[s] = std::span<const double>(values).subspan(bounds[s], bounds[s + 1] - bounds[s]);
+    const auto failed_in = [&](std::size_t s) { return failures_unbounded(m) ? failed[s] : std::size_t{0}; };
     std::array<summary, builtin_subsets> out;
-    out[0] = summarize_parts(parts, o);
+    out[0] = summarize_parts(parts, o, failed_in(0));
     for (std::size_t s = 1; s < builtin_subsets; ++s)
-        out[s] = summarize_in_place(std::span<double>(values).subspan(bounds[s - 1], bounds[s] - bounds[s - 1]), o);
+        out[s] = summarize_in_place(std::span<double>(values).subspan(bounds[s - 1], bounds[s] - bounds[s - 1]), o, failed_in(s));
     return out;
 }
 
@@ -235,6 +253,7 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     // list, part after part, and `all` is summarised from the parts before each part is summarised in
     // place. The buckets given by the user may overlap; each of theirs is a task of its own.
     const row_set unsplit = detail::rows_in_no_builtin_subset(t, subsets);
+    const auto failed = detail::failed_per_subset(t, subsets);
 
     // The tasks are independent and each writes its own slot; what needs their results follows.
     // They are queued longest first and the shortest last, so that the threads run out of work
@@ -259,13 +278,13 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
     };
     for (std::size_t m = 0; m < all_metrics.size(); ++m)
         tasks.push_back([&, m](scratch_list& values) {
-            const auto parts = detail::summarize_split_metric(t, subsets, unsplit, all_metrics[m], o.summary, values);
+            const auto parts = detail::summarize_split_metric(t, subsets, unsplit, all_metrics[m], o.summary, values, failed);
             for (std::size_t s = 0; s < detail::builtin_subsets; ++s) out.subsets[s].metrics[m].stats = parts[s];
         });
     for (std::size_t s = detail::builtin_subsets; s < subsets.size(); ++s)
         for (std::size_t m = 0; m < all_metrics.size(); ++m)
             tasks.push_back([&, s, m](scratch_list& values) {
-                out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, values);
+                out.subsets[s].metrics[m].stats = detail::summarize_metric(t, subsets[s], all_metrics[m], o.summary, values, failed[s]);
             });
     tasks.push_back([&](scratch_list& values) {
         out.prompt_tokens = detail::summarize_counts(t, t.prompt_tokens(), r.meta.kind, o.summary, values);

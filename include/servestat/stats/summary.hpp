@@ -16,8 +16,11 @@
 #include "servestat/core/errors.hpp"     // usage_error
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/interval.hpp"  // interval
-#include "servestat/stats/quantile.hpp"  // percentiles_select, percentiles_of_parts, quantile_method
+#include "servestat/stats/failed_percentiles.hpp" // plan_with_failed, evaluate_with_failed
+#include "servestat/stats/percentile_interval.hpp" // percentile_interval, order_interval
+#include "servestat/stats/quantile.hpp"  // percentiles_and_ranks_select, percentiles_and_ranks_of_parts, quantile_method
 #include "servestat/stats/radix_select.hpp" // detail::extremes_over
+#include "servestat/stats/student_t.hpp" // mean_t_interval
 
 namespace servestat {
 
@@ -32,9 +35,13 @@ struct percentile_value {
     double p;                    // 0..100
     std::optional<double> value; // empty when n = 0
     // Distribution-free (order statistics, stats/percentile_interval.hpp), with coverage at least
-    // summary_options::confidence; empty where n cannot bound the percentile (a p99 of fewer than
-    // 299 values has no upper end at 95%).
+    // summary_options::confidence; empty where n cannot bound the percentile (at 95%, a p99 of
+    // fewer than 368 values has no upper end). From a sketch, the ends are widened by the sketch's
+    // relative error so that they still hold the exact order statistics (summary::sketch_alpha).
     std::optional<interval> ci;
+    // The same percentile counting summary::failed more values of +∞ (stats/failed_percentiles.hpp,
+    // AIPerf's adj_p99): a number, or +∞ where it rests on a failure. Empty when none were counted.
+    std::optional<double> with_failed;
     bool operator==(const percentile_value&) const = default;
 };
 
@@ -48,6 +55,9 @@ struct summary {
     // Set when the percentiles were read from a sketch (the log did not fit in memory): each is then
     // within this relative error of the exact one. Empty: exact.
     std::optional<double> sketch_alpha;
+    // Failed requests counted as +∞ in each percentile's with_failed (run_stats counts them for the
+    // metrics failures_unbounded names); 0: none counted, and with_failed is empty.
+    std::size_t failed = 0;
 };
 
 // "p50", "p99.9": the key a percentile has in JSON, templates and tables.
@@ -64,6 +74,8 @@ inline void validate(const summary_options& o) {
     if (o.ddof < 0) throw usage_error("ddof must not be negative");
     for (double p : o.percentiles)
         if (!(p >= 0 && p <= 100)) throw usage_error("percentile " + fmt::format("{}", p) + " is outside 0..100");
+    if (!(o.confidence > 0.5 && o.confidence < 1))
+        throw usage_error(fmt::format("confidence {} is outside (0.5, 1)", o.confidence));
 }
 
 namespace detail {
@@ -98,7 +110,7 @@ inline std::pair<double, double> min_max(std::span<const double> xs) {
 // underflow nor overflow. min and max are values of the data, bit for bit.
 // Over the values of all `parts` together (some non-empty); each part's compensated sums merge
 // without losing either compensation.
-inline void fill_moments(std::span<const std::span<const double>> parts, summary& out, int ddof) {
+inline void fill_moments(std::span<const std::span<const double>> parts, summary& out, int ddof, double confidence) {
     std::size_t n = 0;
     for (const auto part : parts) n += part.size();
     const auto [low, high] = *extremes_over(parts, min_max);
@@ -112,7 +124,8 @@ inline void fill_moments(std::span<const std::span<const double>> parts, summary
     };
     const double mean = sum_over_parts([](double x) { return x; }) / static_cast<double>(n);
     out.mean = mean;
-    if (n <= static_cast<std::size_t>(ddof)) return;
+    // The mean's interval needs the sample spread (ddof 1) whatever ddof the reported std uses.
+    if (n <= static_cast<std::size_t>(ddof) && n < 2) return;
     const double widest = std::max(high - mean, mean - low);
     const int exponent = widest > 0 ? std::max(std::ilogb(widest), -1022) : 0; // 2^-exponent stays finite
     const double scale = std::ldexp(1.0, -exponent);
@@ -122,18 +135,63 @@ inline void fill_moments(std::span<const std::span<const double>> parts, summary
         return deviation * deviation;
     });
     const double sum_of_squares = std::max(0.0, squares - d * d / static_cast<double>(n));
-    out.std = std::ldexp(std::sqrt(sum_of_squares / static_cast<double>(n - static_cast<std::size_t>(ddof))), exponent);
-    if (mean != 0) out.cov = *out.std / mean;
+    const auto spread = [&](std::size_t dof) { return std::ldexp(std::sqrt(sum_of_squares / static_cast<double>(n - dof)), exponent); };
+    if (n > static_cast<std::size_t>(ddof)) {
+        out.std = spread(static_cast<std::size_t>(ddof));
+        if (mean != 0) out.cov = *out.std / mean;
+    }
+    if (n >= 2) out.mean_ci = mean_t_interval(mean, ddof == 1 ? *out.std : spread(1), n, confidence);
 }
 
-inline void fill_moments(std::span<const double> xs, summary& out, int ddof) {
-    fill_moments(std::span<const std::span<const double>>(&xs, 1), out, ddof);
+inline void fill_moments(std::span<const double> xs, summary& out, int ddof, double confidence) {
+    fill_moments(std::span<const std::span<const double>>(&xs, 1), out, ddof, confidence);
+}
+
+// The 0-based ranks of the ends of each percentile's interval among n values (two per percentile
+// that has one, in the order of `ps`), to be selected with the percentiles themselves.
+inline std::vector<std::optional<order_interval>> percentile_intervals(std::size_t n, std::span<const double> ps, double confidence,
+                                                                      std::vector<std::size_t>& ranks) {
+    std::vector<std::optional<order_interval>> out;
+    out.reserve(ps.size());
+    for (double p : ps) {
+        out.push_back(percentile_interval(n, p, confidence));
+        if (out.back()) {
+            ranks.push_back(out.back()->lower);
+            ranks.push_back(out.back()->upper);
+        }
+    }
+    return out;
+}
+
+// Fills out.percentiles from a selection of the percentiles and of the ranks percentile_intervals gave.
+inline void fill_percentiles(summary& out, std::span<const double> ps, std::span<const std::optional<order_interval>> intervals,
+                             const percentiles_and_ranks& selected) {
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+        std::optional<interval> ci;
+        if (intervals[k]) {
+            ci = interval{selected.ranked[next], selected.ranked[next + 1]};
+            next += 2;
+        }
+        out.percentiles.push_back({ps[k], selected.percentiles[k], ci});
+    }
+}
+
+// Each percentile's with_failed, from the successes' order statistics the same selection found.
+inline void fill_with_failed(const failed_percentile_plan& plan, std::span<const double> ranked, summary& out) {
+    if (plan.plans.empty()) return;
+    out.failed = plan.failed;
+    const auto values = evaluate_with_failed(plan, ranked);
+    for (std::size_t k = 0; k < values.size(); ++k) out.percentiles[k].with_failed = values[k];
 }
 
 } // namespace detail
 
-// Summarises `values`, reordering them in place (percentiles are found by selection, not a sort).
-inline summary summarize_in_place(std::span<double> values, const summary_options& o = {}) {
+// Summarises `values`, reordering them in place (percentiles are found by selection, not a sort;
+// the ends of their intervals are more ranks of the same selection).
+// `failed`: requests without a value because they failed, counted as +∞ in each percentile's
+// with_failed (0: not counted); their ranks are more positions of the same selection.
+inline summary summarize_in_place(std::span<double> values, const summary_options& o = {}, std::size_t failed = 0) {
     validate(o);
     summary out;
     out.n = values.size();
@@ -142,15 +200,22 @@ inline summary summarize_in_place(std::span<double> values, const summary_option
         for (double p : o.percentiles) out.percentiles.push_back({p, std::nullopt});
         return out;
     }
-    detail::fill_moments(values, out, o.ddof);
-    const auto at = percentiles_select(values, o.percentiles, o.method, std::pair{*out.min, *out.max});
-    for (std::size_t k = 0; k < at.size(); ++k) out.percentiles.push_back({o.percentiles[k], at[k]});
+    detail::fill_moments(values, out, o.ddof, o.confidence);
+    std::vector<std::size_t> ranks;
+    const auto intervals = detail::percentile_intervals(out.n, o.percentiles, o.confidence, ranks);
+    const std::size_t interval_ranks = ranks.size();
+    const auto with_failed = plan_with_failed(out.n, failed, o.percentiles, o.method);
+    ranks.insert(ranks.end(), with_failed.ranks.begin(), with_failed.ranks.end());
+    const auto selected = percentiles_and_ranks_select(values, o.percentiles, ranks, o.method, std::pair{*out.min, *out.max});
+    detail::fill_percentiles(out, o.percentiles, intervals, selected);
+    detail::fill_with_failed(with_failed, std::span<const double>(selected.ranked).subspan(interval_ranks), out);
     return out;
 }
 
 // The summary of the values of all `parts` together, as summarize would give it of them in one list
 // (sums may differ in the last bit: they are added in another order). The parts are left as they are.
-inline summary summarize_parts(std::span<const std::span<const double>> parts, const summary_options& o = {}) {
+inline summary summarize_parts(std::span<const std::span<const double>> parts, const summary_options& o = {},
+                               std::size_t failed = 0) {
     validate(o);
     summary out;
     for (const auto part : parts) out.n += part.size();
@@ -159,9 +224,15 @@ inline summary summarize_parts(std::span<const std::span<const double>> parts, c
         for (double p : o.percentiles) out.percentiles.push_back({p, std::nullopt});
         return out;
     }
-    detail::fill_moments(parts, out, o.ddof);
-    const auto at = percentiles_of_parts(parts, o.percentiles, o.method, std::pair{*out.min, *out.max});
-    for (std::size_t k = 0; k < at.size(); ++k) out.percentiles.push_back({o.percentiles[k], at[k]});
+    detail::fill_moments(parts, out, o.ddof, o.confidence);
+    std::vector<std::size_t> ranks;
+    const auto intervals = detail::percentile_intervals(out.n, o.percentiles, o.confidence, ranks);
+    const std::size_t interval_ranks = ranks.size();
+    const auto with_failed = plan_with_failed(out.n, failed, o.percentiles, o.method);
+    ranks.insert(ranks.end(), with_failed.ranks.begin(), with_failed.ranks.end());
+    const auto selected = percentiles_and_ranks_of_parts(parts, o.percentiles, ranks, o.method, std::pair{*out.min, *out.max});
+    detail::fill_percentiles(out, o.percentiles, intervals, selected);
+    detail::fill_with_failed(with_failed, std::span<const double>(selected.ranked).subspan(interval_ranks), out);
     return out;
 }
 
