@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm> // std::max, std::count
+#include <cmath>     // std::isinf
 #include <cstdio>    // std::FILE, std::fputs
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -100,6 +101,19 @@ inline std::string run_heading(const run_stats& r) {
     return out;
 }
 
+// Under a metric whose failures were counted: its percentiles with the subset's failed requests
+// as +∞ (AIPerf's adj_pNN), "∞" where one rests on a failure, aligned with the row above.
+inline std::string with_failed_row(const summary& s) {
+    if (s.failed == 0) return {};
+    const double share = static_cast<double>(s.failed) / static_cast<double>(s.n + s.failed);
+    std::string out = fmt::format("    {:<15}{:>9}{:>41}", "  with failed", s.n + s.failed,
+                                  fmt::format("{} failed ({:.1f}%) as ∞", s.failed, 100 * share));
+    for (const auto& p : s.percentiles)
+        out += fmt::format("{:>11}", !p.with_failed ? std::string("-") : std::isinf(*p.with_failed) ? std::string("∞")
+                                                                                                  : seconds_or_dash(p.with_failed));
+    return out + fmt::format("{:>11}\n", "∞");
+}
+
 inline std::string subset_table(const subset_stats& s) {
     if (s.n == 0) return fmt::format("  subset {}: no successful requests\n", s.name);
     std::string out = fmt::format("  subset {} (n={}), seconds\n", s.name, s.n);
@@ -116,6 +130,7 @@ inline std::string subset_table(const subset_stats& s) {
         for (const auto& p : m.stats.percentiles)
             out += fmt::format("{:>11}", seconds_or_dash(p.value) + (p.value && rests_on_few_samples(p.p, m.stats.n) ? "†" : ""));
         out += fmt::format("{:>11}\n", seconds_or_dash(m.stats.max));
+        out += with_failed_row(m.stats);
     }
     return out;
 }

@@ -2,7 +2,7 @@
 // templates depend on. Keys keep the order they are written in; times are seconds; absent is null.
 #pragma once
 
-#include <cmath>    // std::floor, std::abs
+#include <cmath>    // std::floor, std::abs, std::isinf
 #include <cstdint>  // std::int64_t
 #include <optional> // std::optional
 #include <span>     // std::span
@@ -32,12 +32,27 @@ json or_null(const std::optional<T>& v) {
 // A load level; an unbounded one as "inf", vLLM's own spelling (JSON has no infinity).
 inline json load_json(double load) { return std::isinf(load) ? json("inf") : json(load); }
 
+// The percentiles counting failed requests as +∞ (stats/failed_percentiles.hpp, AIPerf's adj_pNN):
+// how many failed, their share of n + failed, and each percentile as a number, or "inf" where it
+// rests on a failure (JSON has no infinity; "inf" as for load levels, so null keeps meaning "no value").
+inline json with_failed_json(const summary& s) {
+    json j{{"failed", s.failed},
+           {"share", static_cast<double>(s.failed) / static_cast<double>(s.n + s.failed)}};
+    for (const auto& p : s.percentiles)
+        j[percentile_key(p.p)] = !p.with_failed ? json(nullptr) : std::isinf(*p.with_failed) ? json("inf") : json(*p.with_failed);
+    return j;
+}
+
+// A confidence interval as [low, high], or null where there is none.
+inline json interval_json(const std::optional<interval>& i) { return i ? json::array({i->low, i->high}) : json(nullptr); }
+
 inline json to_json(const summary& s) {
     json j{{"n", s.n},          {"mean", or_null(s.mean)}, {"std", or_null(s.std)},
            {"cov", or_null(s.cov)}, {"min", or_null(s.min)},   {"max", or_null(s.max)}};
     for (const auto& p : s.percentiles) j[percentile_key(p.p)] = or_null(p.value);
     j["few_samples"] = few_sample_percentiles(s); // those resting on fewer than 10 values beyond them
     if (s.sketch_alpha) j["sketch_relative_error"] = *s.sketch_alpha; // percentiles from a sketch, within this
+    if (s.failed > 0) j["with_failed"] = with_failed_json(s); // only where failures were counted
     return j;
 }
 
