@@ -237,24 +237,46 @@ TEST_CASE("the same seed gives the same intervals; another seed other ones") {
     const auto first = compare_runs(a, b, o), again = compare_runs(a, b, o);
     o.bootstrap.seed += 1;
     const auto other = compare_runs(a, b, o);
-    const auto& x = change_named(first, "e2e.p90");
-    CHECK(x.relative_ci->low == change_named(again, "e2e.p90").relative_ci->low);
-    CHECK(x.relative_ci->high == change_named(again, "e2e.p90").relative_ci->high);
-    CHECK(x.relative_ci->low != change_named(other, "e2e.p90").relative_ci->low);
+    // The mean's interval is bootstrapped; a percentile's comes from order statistics, no draws.
+    const auto& x = change_named(first, "e2e.mean");
+    CHECK(x.relative_ci->low == change_named(again, "e2e.mean").relative_ci->low);
+    CHECK(x.relative_ci->high == change_named(again, "e2e.mean").relative_ci->high);
+    CHECK(x.relative_ci->low != change_named(other, "e2e.mean").relative_ci->low);
+    CHECK(change_named(first, "e2e.p90").relative_ci->low == change_named(other, "e2e.p90").relative_ci->low);
     CHECK(comparison_document(compare(std::span(&a, 1), std::span(&b, 1), {.compare = fast_options()}), {.compare = fast_options()}) ==
           comparison_document(compare(std::span(&a, 1), std::span(&b, 1), {.compare = fast_options()}), {.compare = fast_options()}));
 }
 
-TEST_CASE("an upper percentile gets no verdict below its order-statistic minimum") {
+TEST_CASE("an upper percentile gets no verdict where no order-statistic interval of its change holds 95%") {
     std::mt19937_64 rng(5);
     auto o = fast_options();
     o.percentiles = {50, 99, 99.9};
-    const auto small = compare_runs(run_of(lognormal_sample(rng, 298)), run_of(scaled(lognormal_sample(rng, 2000), 3)), o);
-    CHECK(change_named(small, "e2e.p99").result == verdict::too_few); // 298 < 299 on one side
+    // p99 of 237 a side: even the widest positions the rule reaches cover less than 95%; 238 suffice.
+    const auto small = compare_runs(run_of(lognormal_sample(rng, 237)), run_of(scaled(lognormal_sample(rng, 237), 3)), o);
+    CHECK(change_named(small, "e2e.p99").result == verdict::too_few);
+    CHECK_FALSE(change_named(small, "e2e.p99").relative_ci.has_value());
     CHECK(change_named(small, "e2e.p50").result == verdict::regressed);
-    const auto enough = compare_runs(run_of(lognormal_sample(rng, 299)), run_of(scaled(lognormal_sample(rng, 299), 3)), o);
+    const auto enough = compare_runs(run_of(lognormal_sample(rng, 238)), run_of(scaled(lognormal_sample(rng, 238), 3)), o);
     CHECK(change_named(enough, "e2e.p99").result == verdict::regressed);
     CHECK(change_named(enough, "e2e.p99.9").result == verdict::too_few);
+}
+
+TEST_CASE("a percentile's change interval is read from both sides' order statistics") {
+    // 20 values a side, medians: positions X(7)..X(14) on each side (test_compare_calibration.cpp),
+    // so after − before lies in [a(7) − b(14), a(14) − b(7)] and after / before − 1 in
+    // [a(7) / b(14) − 1, a(14) / b(7) − 1].
+    std::vector<double> before, after;
+    for (int i = 1; i <= 20; ++i) {
+        before.push_back(i);
+        after.push_back(10.0 * i);
+    }
+    const auto rc = compare_runs(run_of(before), run_of(after), fast_options());
+    const auto& p50 = change_named(rc, "e2e.p50");
+    REQUIRE(p50.delta_ci.has_value());
+    CHECK(p50.delta_ci->low == 70.0 - 14.0);
+    CHECK(p50.delta_ci->high == 140.0 - 7.0);
+    CHECK(p50.relative_ci->low == Approx(70.0 / 14.0 - 1));
+    CHECK(p50.relative_ci->high == Approx(140.0 / 7.0 - 1));
 }
 
 TEST_CASE("run level: success rate is bootstrapped over requests, throughput is one measurement") {
