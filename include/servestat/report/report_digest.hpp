@@ -21,6 +21,7 @@
 #include "servestat/report/format.hpp"        // format_seconds, format_share, format_rate
 #include "servestat/stats/run_stats.hpp"      // run_stats
 #include "servestat/report/sweep_view.hpp"     // detail::interpolated_load, detail::sweep_cell
+#include "servestat/report/with_failed.hpp" // judged_percentile, judged_text
 #include "servestat/stats/run_validity.hpp"   // check_run_validity
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, detail::format_load
 
@@ -137,11 +138,13 @@ inline std::vector<std::string> failed_slos(const run_stats& r, const std::vecto
     for (const auto& s : slos) {
         std::string failing;
         for (const char* subset : {"all", "short", "long"}) {
-            const auto v = find_percentile(r, subset, s.on, percentile);
+            // Failed requests count as +∞ where any failed (report/with_failed.hpp).
+            const summary* sum = find_summary(r, subset, s.on);
+            const auto v = judged_percentile(sum, percentile);
             if (!v || *v <= s.max_seconds) continue;
             failing.append(failing.empty() ? "" : ", ")
                 .append(fmt::format("{} {}", std::string_view(subset) == "all" ? "all requests" : std::string(subset) + " prompts",
-                                    marked_seconds(find_summary(r, subset, s.on), percentile)));
+                                    judged_text(sum, percentile)));
         }
         if (!failing.empty())
             out.push_back(fmt::format("{}: SLO {} {} ≤ {} fails ({} {}: {}).", r.meta.label, to_string(s.on),
@@ -160,14 +163,14 @@ inline std::vector<std::string> slo_across_runs(const std::vector<const run_stat
         std::string met, missed;
         std::size_t n_met = 0;
         for (const auto* r : runs) {
-            const auto v = find_percentile(*r, "all", s.on, percentile);
-            if (!v) continue;
             const summary* sum = find_summary(*r, "all", s.on);
+            const auto v = judged_percentile(sum, percentile); // failed requests as +∞ where any failed
+            if (!v) continue;
             if (*v <= s.max_seconds) {
                 met.append(met.empty() ? "" : ", ").append(r->meta.label + few_samples_mark_of(sum, percentile));
                 ++n_met;
             } else
-                missed.append(missed.empty() ? "" : ", ").append(fmt::format("{} ({})", r->meta.label, marked_seconds(sum, percentile)));
+                missed.append(missed.empty() ? "" : ", ").append(fmt::format("{} ({})", r->meta.label, judged_text(sum, percentile)));
         }
         if (met.empty() && missed.empty()) continue;
         const std::string objective = fmt::format("SLO {} {} ≤ {}", to_string(s.on), percentile_key(percentile), format_seconds(s.max_seconds));
