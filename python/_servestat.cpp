@@ -40,9 +40,11 @@ struct analysis_kwargs {
     std::vector<std::string> buckets;
     std::string slo, sweep_by;
     std::size_t threads;
+    double confidence; // of each percentile's and mean's interval
 
     void apply(cli::analysis_args& a) const {
         if (!percentiles.empty()) a.percentiles = percentiles;
+        a.confidence = confidence;
         a.method = method;
         a.ddof = ddof;
         a.short_max = short_max;
@@ -368,9 +370,9 @@ PYBIND11_MODULE(_servestat, m) {
 
     py::class_<analysis_kwargs>(m, "AnalysisOptions")
         .def(py::init<std::vector<double>, std::string, int, std::int32_t, std::int32_t, std::vector<std::string>,
-                      std::string, std::string, std::size_t>(),
+                      std::string, std::string, std::size_t, double>(),
              py::arg("percentiles"), py::arg("method"), py::arg("ddof"), py::arg("short_max"), py::arg("long_min"),
-             py::arg("buckets"), py::arg("slo"), py::arg("sweep_by"), py::arg("threads"));
+             py::arg("buckets"), py::arg("slo"), py::arg("sweep_by"), py::arg("threads"), py::arg("confidence"));
     py::class_<compare_kwargs>(m, "CompareOptions")
         .def(py::init<std::string, double, double, std::size_t, std::uint64_t, std::vector<std::string>, std::string,
                       std::vector<std::string>, std::string>(),

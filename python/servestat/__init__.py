@@ -31,13 +31,21 @@ class Stats(dict):
         self.text = text  # the document as the CLI prints it, byte for byte
 
     def to_pandas(self):
-        """One row per run, subset and metric: n, mean, std, cov, min, the percentiles and max (seconds)."""
+        """One row per run, subset and metric: n, mean, std, cov, min, the percentiles and max (seconds).
+        Each interval ([low, high] in the JSON: mean_ci, p99_ci, ...) becomes two columns, mean_ci_low and
+        mean_ci_high, None where the JSON has null (a percentile too few values bound)."""
         import pandas
         rows = []
         for run in self["runs"]:
             for subset, body in run.get("subsets", {}).items():
                 for metric, values in body["metrics"].items():
-                    rows.append({"run": run["label"], "subset": subset, "metric": metric, **values})
+                    row = {"run": run["label"], "subset": subset, "metric": metric}
+                    for key, value in values.items():
+                        if key.endswith("_ci"):
+                            row[key + "_low"], row[key + "_high"] = value if value is not None else (None, None)
+                        else:
+                            row[key] = value
+                    rows.append(row)
         return pandas.DataFrame(rows)
 
 
@@ -69,10 +77,11 @@ def _buckets(buckets):
 
 
 def _options(percentiles=_DEFAULT_PERCENTILES, method="linear", ddof=1, slo=None, buckets=None, short_max=64,
-             long_min=2048, sweep_by=None, threads=0):
-    """The options every analysis takes, as the CLI's flags name them (docs/cli.md)."""
+             long_min=2048, sweep_by=None, threads=0, confidence=0.95):
+    """The options every analysis takes, as the CLI's flags name them (docs/cli.md); confidence is the level
+    of each percentile's interval (order statistics) and each mean's (Student's t)."""
     return _core.AnalysisOptions(list(percentiles), method, ddof, short_max, long_min, _buckets(buckets),
-                                 _listed(slo), sweep_by or "", threads)
+                                 _listed(slo), sweep_by or "", threads, confidence)
 
 
 class Run:
@@ -210,7 +219,7 @@ def compare(before, after, *, percentiles=(50, 90, 99), method="linear", noise="
     """Before/after: per statistic the change, its bootstrap interval, the Mann-Whitney p and a verdict; the
     document of `servestat compare --json`. before/after: a Run, Runs or a path. With out_dir, also writes
     compare.md/.html/.json and plots there."""
-    options = _options(percentiles, method, 1, slo, buckets, short_max, long_min, sweep_by, threads)
+    options = _options(percentiles, method, 1, slo, buckets, short_max, long_min, sweep_by, threads, confidence)
     extra = _core.CompareOptions(str(noise), alpha, confidence, resamples,
                                  _core.default_seed if seed is None else seed, list(metrics or []),
                                  os.fspath(out_dir) if out_dir else "", list(formats), title)

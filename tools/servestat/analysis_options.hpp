@@ -25,6 +25,7 @@ namespace servestat::cli {
 struct analysis_args {
     std::vector<std::string> logs;
     std::vector<double> percentiles{50, 90, 95, 99};
+    double confidence = 0.95; // of each percentile's and mean's interval (--confidence; compare has its own)
     std::string method = "linear";
     int ddof = 1;
     std::int32_t short_max = 64;
@@ -84,11 +85,26 @@ inline void add_analysis_options(CLI::App& cmd, analysis_args& a, bool with_logs
                  "ramp-up and before the drain (MSER-5 on requests in flight, docs/metrics.md)");
 }
 
+// --confidence of stats and report (compare declares its own, which drives its intervals and the
+// per-run ones alike).
+inline void add_confidence_option(CLI::App& cmd, analysis_args& a) {
+    cmd.add_option("--confidence", a.confidence,
+                   "Confidence level of each percentile's interval (order statistics) and each mean's (Student's t), "
+                   "between 0.5 and 1")
+        ->capture_default_str();
+}
+
+inline void validate_confidence(double c) {
+    if (!(c > 0.5 && c < 1)) throw usage_error(fmt::format("--confidence {}: must lie between 0.5 and 1 (e.g. 0.95)", c));
+}
+
 inline stats_options to_stats_options(const analysis_args& a) {
     stats_options o;
     o.summary.method = parse_quantile_method(a.method);
     o.summary.ddof = a.ddof;
     o.summary.percentiles = a.percentiles;
+    validate_confidence(a.confidence);
+    o.summary.confidence = a.confidence;
     o.subsets.short_max = a.short_max;
     o.subsets.long_min = a.long_min;
     for (const auto& b : a.buckets) o.subsets.buckets.push_back(parse_bucket(b));

@@ -88,6 +88,8 @@ inline double parse_noise(const std::string& text) {
 inline comparison_options to_comparison_options(const compare_args& a) {
     comparison_options o;
     o.compare.stats = to_stats_options(a);
+    validate_confidence(a.confidence);
+    o.compare.stats.summary.confidence = a.confidence; // --confidence drives the per-run intervals too
     o.compare.percentiles = a.percentiles;
     if (!a.metrics.empty()) {
         o.compare.metrics.clear();

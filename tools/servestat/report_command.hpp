@@ -41,6 +41,7 @@ struct report_args : analysis_args, memory_args {
 
 inline void add_report_options(CLI::App& cmd, report_args& a) {
     add_analysis_options(cmd, a);
+    add_confidence_option(cmd, a);
     cmd.add_option("-o,--output", a.out_dir, "Directory to write report.md, report.html, report.json and plots/")
         ->capture_default_str();
     cmd.add_option("--format", a.formats, "Formats to write: md, html, json")->delimiter(',')->allow_extra_args(false)->capture_default_str();

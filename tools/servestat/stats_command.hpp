@@ -28,6 +28,7 @@ struct stats_args : analysis_args, memory_args {
 
 inline void add_stats_options(CLI::App& cmd, stats_args& a) {
     add_analysis_options(cmd, a);
+    add_confidence_option(cmd, a);
     cmd.add_flag("--json", a.json, "Print the JSON export (the contract of docs/json-export.md)");
     add_memory_options(cmd, a);
 }
@@ -114,7 +115,18 @@ inline std::string with_failed_row(const summary& s) {
     return out + fmt::format("{:>11}\n", "∞");
 }
 
-inline std::string subset_table(const subset_stats& s) {
+// Under a metric's row: the intervals of its mean and percentiles at the run's confidence, one
+// line ("-" where n cannot bound a percentile); a sketch's ends are widened by its relative error.
+inline std::string interval_row(const summary& s, double confidence) {
+    const auto range = [](const std::optional<interval>& i) {
+        return i ? fmt::format("{:.4f}–{:.4f}", i->low, i->high) : std::string("-");
+    };
+    std::string out = fmt::format("      {:g}% CI: mean {}", 100 * confidence, range(s.mean_ci));
+    for (const auto& p : s.percentiles) out += fmt::format("  {} {}", percentile_key(p.p), range(p.ci));
+    return out + "\n";
+}
+
+inline std::string subset_table(const subset_stats& s, double confidence) {
     if (s.n == 0) return fmt::format("  subset {}: no successful requests\n", s.name);
     std::string out = fmt::format("  subset {} (n={}), seconds\n", s.name, s.n);
     const auto& first = s.metrics.front().stats;
@@ -131,6 +143,7 @@ inline std::string subset_table(const subset_stats& s) {
             out += fmt::format("{:>11}", seconds_or_dash(p.value) + (p.value && rests_on_few_samples(p.p, m.stats.n) ? "†" : ""));
         out += fmt::format("{:>11}\n", seconds_or_dash(m.stats.max));
         out += with_failed_row(m.stats);
+        out += interval_row(m.stats, confidence);
     }
     return out;
 }
@@ -296,7 +309,8 @@ inline std::string format_grid_tables(const std::vector<grid_analysis>& grids, s
     return out;
 }
 
-inline std::string format_stats_table(const std::vector<run_stats>& runs, const std::vector<double>& percentiles) {
+inline std::string format_stats_table(const std::vector<run_stats>& runs, const std::vector<double>& percentiles,
+                                      double confidence = 0.95) {
     std::string out;
     for (const auto& r : runs) {
         if (!out.empty()) out += "\n";
@@ -304,7 +318,7 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs, const 
         out += detail::token_line("prompt tokens", r.prompt_tokens);
         out += detail::token_line("output tokens", r.output_tokens);
         if (r.meta.kind != run_kind::arrivals && r.requests > 0) {
-            for (const auto& s : r.subsets) out += detail::subset_table(s);
+            for (const auto& s : r.subsets) out += detail::subset_table(s, confidence);
             out += detail::few_samples_footnote(r, percentiles);
             out += detail::breakdown_table(r.time_breakdown);
         }
@@ -348,7 +362,7 @@ inline int run_stats_command(const stats_args& a) {
     read_together();
     name_inputs_apart(results);
     const std::string text = a.json ? stats_json_text(a, results, options)
-                                    : format_stats_table(results, options.summary.percentiles) +
+                                    : format_stats_table(results, options.summary.percentiles, options.summary.confidence) +
                                           format_sweep_tables(analyze_sweeps(a, results, options, 95)) +
                                           format_grid_tables(analyze_grids(a, results), results);
     std::fputs(text.c_str(), stdout);

@@ -47,9 +47,12 @@ inline json with_failed_json(const summary& s) {
 inline json interval_json(const std::optional<interval>& i) { return i ? json::array({i->low, i->high}) : json(nullptr); }
 
 inline json to_json(const summary& s) {
-    json j{{"n", s.n},          {"mean", or_null(s.mean)}, {"std", or_null(s.std)},
+    json j{{"n", s.n},          {"mean", or_null(s.mean)}, {"mean_ci", interval_json(s.mean_ci)}, {"std", or_null(s.std)},
            {"cov", or_null(s.cov)}, {"min", or_null(s.min)},   {"max", or_null(s.max)}};
-    for (const auto& p : s.percentiles) j[percentile_key(p.p)] = or_null(p.value);
+    for (const auto& p : s.percentiles) {
+        j[percentile_key(p.p)] = or_null(p.value);
+        j[percentile_key(p.p) + "_ci"] = interval_json(p.ci); // order statistics, or null where n cannot bound it
+    }
     j["few_samples"] = few_sample_percentiles(s); // those resting on fewer than 10 values beyond them
     if (s.sketch_alpha) j["sketch_relative_error"] = *s.sketch_alpha; // percentiles from a sketch, within this
     if (s.failed > 0) j["with_failed"] = with_failed_json(s); // only where failures were counted
@@ -189,6 +192,7 @@ inline void add_knee_qualifiers(json& out, const sweep_knee& k) {
                         {"factor", j->factor}, {"flat_before", j->flat_before}, {"flat_after", j->flat_after}};
     out["curve_shape"] = std::move(form);
     out["caveat"] = k.caveat.empty() ? json(nullptr) : json(k.caveat);
+            {"confidence", o.summary.confidence},
     out["withheld_x"] = or_null(k.withheld_x);
     out["withheld_load"] = k.withheld_load ? load_json(*k.withheld_load) : json(nullptr);
     if (!k.threshold) {
