@@ -23,7 +23,8 @@ struct gate_outcome {
 
 namespace detail {
 
-inline json interval_json(const std::optional<interval>& i) {
+// {low, high}: compare.json's form (stats --json writes [low, high], interval_json).
+inline json compare_interval_json(const std::optional<interval>& i) {
     return i ? json{{"low", i->low}, {"high", i->high}} : json(nullptr);
 }
 
@@ -39,8 +40,8 @@ inline json to_json(const change& c) {
             {"after", or_null(c.after)},
             {"change", or_null(c.delta)},
             {"relative_change", or_null(c.relative)},
-            {"ci", interval_json(c.delta_ci)},
-            {"relative_ci", interval_json(c.relative_ci)},
+            {"ci", compare_interval_json(c.delta_ci)},
+            {"relative_ci", compare_interval_json(c.relative_ci)},
             {"p_value", or_null(c.p_value)},
             {"sketch_bound", or_null(c.sketch_bound)},
             {"verdict", std::string(to_string(c.result))},

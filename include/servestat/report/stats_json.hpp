@@ -176,6 +176,7 @@ inline json options_to_json(const stats_options& o) {
             {"long_min", o.subsets.long_min},
             {"buckets", std::move(buckets)},
             {"percentiles", percentile_list(o.summary.percentiles)},
+            {"confidence", o.summary.confidence},
             {"slo", detail::slos_to_json(o.slos)}};
 }
 
@@ -192,7 +193,6 @@ inline void add_knee_qualifiers(json& out, const sweep_knee& k) {
                         {"factor", j->factor}, {"flat_before", j->flat_before}, {"flat_after", j->flat_after}};
     out["curve_shape"] = std::move(form);
     out["caveat"] = k.caveat.empty() ? json(nullptr) : json(k.caveat);
-            {"confidence", o.summary.confidence},
     out["withheld_x"] = or_null(k.withheld_x);
     out["withheld_load"] = k.withheld_load ? load_json(*k.withheld_load) : json(nullptr);
     if (!k.threshold) {
