@@ -86,6 +86,42 @@ def test_to_pandas_is_one_row_per_run_subset_and_metric(logs):
     assert row["run"] == run["label"]
 
 
+def interval_ranks(n, percent, confidence_percent):
+    """0-based ranks of a percentile's interval from the binomial sums in exact integers (math.comb), or None."""
+    total, cdf, lower, upper = 100 ** n, 0, None, None
+    for k in range(n):
+        cdf += math.comb(n, k) * percent ** k * (100 - percent) ** (n - k)
+        if cdf * 200 <= (100 - confidence_percent) * total:
+            lower = k + 1
+        if cdf * 200 >= (100 + confidence_percent) * total:
+            upper = k + 1
+            break
+    return None if lower is None or upper is None else (lower - 1, upper - 1)
+
+
+def test_every_percentile_and_mean_carries_its_interval_at_the_confidence_asked():
+    rng = numpy.random.default_rng(38)
+    e2e = rng.lognormal(0, 0.7, 400)
+    run = servestat.from_arrays(ttft=e2e / 4, e2e=e2e, prompt_tokens=rng.integers(1, 4000, 400))
+    ordered = numpy.sort(e2e)
+    for confidence in (0.95, 0.9):
+        stats = run.stats(confidence=confidence)
+        got = stats["runs"][0]["subsets"]["all"]["metrics"]["e2e"]
+        assert stats["options"]["confidence"] == confidence
+        for p in (50, 90, 95, 99):
+            r = interval_ranks(400, p, round(confidence * 100))
+            assert got[f"p{p}_ci"] == (None if r is None else [ordered[r[0]], ordered[r[1]]]), (confidence, p)
+        frame = stats.to_pandas()
+        row = frame[(frame["subset"] == "all") & (frame["metric"] == "e2e")].iloc[0]
+        assert [row["mean_ci_low"], row["mean_ci_high"]] == got["mean_ci"]
+    # t_{0.975, 399} lies between t_{0.975, 1000} = 1.962339 and t_{0.975, 120} = 1.979930 (published table).
+    got = run.stats()["runs"][0]["subsets"]["all"]["metrics"]["e2e"]
+    t = (got["mean_ci"][1] - got["mean"]) / (numpy.std(e2e, ddof=1) / math.sqrt(400))
+    assert 1.962339 < t < 1.979930
+    with pytest.raises(servestat.UsageError, match="--confidence"):
+        run.stats(confidence=1.0)
+
+
 def test_from_arrays_gives_numpys_percentiles_for_every_method():
     rng = numpy.random.default_rng(7)
     ttft = rng.lognormal(-2, 0.7, 5000)
