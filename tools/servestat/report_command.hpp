@@ -223,7 +223,7 @@ inline int run_trend_report(const report_args& a) {
     for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
     const trend t = follow_trend(runs, o);
     const std::string title = a.title == report_args{}.title ? "Trend across runs" : a.title;
-    const auto plots = report::trend_plots(t, runs);
+    const auto plots = report::trend_plots(t, runs, o.stats.summary.confidence);
     detail::write_report(detail::files_of(a), "trend", report::trend_view_model(t, runs, o, title, plots), plots);
     detail::say_written(a, "trend");
     return 0;
@@ -291,13 +291,14 @@ inline void write_runs_report(const report_args& a, const stats_options& options
     detail::attach_plots(view, plots, all_plots);
     for (const auto& list : plots) all_plots.insert(all_plots.end(), list.begin(), list.end());
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
-        auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1), report::sweep_short_name(sweeps[i], i));
+        auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1), report::sweep_short_name(sweeps[i], i),
+                                         options.summary.confidence);
         view["sweeps"][i]["plots"] = detail::plot_entries(files);
         all_plots.insert(all_plots.end(), files.begin(), files.end());
     }
     std::vector<std::string> sweep_names;
     for (std::size_t i = 0; i < sweeps.size(); ++i) sweep_names.push_back(report::sweep_short_name(sweeps[i], i));
-    const auto overlays = report::sweeps_overlay_plots(sweeps, sweep_names);
+    const auto overlays = report::sweeps_overlay_plots(sweeps, sweep_names, options.summary.confidence);
     view["sweep_overlays"] = detail::plot_entries(overlays);
     view["has_sweep_overlays"] = !overlays.empty();
     all_plots.insert(all_plots.end(), overlays.begin(), overlays.end());

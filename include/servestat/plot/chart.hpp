@@ -23,7 +23,7 @@
 
 namespace servestat::plot {
 
-enum class legend_mark { box, line, thin_line, dashed_line, diamond };
+enum class legend_mark { box, line, thin_line, dashed_line, diamond, shade };
 
 struct legend_entry {
     std::string name;
@@ -333,6 +333,11 @@ public:
         for (const auto& row : rows) {
             const auto& e = *row.entry;
             if (e.mark == legend_mark::box) svg.rect(legend_left, y, 14, 12, e.colour);
+            else if (e.mark == legend_mark::shade) // a band's faint fill, a little stronger to read at this size
+                svg.polygon(fmt::format("{},{} {},{} {},{} {},{}", px(legend_left), px(y),
+                                        px(legend_left + 16), px(y), px(legend_left + 16),
+                                        px(y + 12), px(legend_left), px(y + 12)),
+                            e.colour, 0.35, "none");
             else if (e.mark == legend_mark::diamond)
                 svg.polyline(detail::diamond_points(legend_left + 8, y + 6, 6), e.colour, 2);
             else svg.line(legend_left, y + 6, legend_left + 16, y + 6, e.colour, e.mark == legend_mark::thin_line ? 1.5 : 2.5,

@@ -38,11 +38,16 @@ struct reference_line {
 };
 
 // A shaded interval around one series, e.g. the 95% confidence interval of each run's p99: drawn
-// in the series' colour, faint, under the lines; the y axis widens to keep it in view.
+// in the series' colour, faint, under the lines; the y axis widens to keep it in view. A point whose
+// ends are not finite (NaN: a level too small for an interval) breaks the band there; a lone point
+// between breaks is drawn as a bar from low to high.
 struct band {
     std::size_t series = 0; // index of the series it belongs to
     std::vector<double> x, low, high;
-    std::string label; // legend entry, e.g. "e2e p99: 95% CI"
+    // Legend entry, e.g. "shaded: 95% confidence interval"; bands with one label share one entry
+    // (in their colour, or neutral grey when their colours differ).
+    std::string label;
+    std::string tooltip; // e.g. "e2e p99: 95% confidence interval"; empty: the label
 };
 
 struct line_options {
@@ -69,6 +74,9 @@ struct line_options {
     // tooltips by their text: an unbounded rate drawn to the right of the last measured one,
     // "∞ (max)". The axis is labelled at the data's own x values then, these by their names.
     std::vector<tick> x_names;
+    // A note under the x axis, e.g. where bands are missing and why; left out when the axis needs
+    // that place for its own note (a log axis over values that are not all positive).
+    std::string caption;
 };
 
 namespace detail {
@@ -188,6 +196,7 @@ inline std::optional<std::pair<scale, scale>> line_axes(frame& f, const std::vec
             if (std::isfinite(b.x[k]) && std::isfinite(b.low[k]) && std::isfinite(b.high[k])) yr.add(b.low[k]), yr.add(b.high[k]);
     const bool log = o.log_x && xr.lo > 0;
     if (o.log_x && !log) f.note("linear x axis: some x values are 0 or below, which a log axis cannot show");
+    else if (!o.caption.empty()) f.note(o.caption);
     scale x = x_axis_for(f, points, log ? xr.lo : std::min(0.0, xr.lo), xr.hi, log, o.x_names);
     const scale y = f.y_scale(std::min(0.0, yr.lo), yr.hi);
     f.y_axis(y);
@@ -345,18 +354,51 @@ inline void draw_mark(frame& f, std::vector<box>& taken, const std::vector<segme
 
 namespace detail {
 
-// The band as one closed polygon (upper edge left to right, lower edge back), over the points where
-// both ends are known; false when fewer than two are.
+inline constexpr double band_opacity = 0.18;
+
+// The runs of consecutive points where both ends are known: a point without them ends a run, so
+// the band breaks there instead of bridging a level that has no interval.
+inline std::vector<std::vector<std::size_t>> band_runs(const band& b) {
+    std::vector<std::vector<std::size_t>> out(1);
+    for (std::size_t k = 0; k < b.x.size() && k < b.low.size() && k < b.high.size(); ++k) {
+        if (std::isfinite(b.x[k]) && std::isfinite(b.low[k]) && std::isfinite(b.high[k])) out.back().push_back(k);
+        else if (!out.back().empty()) out.emplace_back();
+    }
+    if (out.back().empty()) out.pop_back();
+    return out;
+}
+
+// Each run of the band as one closed polygon (upper edge left to right, lower edge back), a lone
+// point as a bar 6 px wide; false when nothing is drawn.
 inline bool draw_band(frame& f, const scale& x, const scale& y, const band& b, std::string_view colour) {
-    std::vector<std::size_t> at;
-    for (std::size_t k = 0; k < b.x.size() && k < b.low.size() && k < b.high.size(); ++k)
-        if (std::isfinite(b.x[k]) && std::isfinite(b.low[k]) && std::isfinite(b.high[k])) at.push_back(k);
-    if (at.size() < 2) return false;
-    std::string points;
-    for (std::size_t k : at) points.append(points.empty() ? "" : " ").append(px(x(b.x[k]))).append(",").append(px(y(b.high[k])));
-    for (auto k = at.rbegin(); k != at.rend(); ++k) points.append(" ").append(px(x(b.x[*k]))).append(",").append(px(y(b.low[*k])));
-    f.svg.polygon(points, colour, 0.18, "none", b.label);
-    return true;
+    const auto runs = band_runs(b);
+    const std::string& tooltip = b.tooltip.empty() ? b.label : b.tooltip;
+    for (const auto& at : runs) {
+        std::string points;
+        if (at.size() == 1) {
+            const double cx = x(b.x[at.front()]), lo = y(b.low[at.front()]), hi = y(b.high[at.front()]);
+            points = fmt::format("{},{} {},{} {},{} {},{}", px(cx - 3), px(hi), px(cx + 3), px(hi), px(cx + 3), px(lo),
+                                 px(cx - 3), px(lo));
+        } else {
+            for (std::size_t k : at)
+                points.append(points.empty() ? "" : " ").append(px(x(b.x[k]))).append(",").append(px(y(b.high[k])));
+            for (auto k = at.rbegin(); k != at.rend(); ++k)
+                points.append(" ").append(px(x(b.x[*k]))).append(",").append(px(y(b.low[*k])));
+        }
+        f.svg.polygon(points, colour, band_opacity, "none", tooltip);
+    }
+    return !runs.empty();
+}
+
+// One legend entry per band label: in the band's colour, or grey where bands of several colours
+// share it ("shaded: 95% confidence interval" for every percentile's band).
+inline void add_band_legend(std::vector<legend_entry>& legend, const std::string& label, const std::string& colour) {
+    for (auto& e : legend)
+        if (e.mark == legend_mark::shade && e.name == label) {
+            if (e.colour != colour) e.colour = "#888888";
+            return;
+        }
+    legend.push_back({label, colour, legend_mark::shade, {}, {}});
 }
 
 } // namespace detail
@@ -387,7 +429,7 @@ inline std::string line_chart(std::span<const named_points> series, const chart_
     for (const auto& b : options.bands) {
         if (b.series >= series.size() || !looks[b.series].coloured()) continue;
         if (detail::draw_band(f, x, y, b, looks[b.series].colour()))
-            legend.push_back({b.label, looks[b.series].colour(), legend_mark::box, {}, {}});
+            detail::add_band_legend(legend, b.label, looks[b.series].colour());
     }
     // Grey series first, underneath the coloured ones.
     for (const bool coloured : {false, true})

@@ -48,6 +48,7 @@ figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
 table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
 table.kpi td:first-child { white-space: nowrap; }
+.ci { display: block; color: #555; font-size: .9em; }
 </style>
 </head>
 <body>
@@ -62,11 +63,12 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{ttft_p50_mark}}</td><td>{{ttft_p99}}{{ttft_p99_mark}}</td><td>{{e2e_p50}}{{e2e_p50_mark}}</td><td>{{e2e_p99}}{{e2e_p99_mark}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
 <p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
+{{#kpi_interval_note}}<p class="note">{{kpi_interval_note}}</p>{{/kpi_interval_note}}
 {{#has_few_samples}}
 <p class="note">{{few_samples_note}}</p>
 {{/has_few_samples}}
@@ -183,18 +185,6 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/run_rows}}
 </tbody>
 </table>
-{{#has_runs_as_unit}}
-<h4>Between runs</h4>
-<p class="note">{{runs_as_unit_note}}</p>
-<table>
-<thead><tr><th>statistic</th><th>before (mean ± std)</th><th>after (mean ± std)</th><th>change</th><th>{{options.confidence}} Welch CI</th><th>verdict over runs</th></tr></thead>
-<tbody>
-{{#runs_as_unit_rows}}
-<tr><td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td class="text {{css}}">{{verdict}}</td></tr>
-{{/runs_as_unit_rows}}
-</tbody>
-</table>
-{{/has_runs_as_unit}}
 {{#subsets}}
 <details{{#first}} open{{/first}}>
 <summary>{{name}} requests ({{n_before}} before, {{n_after}} after)</summary>
@@ -242,10 +232,14 @@ inline constexpr char builtin_template_1[] =
 | | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{ttft_p50_mark}} | {{ttft_p99}}{{ttft_p99_mark}} | {{e2e_p50}}{{e2e_p50_mark}} | {{e2e_p99}}{{e2e_p99_mark}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
+{{#kpi_interval_note}}
+
+{{kpi_interval_note}}
+{{/kpi_interval_note}}
 {{#has_few_samples}}
 
 {{few_samples_note}}
@@ -369,18 +363,6 @@ Measured only after, not compared: {{only_after}}.
 | {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
 {{/run_rows}}
 
-{{#has_runs_as_unit}}
-#### Between runs
-
-{{runs_as_unit_note}}
-
-| statistic | before (mean ± std) | after (mean ± std) | change | {{options.confidence}} Welch CI | verdict over runs |
-|---|---:|---:|---:|---:|---|
-{{#runs_as_unit_rows}}
-| {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{#within_run_noise}}**{{verdict}}**{{/within_run_noise}}{{^within_run_noise}}{{verdict}}{{/within_run_noise}} |
-{{/runs_as_unit_rows}}
-{{/has_runs_as_unit}}
-
 {{#subsets}}
 #### {{name}} requests ({{n_before}} before, {{n_after}} after)
 
@@ -451,6 +433,8 @@ details.run { margin: .8rem 0; border: 1px solid #d0d0d0; padding: .3rem .8rem; 
 details.run > summary { cursor: pointer; font-weight: bold; }
 table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
 table.kpi td:first-child { white-space: nowrap; }
+table.sweep td { white-space: nowrap; }
+.ci { display: block; color: #555; font-size: .9em; }
 </style>
 </head>
 <body>
@@ -466,11 +450,13 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{ttft_p50_mark}}</td><td>{{ttft_p99}}{{ttft_p99_mark}}</td><td>{{e2e_p50}}{{e2e_p50_mark}}</td><td>{{e2e_p99}}{{e2e_p99_mark}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
 {{#kpi_has_subsets}}<p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>{{/kpi_has_subsets}}
+{{#kpi_interval_note}}<p class="note">{{kpi_interval_note}}</p>{{/kpi_interval_note}}
+{{#kpi_failed_note}}<p class="note">{{kpi_failed_note}}</p>{{/kpi_failed_note}}
 {{/has_kpi}}
 {{#kpi_note}}
 <p>{{kpi_note}}</p>
@@ -546,14 +532,17 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 {{/has_groups}}
 {{#sweeps}}
 <h2>{{title}}</h2>
-<table>
+<table class="sweep">
 <thead><tr><th>{{param}}</th><th>req/s</th><th>output tok/s</th><th>success</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th><th>short p99</th><th>long p99</th></tr></thead>
 <tbody>
 {{#rows}}
-<tr><td>{{load}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{success}}</td><td>{{e2e_p50}}</td><td>{{e2e_p90}}</td><td>{{e2e_p99}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{short_p99}}</td><td>{{long_p99}}</td></tr>
+<tr><td>{{load}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{success}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}</td><td>{{e2e_p90}}{{#e2e_p90_ci}} <span class="ci">{{e2e_p90_ci}}</span>{{/e2e_p90_ci}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}</td><td>{{short_p99}}{{#short_p99_ci}} <span class="ci">{{short_p99_ci}}</span>{{/short_p99_ci}}</td><td>{{long_p99}}{{#long_p99_ci}} <span class="ci">{{long_p99_ci}}</span>{{/long_p99_ci}}</td></tr>
 {{/rows}}
 </tbody>
 </table>
+{{#interval_note}}
+<p class="note">{{interval_note}}</p>
+{{/interval_note}}
 {{#has_few_samples}}
 <p class="note">{{few_samples_note}}</p>
 {{/has_few_samples}}
@@ -775,12 +764,20 @@ inline constexpr char builtin_template_3[] =
 | | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{ttft_p50_mark}} | {{ttft_p99}}{{ttft_p99_mark}} | {{e2e_p50}}{{e2e_p50_mark}} | {{e2e_p99}}{{e2e_p99_mark}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 {{#kpi_has_subsets}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
 {{/kpi_has_subsets}}
+{{#kpi_interval_note}}
+
+{{kpi_interval_note}}
+{{/kpi_interval_note}}
+{{#kpi_failed_note}}
+
+{{kpi_failed_note}}
+{{/kpi_failed_note}}
 {{/has_kpi}}
 {{#kpi_note}}
 
@@ -869,8 +866,12 @@ Notes:
 | {{param}} | req/s | output tok/s | success | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 | short p99 | long p99 |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {{#rows}}
-| {{load}} | {{rps}} | {{output_tps}} | {{success}} | {{e2e_p50}} | {{e2e_p90}} | {{e2e_p99}} | {{ttft_p50}} | {{ttft_p99}} | {{short_p99}} | {{long_p99}} |
+| {{load}} | {{rps}} | {{output_tps}} | {{success}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}} | {{e2e_p90}}{{#e2e_p90_ci}} {{e2e_p90_ci}}{{/e2e_p90_ci}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}} | {{short_p99}}{{#short_p99_ci}} {{short_p99_ci}}{{/short_p99_ci}} | {{long_p99}}{{#long_p99_ci}} {{long_p99_ci}}{{/long_p99_ci}} |
 {{/rows}}
+{{#interval_note}}
+
+{{interval_note}}
+{{/interval_note}}
 {{#has_few_samples}}
 
 {{few_samples_note}}
@@ -1190,6 +1191,7 @@ ul.summary li { margin: .3rem 0; }
 td.text { text-align: left; }
 table.kpi th:nth-child(-n+2), table.kpi td:nth-child(-n+2), table.kpi th:last-child { text-align: left; }
 table.kpi td:first-child { white-space: nowrap; }
+.ci { display: block; color: #555; font-size: .9em; }
 </style>
 </head>
 <body>
@@ -1204,11 +1206,12 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}</td><td>{{ttft_p99}}</td><td>{{e2e_p50}}</td><td>{{e2e_p99}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
 <p class="note">Short and long rows count their successful requests; rates and ok % belong to the whole run.</p>
+{{#kpi_interval_note}}<p class="note">{{kpi_interval_note}}</p>{{/kpi_interval_note}}
 <h2>Runs</h2>
 <p>{{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, below it, its change against the previous run.</p>
 <table>
@@ -1276,10 +1279,14 @@ inline constexpr char builtin_template_5[] =
 | | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}} | {{ttft_p99}} | {{e2e_p50}} | {{e2e_p99}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
+{{#kpi_interval_note}}
+
+{{kpi_interval_note}}
+{{/kpi_interval_note}}
 
 ## Runs
 

@@ -20,8 +20,10 @@
 #include "servestat/compare/compare.hpp"      // change, verdict
 #include "servestat/report/change_text.hpp"   // signed_percent, value_text, readable_name, p_clause
 #include "servestat/report/few_samples.hpp"   // few_samples_mark_of, marked_seconds
-#include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value
+#include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value, format_interval
+#include "servestat/report/intervals.hpp"     // percentile_ci, few_samples_mark_unless_ci, interval_note
 #include "servestat/report/stats_json.hpp"    // json
+#include "servestat/report/with_failed.hpp"   // judged_percentile, judged_text, detail::add_kpi_with_failed
 #include "servestat/stats/run_stats.hpp"      // run_stats, find_summary, find_percentile
 #include "servestat/stats/subsets.hpp"        // subset_options
 #include "servestat/sweep/sweep_analysis.hpp" // detail::format_load
@@ -94,23 +96,47 @@ struct kpi_source {
 
 namespace detail {
 
+// The KPI table's percentiles: TTFT and e2e p50 and p99, each in fields "ttft_p50" ….
+inline constexpr std::pair<metric, double> kpi_percentiles[] = {
+    {metric::ttft, 50}, {metric::ttft, 99}, {metric::e2e, 50}, {metric::e2e, 99}};
+
+inline std::string kpi_key(metric m, double p) { return fmt::format("{}_{}", to_string(m), percentile_key(p)); }
+
+// Beside each KPI percentile its interval ("ttft_p50_ci": "(0.95–1.21)", in the value's unit), null
+// where it has none; a value shown with its interval drops the dagger (few_samples_mark_unless_ci).
+// `r` null: a row of reported numbers, which carry no interval.
+inline void add_kpi_intervals(json& row, const run_stats* r, std::string_view subset) {
+    for (const auto& [m, p] : kpi_percentiles) {
+        const summary* s = r ? find_summary(*r, subset, m) : nullptr;
+        const auto value = s ? find_percentile(*s, p) : std::nullopt;
+        const auto ci = percentile_ci(s, p);
+        row[kpi_key(m, p) + "_ci"] = value && ci ? json(format_interval(*value, ci->low, ci->high)) : json(nullptr);
+        if (r) row[kpi_key(m, p) + "_mark"] = few_samples_mark_unless_ci(s, p);
+    }
+}
+
 inline std::string slo_verdict_text(const run_stats& r, std::string_view subset, const std::vector<slo>& slos,
                                     double percentile) {
     std::string failed;
-    bool any = false, few = false;
+    bool any = false, few = false, counted = false;
     for (const auto& s : slos) {
-        const auto value = find_percentile(r, subset, s.on, percentile);
+        // Judged with failed requests counted as +∞ where any failed (report/with_failed.hpp).
+        const summary* sum = find_summary(r, subset, s.on);
+        const auto value = judged_percentile(sum, percentile);
         if (!value) continue;
         any = true;
-        few = few || !few_samples_mark_of(find_summary(r, subset, s.on), percentile).empty();
+        few = few || !few_samples_mark_of(sum, percentile).empty();
+        counted = counted || with_failed_value(sum, percentile).has_value();
         if (*value <= s.max_seconds) continue;
         failed.append(failed.empty() ? "" : "; ")
             .append(fmt::format("{} {} {} > {}", to_string(s.on), percentile_key(percentile),
-                                marked_seconds(find_summary(r, subset, s.on), percentile), format_seconds(s.max_seconds)));
+                                judged_text(sum, percentile), format_seconds(s.max_seconds)));
     }
     if (!any) return missing_value;
-    // A pass resting on few samples carries the dagger too: a longer run may well fail it.
-    return failed.empty() ? std::string("PASS") + (few ? few_samples_mark : "") : "FAIL: " + failed;
+    // A pass resting on few samples carries the dagger too: a longer run may well fail it. A pass
+    // that counted failed requests says so (its percentile was the one with them as +∞).
+    if (!failed.empty()) return "FAIL: " + failed;
+    return std::string("PASS") + (few ? few_samples_mark : "") + (counted ? " (failed requests counted as ∞)" : "");
 }
 
 inline std::string rate_text(const std::optional<double>& v, const char* format) {
@@ -137,7 +163,7 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
                                     format_seconds(s.max_seconds)));
     }
     const std::string slo_text = !any ? std::string(missing_value) : failed.empty() ? std::string("PASS") : "FAIL: " + failed;
-    return {{"name", name},
+    json row{{"name", name},
             {"subset", "all (as reported)"},
             {"requests", requests ? fmt::format("{:.0f}", *requests) : std::string(missing_value)},
             // Without a count of requests sent, the share is unknown: the count of successes stands in.
@@ -155,9 +181,31 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
             {"e2e_p50_mark", ""},
             {"e2e_p99_mark", ""},
             {"slo", slo_text}};
+    add_kpi_intervals(row, nullptr, "all");
+    add_kpi_with_failed(row, nullptr, "all");
+    return row;
 }
 
 } // namespace detail
+
+// What the KPI table's parentheses mean and which of its values stand without one, for the note
+// under it (interval_note); empty when it shows no interval. `marked`: the table shows the daggers
+// (the trend's does not).
+inline std::string kpi_interval_note(std::span<const kpi_source> sources, double confidence, bool marked = true) {
+    std::vector<std::pair<double, std::size_t>> alone;
+    bool any = false;
+    for (const auto& source : sources) {
+        if (source.stats->meta.kind == run_kind::summary) continue;
+        for (const char* subset : {"all", "short", "long"})
+            for (const auto& [m, p] : detail::kpi_percentiles) {
+                const summary* s = find_summary(*source.stats, subset, m);
+                if (s == nullptr || !find_percentile(*s, p)) continue;
+                if (percentile_ci(s, p)) any = true;
+                else if (!few_samples_mark_of(s, p).empty()) alone.emplace_back(p, s->n);
+            }
+    }
+    return interval_note(std::move(alone), confidence, any, 4, marked);
+}
 
 // Rows of the KPI table: per source its whole run, then short and long prompts where it has them
 // (their successful requests: medium prompts count in "all" only). Rates and success belong to the
@@ -196,6 +244,8 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
                             {"e2e_p50_mark", mark(metric::e2e, 50)},
                             {"e2e_p99_mark", mark(metric::e2e, 99)},
                             {"slo", detail::slo_verdict_text(r, subset, slos, slo_percentile)}});
+            detail::add_kpi_intervals(rows.back(), &r, subset);
+            detail::add_kpi_with_failed(rows.back(), &r, subset);
             first = false;
         }
     }

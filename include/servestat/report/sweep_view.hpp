@@ -18,7 +18,8 @@
 
 #include "servestat/plot/line.hpp"           // line_chart, line_options
 #include "servestat/report/few_samples.hpp"  // few_samples_mark
-#include "servestat/report/format.hpp"       // format_seconds, format_share
+#include "servestat/report/format.hpp"       // format_seconds, format_share, format_interval
+#include "servestat/report/intervals.hpp"    // interval_note, interval_band_label, detail::text_or_null
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/stats_json.hpp"   // json
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis
@@ -91,12 +92,34 @@ inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity
                        c.interpolated ? " (interpolated between measured loads)" : "");
 }
 
+// The sweep table's percentile columns: the field each is shown in and the column it reads.
+inline constexpr std::pair<const char*, const char*> sweep_percentile_fields[] = {
+    {"e2e_p50", "e2e.p50"},   {"e2e_p90", "e2e.p90"},   {"e2e_p99", "e2e.p99"},         {"ttft_p50", "ttft.p50"},
+    {"ttft_p99", "ttft.p99"}, {"short_p99", "short.e2e.p99"}, {"long_p99", "long.e2e.p99"}};
+
+inline std::optional<interval> sweep_ci(const sweep_row& row, std::string_view column) {
+    const std::size_t i = servestat::detail::column_index(column);
+    return i < row.ci.size() && sweep_cell(row, column) ? row.ci[i] : std::nullopt;
+}
+
+// Beside each percentile of a level its interval ("e2e_p50_ci": "(520–590)", in the value's unit),
+// null where the level has none (too few requests, or a level run more than once, whose median is no
+// one run's percentile).
+inline void add_sweep_intervals(json& cells, const sweep_row& row) {
+    for (const auto& [field, column] : sweep_percentile_fields) {
+        const auto ci = sweep_ci(row, column);
+        const auto value = sweep_cell(row, column);
+        cells[std::string(field) + "_ci"] = ci && value ? json(format_interval(*value, ci->low, ci->high)) : json(nullptr);
+    }
+}
+
 inline json sweep_rows(const sweep_analysis& a) {
     json rows = json::array();
     for (const auto& row : a.rows) {
+        // A value shown with its interval needs no dagger: the interval says how far it may move.
         auto seconds = [&](std::string_view c) {
             const std::size_t i = servestat::detail::column_index(c);
-            const bool few = i < row.few_samples.size() && row.few_samples[i] && sweep_cell(row, c);
+            const bool few = i < row.few_samples.size() && row.few_samples[i] && sweep_cell(row, c) && !sweep_ci(row, c);
             return format_seconds(sweep_cell(row, c)) + (few ? few_samples_mark : "");
         };
         const auto rps = sweep_cell(row, "rps"), tps = sweep_cell(row, "output_tps");
@@ -112,6 +135,7 @@ inline json sweep_rows(const sweep_analysis& a) {
                         {"ttft_p99", seconds("ttft.p99")},
                         {"short_p99", seconds("short.e2e.p99")},
                         {"long_p99", seconds("long.e2e.p99")}});
+        add_sweep_intervals(rows.back(), row);
     }
     return rows;
 }
@@ -165,46 +189,61 @@ inline std::optional<plot::band> replicate_band(const sweep_analysis& a, std::st
     return any ? std::optional<plot::band>(std::move(b)) : std::nullopt;
 }
 
-// Whether the sweep table marks a percentile as resting on few samples (its footnote is shown then).
+// The confidence interval of a percentile column around series `series` (drawn at the same x as
+// series_over_load's points), from its low to its high end per level; NaN where a level has none, so
+// the band breaks there. None when no level has one.
+inline std::optional<plot::band> interval_band(const sweep_analysis& a, std::string_view column, std::size_t series,
+                                               const std::string& name, double confidence, bool log_x) {
+    plot::band b{series, {}, {}, {}, interval_band_label(confidence), fmt::format("{}: {:g}% confidence interval", name, 100 * confidence)};
+    bool any = false;
+    for (const auto& row : a.rows) {
+        if (!sweep_cell(row, column)) continue;
+        const auto ci = sweep_ci(row, column);
+        b.x.push_back(plotted_load(a, row.load, log_x));
+        b.low.push_back(ci ? ci->low : std::numeric_limits<double>::quiet_NaN());
+        b.high.push_back(ci ? ci->high : std::numeric_limits<double>::quiet_NaN());
+        any = any || ci.has_value();
+    }
+    return any ? std::optional<plot::band>(std::move(b)) : std::nullopt;
+}
+
+// Under a chart whose bands miss some level: "no shading where a level has too few requests for a
+// 95% interval", or where it was run more than once (its median is no one run's percentile).
+inline std::string no_band_caption(const sweep_analysis& a, const std::vector<std::string>& columns, double confidence) {
+    bool few = false, replicated = false;
+    for (const auto& row : a.rows)
+        for (const auto& c : columns)
+            if (sweep_cell(row, c) && !sweep_ci(row, c)) (row.replicates > 1 ? replicated : few) = true;
+    const std::string runs = "was run more than once";
+    if (few) return fmt::format("no shading where a level has too few requests for a {:g}% interval{}", 100 * confidence,
+                                replicated ? " or " + runs : std::string());
+    return replicated ? "no shading where a level " + runs : std::string();
+}
+
+// Whether the sweep table marks a percentile as resting on few samples (its footnote is shown then):
+// a value shown with its interval carries no mark.
 inline bool shows_few_samples_in(const sweep_analysis& a) {
     for (const auto& row : a.rows)
         for (std::size_t i = 0; i < row.few_samples.size() && i < row.values.size(); ++i)
-            if (row.few_samples[i] && row.values[i]) return true;
+            if (row.few_samples[i] && row.values[i] && !(i < row.ci.size() && row.ci[i])) return true;
     return false;
 }
 
-// One column's spread between the runs of a level: "97.1 ± 1.2 req/s (CV 1.3%)", the mean ± the
-// standard deviation over runs; empty when the level has no spread in it.
-inline std::string between_runs_text(const sweep_row& row, std::string_view column, bool seconds) {
-    const std::size_t i = servestat::detail::column_index(column);
-    if (i >= row.between_runs.size() || !row.between_runs[i] || !row.between_runs[i]->std) return {};
-    const run_spread& s = *row.between_runs[i];
-    const std::string value = seconds ? format_seconds(s.mean) + " ± " + format_seconds(*s.std)
-                                      : fmt::format("{:.4g} ± {:.2g} req/s", s.mean, *s.std);
-    return s.cv ? value + fmt::format(" (CV {:.1f}%)", 100 * *s.cv) : value;
-}
-
-// Run-to-run noise of each replicated level (stats/run_spread.hpp): throughput and e2e p99 as the
-// mean ± std over its runs, with their coefficient of variation and the t-interval of the mean.
-inline std::string between_runs_sentence(const sweep_analysis& a) {
-    std::string out;
+// What the sweep table's parentheses mean, once under it; empty when it shows none. Its values
+// without one rest on too few requests at their level (a p99 of 200 has no upper end at 95%), or
+// are the median of a level run more than once.
+inline std::string sweep_interval_note(const sweep_analysis& a, double confidence) {
+    bool any = false, replicated = false;
     for (const auto& row : a.rows) {
-        if (row.replicates < 2) continue;
-        const std::string rps = between_runs_text(row, "rps", false), p99 = between_runs_text(row, "e2e.p99", true);
-        if (rps.empty() && p99.empty()) continue;
-        std::string level = fmt::format(" {} measured {} times: ", format_load(a.curve.param, row.load), row.replicates);
-        if (!rps.empty()) level += "throughput " + rps;
-        if (!p99.empty()) level += (rps.empty() ? "e2e p99 " : ", e2e p99 ") + p99;
-        const std::size_t i = servestat::detail::column_index("rps");
-        if (i < row.between_runs.size() && row.between_runs[i] && row.between_runs[i]->mean_ci)
-            level += fmt::format("; the mean throughput lies in {:.4g}–{:.4g} req/s at {:.0f}% confidence (Student's t over "
-                                 "the runs)",
-                                 row.between_runs[i]->mean_ci->low, row.between_runs[i]->mean_ci->high,
-                                 100 * replicate_confidence);
-        out += level + ".";
+        replicated = replicated || row.replicates > 1;
+        for (const auto& [field, column] : sweep_percentile_fields) any = any || sweep_ci(row, column).has_value();
     }
-    if (out.empty()) return {};
-    return " Between runs (mean ± standard deviation over the runs, CV = standard deviation / mean):" + out;
+    if (!any) return {};
+    std::string out = interval_note({}, confidence, true);
+    if (shows_few_samples_in(a))
+        out += fmt::format(" A value without one ({}) has too few requests beyond it at its level to bound it.", few_samples_mark);
+    if (replicated) out += " A level run more than once shows its runs' median, without an interval.";
+    return out;
 }
 
 // What the table and the plots make of levels measured more than once.
@@ -216,7 +255,7 @@ inline std::string replicates_sentence(const sweep_analysis& a) {
     if (levels.empty()) return {};
     return fmt::format("Measured more than once: {}. The table and the curves show the median of those runs; the "
                        "shaded band on the curves spans their smallest to largest value, and each run is in the run "
-                       "tables.{}", levels, between_runs_sentence(a));
+                       "tables.", levels);
 }
 
 inline const sweep_knee* find_knee_of(const sweep_analysis& a, std::string_view curve) {
@@ -258,7 +297,7 @@ inline json little_rows(const sweep_analysis& a) {
 
 } // namespace detail
 
-inline json sweep_view(const sweep_analysis& a) {
+inline json sweep_view(const sweep_analysis& a, double confidence = 0.95) {
     std::vector<std::string> knees, capacity;
     for (const auto& k : a.knees) knees.push_back(detail::knee_sentence(a, k));
     for (const auto& c : a.capacity) capacity.push_back(detail::capacity_sentence(a, c));
@@ -271,6 +310,7 @@ inline json sweep_view(const sweep_analysis& a) {
             {"has_findings", !a.findings.empty()},
             {"findings", detail::sentences(a.findings)},
             {"has_few_samples", detail::shows_few_samples_in(a)},
+            {"interval_note", detail::text_or_null(detail::sweep_interval_note(a, confidence))},
             {"replicates", detail::replicates_sentence(a)},
             {"has_replicates", !detail::replicates_sentence(a).empty()},
             {"has_little", !a.little.empty()},
@@ -281,7 +321,7 @@ inline json sweep_view(const sweep_analysis& a) {
 // Every sweep over one parameter on one chart per measure (throughput, e2e p99, TTFT p99): the
 // configurations side by side, one series each, in the order given. None for a single sweep.
 inline std::vector<plot_file> sweeps_overlay_plots(std::span<const sweep_analysis> sweeps,
-                                                   const std::vector<std::string>& names) {
+                                                   const std::vector<std::string>& names, double confidence = 0.95) {
     std::vector<plot_file> out;
     if (sweeps.size() < 2) return out;
     const std::string param = sweeps.front().curve.param;
@@ -305,21 +345,35 @@ inline std::vector<plot_file> sweeps_overlay_plots(std::span<const sweep_analysi
           std::tuple{"e2e.p99", "End-to-end p99", "p99 end-to-end latency (s)", "e2e-p99"},
           std::tuple{"ttft.p99", "TTFT p99", "p99 time to first token (s)", "ttft-p99"}}) {
         std::vector<plot::named_points> series;
+        plot::line_options with_bands = o;
+        // An unbounded level sits one step past the last level any sweep measured.
+        auto on_shared_axis = [&](std::vector<double>& xs) {
+            for (auto& x : xs)
+                if (x > (finite.empty() ? 0 : finite.back())) x = detail::plotted_load(all, std::numeric_limits<double>::infinity(), o.log_x);
+        };
         for (std::size_t i = 0; i < sweeps.size(); ++i) {
             auto s = detail::series_over_load(sweeps[i], column, i < names.size() ? names[i] : sweeps[i].curve.group, o.log_x);
-            for (auto& x : s.x)
-                if (x > (finite.empty() ? 0 : finite.back())) x = detail::plotted_load(all, std::numeric_limits<double>::infinity(), o.log_x);
-            if (s.x.size() > 1) series.push_back(std::move(s));
+            on_shared_axis(s.x);
+            if (s.x.size() < 2) continue;
+            if (std::string_view(column) != "rps") {
+                if (auto b = detail::interval_band(sweeps[i], column, series.size(), s.name, confidence, o.log_x)) {
+                    on_shared_axis(b->x);
+                    with_bands.bands.push_back(std::move(*b));
+                }
+                if (with_bands.caption.empty()) with_bands.caption = detail::no_band_caption(sweeps[i], {column}, confidence);
+            }
+            series.push_back(std::move(s));
         }
         if (series.size() < 2) continue;
         const std::string title = std::string(what) + " against " + param + " — every sweep";
-        out.push_back({std::string("sweeps-") + file + ".svg", title, plot::line_chart(series, {title, param, axis}, o)});
+        out.push_back({std::string("sweeps-") + file + ".svg", title, plot::line_chart(series, {title, param, axis}, with_bands)});
     }
     return out;
 }
 
 // The notebook's sweep charts, with Kneedle's knees marked. `prefix` keeps file names apart.
-inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::string& prefix, const std::string& short_name = {}) {
+inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::string& prefix, const std::string& short_name = {},
+                                          double confidence = 0.95) {
     std::vector<plot_file> out;
     const std::string name = short_name.empty() ? detail::sweep_title(a) : short_name, param = a.curve.param;
     plot::line_options base;
@@ -332,6 +386,14 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
         base.x_names.push_back({detail::plotted_load(a, a.rows.back().load, log_x), "∞ (max)"});
     auto add = [&](const std::string& kind, const std::string& title, std::string svg) {
         out.push_back({prefix + "-" + kind + ".svg", title, std::move(svg)});
+    };
+    // Each percentile series with its confidence interval as a band (where some level has one), and
+    // under the axis why a level has none.
+    auto add_interval_bands = [&](plot::line_options& o, const std::vector<plot::named_points>& series,
+                                  const std::vector<std::string>& columns) {
+        for (std::size_t i = 0; i < series.size() && i < columns.size(); ++i)
+            if (auto b = detail::interval_band(a, columns[i], i, series[i].name, confidence, log_x)) o.bands.push_back(std::move(*b));
+        o.caption = detail::no_band_caption(a, columns, confidence);
     };
     auto mark = [&](plot::line_options& o, std::string_view curve) {
         if (const auto* k = detail::find_knee_of(a, curve))
@@ -349,12 +411,16 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
             plot::line_chart(series, {"Throughput against " + param + " — " + name, param, "throughput (req/s)"}, o));
     }
     std::vector<plot::named_points> percentiles;
+    std::vector<std::string> percentile_columns;
     for (const char* p : {"p50", "p90", "p99"})
-        if (auto s = detail::series_over_load(a, std::string("e2e.") + p, std::string("e2e ") + p, log_x); s.x.size() > 1)
+        if (auto s = detail::series_over_load(a, std::string("e2e.") + p, std::string("e2e ") + p, log_x); s.x.size() > 1) {
             percentiles.push_back(std::move(s));
+            percentile_columns.push_back(std::string("e2e.") + p);
+        }
     if (!percentiles.empty()) {
         plot::line_options o = base;
         mark(o, "p99");
+        add_interval_bands(o, percentiles, percentile_columns);
         if (percentiles.back().name == "e2e p99")
             if (auto b = detail::replicate_band(a, "e2e.p99", percentiles.size() - 1, log_x)) o.bands.push_back(std::move(*b));
         add("percentiles", "Latency percentiles against " + param + " — " + name,
@@ -362,22 +428,32 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
                                            "end-to-end latency (s)"}, o));
     }
     std::vector<plot::named_points> short_long;
+    std::vector<std::string> short_long_columns;
     for (const char* subset : {"short", "long"})
         if (auto s = detail::series_over_load(a, std::string(subset) + ".e2e.p99", std::string(subset) + " p99", log_x);
-            s.x.size() > 1)
+            s.x.size() > 1) {
             short_long.push_back(std::move(s));
-    if (!short_long.empty())
+            short_long_columns.push_back(std::string(subset) + ".e2e.p99");
+        }
+    if (!short_long.empty()) {
+        plot::line_options o = base;
+        add_interval_bands(o, short_long, short_long_columns);
         add("short-long-p99", "Short and long requests' p99 against " + param + " — " + name,
             plot::line_chart(short_long, {"Short vs long prompts: p99 against " + param + " — " + name, param,
-                                          "p99 end-to-end latency (s)"}, base));
+                                          "p99 end-to-end latency (s)"}, o));
+    }
 
     std::vector<plot::named_points> ttft;
+    std::vector<std::string> ttft_columns;
     for (const char* p : {"p50", "p99"})
-        if (auto s = detail::series_over_load(a, std::string("ttft.") + p, std::string("TTFT ") + p, log_x); s.x.size() > 1)
+        if (auto s = detail::series_over_load(a, std::string("ttft.") + p, std::string("TTFT ") + p, log_x); s.x.size() > 1) {
             ttft.push_back(std::move(s));
+            ttft_columns.push_back(std::string("ttft.") + p);
+        }
     if (!ttft.empty()) {
         plot::line_options o = base;
         mark(o, "ttft");
+        add_interval_bands(o, ttft, ttft_columns);
         add("ttft", "Time to first token against " + param + " — " + name,
             plot::line_chart(ttft, {"TTFT p50 / p99 against " + param + " — " + name, param, "time to first token (s)"}, o));
     }

@@ -5,9 +5,10 @@
 #pragma once
 
 #include <algorithm>   // std::stable_sort, std::sort
-#include <cmath>       // std::abs
+#include <cmath>       // std::abs, std::isfinite
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int64_t
+#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <span>        // std::span
 #include <string>      // std::string
@@ -23,7 +24,7 @@
 #include "servestat/report/compare_json.hpp" // compare_options_to_json, detail::to_json(change), json
 #include "servestat/report/compare_view.hpp" // detail::signed_percent, detail::p_clause
 #include "servestat/report/digest.hpp"       // merge_changes, group_changes, kpi_rows, summary_view
-#include "servestat/stats/percentile_interval.hpp" // percentile_interval
+#include "servestat/report/intervals.hpp"    // percentile_ci, interval_band_label, detail::text_or_null
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 
@@ -216,20 +217,20 @@ inline json text_list(const std::vector<std::string>& texts) {
     return out;
 }
 
-// Each run's distribution-free 95% interval of a percentile (order statistics of its successful
-// requests), as a band around the trend line: a step that stays inside the previous run's band is
-// no evidence of change. Runs too small for an interval leave a gap.
-inline plot::band percentile_band(const trend& t, std::span<const run> runs, const std::vector<double>& xs, metric m,
-                                  double p, std::size_t series, const std::string& name) {
-    plot::band b{series, {}, {}, {}, name + ": 95% CI"};
+// Each run's confidence interval of a percentile (distribution-free, from its own requests:
+// percentile_value::ci), as a band around the trend line: a step that stays inside the previous
+// run's band is no evidence of change. A run too small for an interval breaks the band.
+inline plot::band percentile_band(const trend& t, const std::vector<double>& xs, metric m, double p, std::size_t series,
+                                  const std::string& name, double confidence) {
+    plot::band b{series, {}, {}, {}, interval_band_label(confidence),
+                 fmt::format("{}: {:g}% confidence interval", name, 100 * confidence)};
     for (std::size_t k = 0; k < t.steps.size(); ++k) {
-        auto values = report::detail::metric_values(runs[t.steps[k].run], m);
-        const auto interval = percentile_interval(values.size(), p);
-        if (!interval) continue;
-        std::sort(values.begin(), values.end());
+        const summary* s = find_summary(t.steps[k].stats, "all", m);
+        if (s == nullptr || !find_percentile(*s, p)) continue; // no point on the line here either
+        const auto ci = percentile_ci(s, p);
         b.x.push_back(xs[k]);
-        b.low.push_back(values[interval->lower]);
-        b.high.push_back(values[interval->upper]);
+        b.low.push_back(ci ? ci->low : std::numeric_limits<double>::quiet_NaN());
+        b.high.push_back(ci ? ci->high : std::numeric_limits<double>::quiet_NaN());
     }
     return b;
 }
@@ -357,6 +358,7 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"generator", "servestat 0.1.0"},
             {"summary", summary_view(parts::summary(t, runs, o))},
             {"kpi", kpi_rows(kpi, o.stats.slos, 95, o.stats.subsets)},
+            {"kpi_interval_note", detail::text_or_null(kpi_interval_note(kpi, o.stats.summary.confidence, false))},
             {"has_kpi_slo", !o.stats.slos.empty()},
             {"run_count", std::to_string(t.steps.size())},
             {"dated", parts::all_dated(t)},
@@ -376,7 +378,7 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
 
 // Latency and throughput over time, run labels beside the points, regressions against the previous
 // run marked. x is days since the first run, or the run's place when some run has no date.
-inline std::vector<plot_file> trend_plots(const trend& t, std::span<const run> runs) {
+inline std::vector<plot_file> trend_plots(const trend& t, std::span<const run> runs, double confidence = 0.95) {
     namespace parts = detail::trend_parts;
     const bool dated = parts::all_dated(t);
     const std::string x_label = dated ? "days since " + parts::date_text(t.steps.front().started, false)
@@ -413,7 +415,12 @@ inline std::vector<plot_file> trend_plots(const trend& t, std::span<const run> r
         }
         if (series.empty()) return;
         for (std::size_t i = 0; i < specs.size() && i < series.size(); ++i)
-            if (specs[i].of) o.bands.push_back(parts::percentile_band(t, runs, xs, *specs[i].of, specs[i].p, i, specs[i].name));
+            if (specs[i].of) o.bands.push_back(parts::percentile_band(t, xs, *specs[i].of, specs[i].p, i, specs[i].name, confidence));
+        // A run too small for an interval breaks its band: said under the axis.
+        for (const auto& b : o.bands)
+            for (std::size_t k = 0; k < b.low.size(); ++k)
+                if (!std::isfinite(b.low[k]))
+                    o.caption = fmt::format("no shading where a run has too few requests for a {:g}% interval", 100 * confidence);
         for (std::size_t k = 1; k < t.steps.size(); ++k)
             for (const auto& spec : specs) {
                 if (!spec.of) continue;

@@ -21,6 +21,7 @@
 #include "servestat/report/grid_view.hpp"   // grid_view
 #include "servestat/report/report_digest.hpp" // report_summary, report_kpi_sources, sweep_titles
 #include "servestat/report/sweep_view.hpp"  // sweep_view
+#include "servestat/report/with_failed.hpp" // judged_percentile, judged_text, kpi_shows_with_failed, with_failed_note
 #include "servestat/stats/driver_log.hpp"   // driver_activity_of
 #include "servestat/stats/linear_fit.hpp"   // least_squares_over
 #include "servestat/stats/metrics.hpp"      // for_each_latency_against_count
@@ -185,7 +186,8 @@ inline json slo_rows(const run_stats& r, const std::vector<slo>& slos, double pe
         for (const auto& subset : r.subsets) {
             const summary* sum = find_summary(r, subset.name, s.on);
             if (sum == nullptr || sum->n == 0) continue;
-            const auto value = find_percentile(*sum, percentile);
+            // Failed requests count as +∞ where any failed: they were not within the objective.
+            const auto value = judged_percentile(sum, percentile);
             if (!value) continue;
             const bool pass = *value <= s.max_seconds;
             rows.push_back({{"metric", std::string(to_string(s.on))},
@@ -193,7 +195,7 @@ inline json slo_rows(const run_stats& r, const std::vector<slo>& slos, double pe
                             {"objective", fmt::format("{}% of requests within {}", percentile, format_seconds(s.max_seconds))},
                             {"pass", pass},
                             {"verdict", pass ? "PASS" : "FAIL"},
-                            {"actual", fmt::format("p{} is {}", percentile, marked_seconds(sum, percentile))}});
+                            {"actual", fmt::format("p{} is {}", percentile, judged_text(sum, percentile))}});
         }
     return rows;
 }
@@ -407,7 +409,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     const auto titles = sweep_titles(sweeps);
     json sweep_views = json::array();
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
-        json v = sweep_view(sweeps[i]);
+        json v = sweep_view(sweeps[i], o.summary.confidence);
         v["title"] = titles[i];
         sweep_views.push_back(std::move(v));
     }
@@ -429,6 +431,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     json summary = summary_view(std::move(sentences));
     json kpi = kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets);
     const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
+    const bool kpi_with_failed = kpi_shows_with_failed(kpi);
     const bool kpi_has_subsets = std::any_of(kpi.begin(), kpi.end(), [](const json& row) {
         return !row["subset"].get<std::string>().starts_with("all"); // "all", "all (as reported)"
     });
@@ -439,6 +442,8 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"has_kpi", !kpi_sources.empty()},
             {"kpi_has_subsets", kpi_has_subsets},
             {"kpi_note", kpi_note},
+            {"kpi_interval_note", detail::text_or_null(kpi_interval_note(kpi_sources, o.summary.confidence))},
+            {"kpi_failed_note", kpi_with_failed ? json(with_failed_note) : json(nullptr)},
             {"digest_few_samples", digest_few},
             // Once is enough where the runs compared follow the digest's own footnote.
             {"comparison_few_samples", !digest_few && shows_few_samples(comparison)},

@@ -23,6 +23,7 @@
 #include "servestat/core/errors.hpp"    // input_error
 #include "servestat/core/run_names.hpp" // load_params
 
+#include "servestat/stats/interval.hpp"  // interval
 #include "servestat/stats/run_stats.hpp" // run_stats, find_summary, find_percentile
 
 namespace servestat {
@@ -349,6 +350,46 @@ inline std::vector<sweep> find_sweeps(std::span<const run_stats> runs, const swe
     return search_sweeps(runs, o).sweeps;
 }
 
+namespace detail {
+
+// The summary a "[subset.]metric.stat" name reads from a run with measured requests, and its stat
+// ("short.ttft.p50": short prompts' TTFT summary, "p50"); none for other names and other runs.
+struct summary_stat {
+    const summary* of = nullptr;
+    std::string_view stat;
+};
+
+inline summary_stat measured_summary_stat(const run_stats& r, std::string_view name) {
+    if (!(r.requests > 0 && r.meta.kind == run_kind::requests)) return {};
+    // [subset.]metric.stat, where stat may hold a dot itself ("p99.9")
+    std::string subset = "all";
+    std::string_view rest = name;
+    for (const std::string_view s : {"short.", "medium.", "long."})
+        if (rest.starts_with(s)) {
+            subset = std::string(s.substr(0, s.size() - 1));
+            rest.remove_prefix(s.size());
+        }
+    const auto dot = rest.find('.');
+    if (dot == std::string_view::npos) return {};
+    const std::string_view metric_name = rest.substr(0, dot), stat = rest.substr(dot + 1);
+    for (metric m : all_metrics)
+        if (to_string(m) == metric_name)
+            if (const summary* s = find_summary(r, subset, m); s && s->n > 0) return {s, stat};
+    return {};
+}
+
+} // namespace detail
+
+// The confidence interval of a percentile a sweep reads from one run ("e2e.p99", "short.ttft.p50"),
+// where its requests gave one (stats/summary.hpp); none for other names, and for a tool's aggregates.
+inline std::optional<interval> sweep_interval(const run_stats& r, std::string_view name) {
+    const auto [s, stat] = detail::measured_summary_stat(r, name);
+    if (s == nullptr || !stat.starts_with('p')) return std::nullopt;
+    for (const auto& p : s->percentiles)
+        if (percentile_key(p.p) == stat) return p.value ? p.ci : std::nullopt;
+    return std::nullopt;
+}
+
 // A value of one run as a sweep reads it: computed from its requests when it has them, else as
 // its tool reported it. Names: "rps", "output_tps", "total_tps", "duration", "success_rate", and
 // "[subset.]metric.stat" (e.g. "e2e.p99", "short.ttft.p50", "e2e.mean").
@@ -368,29 +409,15 @@ inline std::optional<double> sweep_value(const run_stats& r, std::string_view na
         if (ok && requests && *requests > 0) return *ok / *requests;
         return std::nullopt;
     }
-    // [subset.]metric.stat, where stat may hold a dot itself ("p99.9")
-    std::string subset = "all";
-    std::string_view rest = name;
-    for (const std::string_view s : {"short.", "medium.", "long."})
-        if (rest.starts_with(s)) {
-            subset = std::string(s.substr(0, s.size() - 1));
-            rest.remove_prefix(s.size());
-        }
-    const auto dot = rest.find('.');
-    if (dot == std::string_view::npos) return reported(name);
-    const std::string_view metric_name = rest.substr(0, dot), stat = rest.substr(dot + 1);
-    if (measured)
-        for (metric m : all_metrics)
-            if (to_string(m) == metric_name)
-                if (const summary* s = find_summary(r, subset, m); s && s->n > 0) {
-                    if (stat == "mean") return s->mean;
-                    if (stat == "std") return s->std;
-                    if (stat == "min") return s->min;
-                    if (stat == "max") return s->max;
-                    if (stat.starts_with('p'))
-                        for (const auto& p : s->percentiles)
-                            if (percentile_key(p.p) == stat) return p.value;
-                }
+    if (const auto [s, stat] = detail::measured_summary_stat(r, name); s != nullptr) {
+        if (stat == "mean") return s->mean;
+        if (stat == "std") return s->std;
+        if (stat == "min") return s->min;
+        if (stat == "max") return s->max;
+        if (stat.starts_with('p'))
+            for (const auto& p : s->percentiles)
+                if (percentile_key(p.p) == stat) return p.value;
+    }
     return reported(name);
 }
 
