@@ -14,7 +14,9 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/compare/compare.hpp"      // compare_runs, run_comparison, compare_options
+#include "servestat/compare/runs_as_unit.hpp" // compare_runs_as_unit, runs_as_unit
 #include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/sweep/replicates.hpp"     // one_configuration, detail::numbered_alike
 #include "servestat/sweep/sweep_analysis.hpp" // analyze_sweep, sweep_analysis, find_sweeps
 
 namespace servestat {
@@ -23,6 +25,9 @@ struct compared_pair {
     std::optional<double> load; // the load level, when the sides are sweeps
     run_comparison comparison;
     std::size_t before_run = 0, after_run = 0; // indices into the runs given to compare()
+    // The same statistics with the run as the unit, when each side has fewest_runs_as_unit
+    // replicate runs or more (compare/runs_as_unit.hpp).
+    std::optional<runs_as_unit> runs;
 };
 
 // Where one knee of the sweep curves lies before and after, as a load level.
@@ -53,7 +58,7 @@ struct comparison_options {
 };
 
 struct comparison {
-    std::string pairing; // "single", "load", "label"
+    std::string pairing; // "single", "load", "label", "replicates" (each side one configuration run several times)
     std::vector<compared_pair> pairs;
     std::optional<sweep_shift> sweep;
     std::vector<std::string> unpaired; // labels of runs compared with nothing
@@ -102,6 +107,47 @@ inline run pooled_level(std::span<const run> side, const std::vector<std::size_t
         for (std::size_t k = 0; k < r.requests.size(); ++k) out.requests.push_back(r.requests.row(k));
         out.skipped.count += r.skipped.count;
     }
+    return out;
+}
+
+// A level holding runs 0 .. n − 1 of a side: every run of a side that is one configuration.
+inline sweep_point every_run(std::size_t n) {
+    sweep_point p{0, 0, {}};
+    for (std::size_t i = 0; i < n; ++i) p.replicates.push_back(i);
+    return p;
+}
+
+inline std::vector<const run_stats*> stats_of(std::span<const run_stats> stats, const std::vector<std::size_t>& which) {
+    std::vector<const run_stats*> out;
+    for (const std::size_t i : which) out.push_back(&stats[i]);
+    return out;
+}
+
+// Whether some label of one side is a label of the other.
+inline bool any_label_pairs(std::span<const run_stats> before, std::span<const run_stats> after) {
+    for (const auto& b : before)
+        for (const auto& a : after)
+            if (a.meta.label == b.meta.label) return true;
+    return false;
+}
+
+// Two sides that are each one configuration run two or more times (sweep/replicates.hpp), whose
+// labels name no pairing (none pairs, or they only number the runs: run_0001, run_0002): the runs
+// of each side are replicates. The request-level comparison pools each side's requests (as a
+// replicated sweep level's), and with three runs or more a side the runs are also compared as the unit.
+inline std::optional<comparison> compare_replicates(std::span<const run> before, const std::vector<std::size_t>& b_runs,
+                                                    std::span<const run> after, const std::vector<std::size_t>& a_runs,
+                                                    std::span<const run_stats> before_stats,
+                                                    std::span<const run_stats> after_stats, const comparison_options& o) {
+    if (b_runs.size() < 2 || a_runs.size() < 2) return std::nullopt;
+    const sweep_point pb = every_run(b_runs.size()), pa = every_run(a_runs.size());
+    const auto sb = stats_of(before_stats, pb.replicates), sa = stats_of(after_stats, pa.replicates);
+    if (!one_configuration(sb) || !one_configuration(sa)) return std::nullopt;
+    if (any_label_pairs(before_stats, after_stats) && !(numbered_alike(sb) && numbered_alike(sa))) return std::nullopt;
+    comparison out{"replicates", {}, std::nullopt, {}};
+    out.pairs.push_back({std::nullopt, compare_runs(pooled_level(before, b_runs, pb), pooled_level(after, a_runs, pa), o.compare),
+                         b_runs.front(), a_runs.front()});
+    out.pairs.back().runs = compare_runs_as_unit(sb, sa, &out.pairs.back().comparison, o.compare);
     return out;
 }
 
@@ -160,6 +206,8 @@ inline comparison compare_sweeps(std::span<const run> before, const std::vector<
         }
         out.pairs.push_back({p.load, compare_runs(pooled_level(before, b_runs, p), pooled_level(after, a_runs, q), o.compare),
                              b_runs[p.run], a_runs[q.run]});
+        out.pairs.back().runs = compare_runs_as_unit(stats_of(before_stats, p.replicates), stats_of(after_stats, q.replicates),
+                                                     &out.pairs.back().comparison, o.compare);
     }
     if (out.pairs.empty())
         throw usage_error(fmt::format("BEFORE and AFTER share no {} level: nothing to compare", param));
@@ -204,7 +252,9 @@ inline comparison compare_by_label(std::span<const run> before, const std::vecto
 } // namespace detail
 
 // Pairs the runs of two sides and compares each pair: one run each; else two sweeps over the same
-// load parameter, level by level, with their knees and SLO capacity; else runs of equal label.
+// load parameter, level by level, with their knees and SLO capacity; else two sides that are each
+// one configuration run several times, pooled (and with three runs a side compared over runs too);
+// else runs of equal label.
 inline comparison compare(std::span<const run> before, std::span<const run> after, const comparison_options& given = {}) {
     validate(given.compare);
     // Each run's summary holds slo_percentile, asked for or not: the sweeps' SLO capacity and the
@@ -221,6 +271,8 @@ inline comparison compare(std::span<const run> before, std::span<const run> afte
     const std::string param = detail::swept_param(before_stats, after_stats, o.sweep_by);
     if (!param.empty() && b.size() > 1 && a.size() > 1)
         return detail::compare_sweeps(before, b, after, a, before_stats, after_stats, param, o);
+    if (param.empty())
+        if (auto replicates = detail::compare_replicates(before, b, after, a, before_stats, after_stats, o)) return *replicates;
     return detail::compare_by_label(before, b, after, a, o);
 }
 

@@ -185,6 +185,18 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/run_rows}}
 </tbody>
 </table>
+{{#has_runs_as_unit}}
+<h4>Between runs</h4>
+<p class="note">{{runs_as_unit_note}}</p>
+<table>
+<thead><tr><th>statistic</th><th>before (mean ± std)</th><th>after (mean ± std)</th><th>change</th><th>{{options.confidence}} Welch CI</th><th>verdict over runs</th></tr></thead>
+<tbody>
+{{#runs_as_unit_rows}}
+<tr><td class="text">{{metric}}</td><td>{{before}}</td><td>{{after}}</td><td>{{change}}</td><td>{{ci}}</td><td class="text {{css}}">{{verdict}}</td></tr>
+{{/runs_as_unit_rows}}
+</tbody>
+</table>
+{{/has_runs_as_unit}}
 {{#subsets}}
 <details{{#first}} open{{/first}}>
 <summary>{{name}} requests ({{n_before}} before, {{n_after}} after)</summary>
@@ -362,6 +374,18 @@ Measured only after, not compared: {{only_after}}.
 {{#run_rows}}
 | {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
 {{/run_rows}}
+
+{{#has_runs_as_unit}}
+#### Between runs
+
+{{runs_as_unit_note}}
+
+| statistic | before (mean ± std) | after (mean ± std) | change | {{options.confidence}} Welch CI | verdict over runs |
+|---|---:|---:|---:|---:|---|
+{{#runs_as_unit_rows}}
+| {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{#within_run_noise}}**{{verdict}}**{{/within_run_noise}}{{^within_run_noise}}{{verdict}}{{/within_run_noise}} |
+{{/runs_as_unit_rows}}
+{{/has_runs_as_unit}}
 
 {{#subsets}}
 #### {{name}} requests ({{n_before}} before, {{n_after}} after)

@@ -58,13 +58,41 @@ inline json run_identity(const run_stats& r) {
             {"notes", r.meta.notes}}; // e.g. what --steady-state removed: the numbers are read with it
 }
 
+// The statistics compared with the run as the unit (compare/runs_as_unit.hpp): each side's spread
+// over its runs, Welch's interval of the difference of their means, and whether a request-level
+// verdict of a change lies within the noise the runs show.
+inline json to_json(const runs_as_unit& r) {
+    json changes = json::array();
+    for (const auto& c : r.changes)
+        changes.push_back({{"name", c.name},
+                           {"better", c.lower_is_better ? "lower" : "higher"},
+                           {"before", to_json(c.runs.before)},
+                           {"after", to_json(c.runs.after)},
+                           {"change", c.runs.change},
+                           {"relative_change", or_null(c.runs.relative)},
+                           {"se", c.runs.se},
+                           {"df", c.runs.df},
+                           {"t_critical", or_null(c.runs.t_critical)},
+                           {"ci", compare_interval_json(c.runs.ci)},
+                           {"relative_ci", compare_interval_json(c.runs.relative_ci)},
+                           {"verdict", std::string(to_string(c.between_runs))},
+                           {"request_verdict", c.request_level ? json(std::string(to_string(*c.request_level))) : json(nullptr)},
+                           {"within_run_noise", c.within_run_noise}});
+    return {{"method", "welch"},
+            {"confidence", r.confidence},
+            {"runs_before", r.runs_before},
+            {"runs_after", r.runs_after},
+            {"changes", std::move(changes)}};
+}
+
 inline json to_json(const compared_pair& p) {
     json changes = json::array();
     for (const auto& c : p.comparison.changes) changes.push_back(to_json(c));
     return {{"load", p.load ? load_json(*p.load) : json(nullptr)},
             {"before", run_identity(p.comparison.before)},
             {"after", run_identity(p.comparison.after)},
-            {"changes", std::move(changes)}};
+            {"changes", std::move(changes)},
+            {"runs_as_unit", p.runs ? to_json(*p.runs) : json(nullptr)}};
 }
 
 inline json capacity_side(const slo_capacity& c) {

@@ -368,6 +368,98 @@ inline std::string subset_n(const run_stats& r, const std::string& name) {
     return "0";
 }
 
+// ---- run-to-run noise (compare/runs_as_unit.hpp) ----------------------------------------------
+
+// A value compared over runs, in its unit: "97.1 req/s", "1.21 s".
+inline std::string run_unit_value(const std::string& name, double v) {
+    if (name == "rps") return fmt::format("{:.4g} req/s", v);
+    if (name == "output_tps") return fmt::format("{:.4g} tok/s", v);
+    return format_seconds(v);
+}
+
+inline std::string run_unit_signed(const std::string& name, double v) {
+    return (v > 0 ? "+" : v < 0 ? "−" : "") + run_unit_value(name, std::abs(v));
+}
+
+// "e2e.p99" → "e2e p99", as the tables name statistics.
+inline std::string run_unit_metric(const std::string& name) {
+    if (name == "rps") return "throughput (req/s)";
+    if (name == "output_tps") return "output tok/s";
+    std::string out = name;
+    std::replace(out.begin(), out.end(), '.', ' ');
+    return out;
+}
+
+inline std::string run_unit_side(const std::string& name, const run_spread& s) {
+    return run_unit_value(name, s.mean) + (s.std ? " ± " + run_unit_value(name, *s.std) : std::string());
+}
+
+inline json run_unit_rows(const runs_as_unit& r) {
+    json rows = json::array();
+    for (const auto& x : r.changes) {
+        const auto& d = x.runs;
+        std::string ci = missing_value;
+        if (d.relative_ci) ci = signed_percent(d.relative_ci->low) + " to " + signed_percent(d.relative_ci->high);
+        else if (d.ci) ci = run_unit_signed(x.name, d.ci->low) + " to " + run_unit_signed(x.name, d.ci->high);
+        std::string verdict_text(describe(x.between_runs));
+        if (x.within_run_noise)
+            verdict_text += fmt::format(" (requests: {}; within run-to-run noise)", describe(*x.request_level));
+        rows.push_back({{"metric", run_unit_metric(x.name)},
+                        {"before", run_unit_side(x.name, d.before)},
+                        {"after", run_unit_side(x.name, d.after)},
+                        {"change", run_unit_signed(x.name, d.change) +
+                                       (d.relative ? " (" + signed_percent(*d.relative) + ")" : std::string())},
+                        {"ci", ci},
+                        {"verdict", verdict_text},
+                        {"css", css_class(x.between_runs)},
+                        {"within_run_noise", x.within_run_noise}});
+    }
+    return rows;
+}
+
+// The note under the runs' table: what it is and how it decides.
+inline std::string run_unit_note(const runs_as_unit& r) {
+    return fmt::format("Each statistic taken once per run ({} runs before, {} after) and compared over runs: "
+                       "mean ± standard deviation of the runs, and Welch's {:g}% t-interval of the difference of "
+                       "their means (relative to the before mean). A change is within run-to-run noise when the "
+                       "request-level test calls it significant but this interval includes no change: the runs "
+                       "of one configuration land that far apart on their own.",
+                       r.runs_before, r.runs_after, 100 * r.confidence);
+}
+
+// The statistics whose request-level verdict the replicate runs cannot repeat, over every pair.
+inline std::string within_run_noise_sentence(const comparison& c) {
+    std::vector<std::string> names;
+    std::size_t runs_before = 0, runs_after = 0;
+    for (const auto& p : c.pairs) {
+        if (!p.runs) continue;
+        for (const auto& x : p.runs->changes)
+            if (x.within_run_noise) {
+                std::string n = run_unit_metric(x.name) + " " + std::string(describe(*x.request_level));
+                if (x.runs.relative_ci)
+                    n += fmt::format(" ({} over runs, {:g}% interval {} to {})",
+                                     x.runs.relative ? signed_percent(*x.runs.relative) : std::string(missing_value),
+                                     100 * p.runs->confidence, signed_percent(x.runs.relative_ci->low),
+                                     signed_percent(x.runs.relative_ci->high));
+                if (p.load) n = load_prefix(c, p) + n;
+                names.push_back(std::move(n));
+                runs_before = p.runs->runs_before;
+                runs_after = p.runs->runs_after;
+            }
+    }
+    if (names.empty()) return {};
+    // Two named in full, the rest counted: the pair's "Between runs" table lists every one.
+    constexpr std::size_t named = 2;
+    std::string list;
+    for (std::size_t i = 0; i < names.size() && i < named; ++i) list.append(list.empty() ? "" : "; ").append(names[i]);
+    if (names.size() > named)
+        list += fmt::format(" and {} more statistic{} (the \"Between runs\" table lists them)", names.size() - named,
+                            names.size() - named == 1 ? "" : "s");
+    return fmt::format("Within run-to-run noise: {} by the request-level test, but across the replicate runs ({} "
+                       "before, {} after) the interval of the change includes none.",
+                       list, runs_before, runs_after);
+}
+
 inline json pair_view(const comparison& c, const compared_pair& p) {
     const run_comparison& rc = p.comparison;
     json run_rows = json::array(), subsets = json::array();
@@ -384,7 +476,10 @@ inline json pair_view(const comparison& c, const compared_pair& p) {
     return {{"heading", pair_heading(c, p)}, {"has_load", p.load.has_value()},
             {"load", p.load ? format_load(param_of(c), *p.load) : std::string()},
             {"before", identity(rc.before)}, {"after", identity(rc.after)}, {"run_rows", run_rows},
-            {"subsets", subsets}, {"has_plots", false}, {"plots", json::array()}};
+            {"subsets", subsets}, {"has_plots", false}, {"plots", json::array()},
+            {"has_runs_as_unit", p.runs.has_value() && !p.runs->changes.empty()},
+            {"runs_as_unit_rows", p.runs ? run_unit_rows(*p.runs) : json::array()},
+            {"runs_as_unit_note", p.runs ? run_unit_note(*p.runs) : std::string()}};
 }
 
 // compare.py's table: run level, then e2e, ttft and tpot of all requests.
@@ -478,6 +573,7 @@ inline std::string verdict_counts_text(const json& counts) {
 inline std::string pairing_text(const comparison& c) {
     if (c.pairing == "load") return "two sweeps over " + param_of(c) + ", level by level";
     if (c.pairing == "label") return "runs of the same label";
+    if (c.pairing == "replicates") return "each side's repeated runs of one configuration, their requests pooled";
     return "one run on each side";
 }
 
@@ -647,6 +743,7 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
     }
     if (auto t = detail::throughput_summary(c, v); !t.empty()) out.push_back({5, std::move(t)});
     if (auto net = detail::net_sentence(c, groups, v); !net.empty()) out.push_back({11, std::move(net)});
+    if (auto noise = detail::within_run_noise_sentence(c); !noise.empty()) out.push_back({8, std::move(noise)});
     return out;
 }
 

@@ -11,9 +11,11 @@
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/core/utf8.hpp"            // shortened_text
+#include "servestat/stats/run_spread.hpp"     // run_spread
 #include "servestat/stats/run_stats.hpp"      // run_stats, stats_options
 #include "servestat/stats/sample_size.hpp"    // few_sample_percentiles
 #include "servestat/sweep/grid.hpp"           // grid_analysis, sweep_value
+#include "servestat/sweep/replicates.hpp"     // find_replicate_groups
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
 
 namespace servestat {
@@ -57,6 +59,20 @@ inline json to_json(const summary& s) {
     if (s.sketch_alpha) j["sketch_relative_error"] = *s.sketch_alpha; // percentiles from a sketch, within this
     if (s.failed > 0) j["with_failed"] = with_failed_json(s); // only where failures were counted
     return j;
+}
+
+// A statistic over replicate runs, with AIPerf's multi-run names (mean, std, cv, se, t_critical)
+// and the t-interval of the mean as [low, high], as the per-run intervals are written.
+inline json to_json(const run_spread& s) {
+    return {{"runs", s.runs},
+            {"mean", s.mean},
+            {"std", or_null(s.std)},
+            {"cv", or_null(s.cv)},
+            {"se", or_null(s.se)},
+            {"min", s.min},
+            {"max", s.max},
+            {"t_critical", or_null(s.t_critical)},
+            {"ci", s.mean_ci ? json::array({s.mean_ci->low, s.mean_ci->high}) : json(nullptr)}}; // [low, high]
 }
 
 inline json to_json(const subset_stats& s) {
@@ -226,6 +242,11 @@ inline json to_json(const sweep_analysis& a) {
             for (std::size_t i = 0; i < columns.size() && i < row.low.size(); ++i)
                 if (row.low[i]) spread[columns[i]] = {*row.low[i], *row.high[i]};
             p["range"] = std::move(spread);
+            // Run-to-run noise per column: AIPerf's multi-run figures (stats/run_spread.hpp).
+            json between = json::object();
+            for (std::size_t i = 0; i < columns.size() && i < row.between_runs.size(); ++i)
+                if (const auto& b = row.between_runs[i]) between[columns[i]] = detail::to_json(*b);
+            p["between_runs"] = std::move(between);
         }
         points.push_back(std::move(p));
     }
@@ -313,8 +334,17 @@ inline json stats_document(std::span<const run_stats> runs, const stats_options&
     for (const auto& s : sweeps) all_sweeps.push_back(to_json(s));
     json all_grids = json::array();
     for (const auto& g : grids) all_grids.push_back(detail::to_json(g, runs));
+    // One configuration measured again outside any sweep (sweep/replicates.hpp): its runs' spread.
+    json all_replicates = json::array();
+    for (const auto& g : find_replicate_groups(runs, sweeps)) {
+        json labels = json::array(), between = json::object();
+        for (const std::size_t i : g.runs) labels.push_back(runs[i].meta.label);
+        for (const auto& [column, spread] : g.statistics) between[column] = detail::to_json(spread);
+        all_replicates.push_back({{"runs", g.runs}, {"labels", std::move(labels)}, {"between_runs", std::move(between)}});
+    }
     return {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)},
             {"runs", std::move(all_runs)}, {"sweeps", std::move(all_sweeps)}, {"grids", std::move(all_grids)},
+            {"replicates", std::move(all_replicates)},
             {"comparisons", json::array()}};
 }
 

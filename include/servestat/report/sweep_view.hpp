@@ -246,6 +246,40 @@ inline std::string sweep_interval_note(const sweep_analysis& a, double confidenc
     return out;
 }
 
+// One column's spread between the runs of a level: "97.1 ± 1.2 req/s (CV 1.3%)", the mean ± the
+// standard deviation over runs; empty when the level has no spread in it.
+inline std::string between_runs_text(const sweep_row& row, std::string_view column, bool seconds) {
+    const std::size_t i = servestat::detail::column_index(column);
+    if (i >= row.between_runs.size() || !row.between_runs[i] || !row.between_runs[i]->std) return {};
+    const run_spread& s = *row.between_runs[i];
+    const std::string value = seconds ? format_seconds(s.mean) + " ± " + format_seconds(*s.std)
+                                      : fmt::format("{:.4g} ± {:.2g} req/s", s.mean, *s.std);
+    return s.cv ? value + fmt::format(" (CV {:.1f}%)", 100 * *s.cv) : value;
+}
+
+// Run-to-run noise of each replicated level (stats/run_spread.hpp): throughput and e2e p99 as the
+// mean ± std over its runs, with their coefficient of variation and the t-interval of the mean.
+inline std::string between_runs_sentence(const sweep_analysis& a) {
+    std::string out;
+    for (const auto& row : a.rows) {
+        if (row.replicates < 2) continue;
+        const std::string rps = between_runs_text(row, "rps", false), p99 = between_runs_text(row, "e2e.p99", true);
+        if (rps.empty() && p99.empty()) continue;
+        std::string level = fmt::format(" {} measured {} times: ", format_load(a.curve.param, row.load), row.replicates);
+        if (!rps.empty()) level += "throughput " + rps;
+        if (!p99.empty()) level += (rps.empty() ? "e2e p99 " : ", e2e p99 ") + p99;
+        const std::size_t i = servestat::detail::column_index("rps");
+        if (i < row.between_runs.size() && row.between_runs[i] && row.between_runs[i]->mean_ci)
+            level += fmt::format("; the mean throughput lies in {:.4g}–{:.4g} req/s at {:.0f}% confidence (Student's t over "
+                                 "the runs)",
+                                 row.between_runs[i]->mean_ci->low, row.between_runs[i]->mean_ci->high,
+                                 100 * replicate_confidence);
+        out += level + ".";
+    }
+    if (out.empty()) return {};
+    return " Between runs (mean ± standard deviation over the runs, CV = standard deviation / mean):" + out;
+}
+
 // What the table and the plots make of levels measured more than once.
 inline std::string replicates_sentence(const sweep_analysis& a) {
     std::string levels;
@@ -255,7 +289,7 @@ inline std::string replicates_sentence(const sweep_analysis& a) {
     if (levels.empty()) return {};
     return fmt::format("Measured more than once: {}. The table and the curves show the median of those runs; the "
                        "shaded band on the curves spans their smallest to largest value, and each run is in the run "
-                       "tables.", levels);
+                       "tables.{}", levels, between_runs_sentence(a));
 }
 
 inline const sweep_knee* find_knee_of(const sweep_analysis& a, std::string_view curve) {

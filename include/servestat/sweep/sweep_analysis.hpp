@@ -20,6 +20,7 @@
 #include "servestat/core/iso_time.hpp"  // parse_utc_time, utc_time
 #include "servestat/stats/goodput.hpp"   // slo
 #include "servestat/stats/run_validity.hpp" // check_run_validity, run_validity
+#include "servestat/stats/run_spread.hpp" // run_spread, spread_of_runs
 #include "servestat/stats/run_stats.hpp" // run_stats
 #include "servestat/stats/sample_size.hpp" // rests_on_few_samples
 #include "servestat/sweep/curve_shape.hpp"    // classify_curve, curve_shape
@@ -56,6 +57,9 @@ struct sweep_row {
     // Per column: the confidence interval of a percentile of a level run once (sweep_interval);
     // none for other columns and for replicated levels, whose median is no one run's percentile.
     std::vector<std::optional<interval>> ci;
+    // Per column, for a level run more than once: the spread between its runs (mean, std, CV and the
+    // t-interval of the mean over runs, stats/run_spread.hpp), over the runs that have the value.
+    std::vector<std::optional<run_spread>> between_runs;
 };
 
 // A level whose throughput collapsed while its median latency held: a few slow requests set the
@@ -130,6 +134,9 @@ struct sweep_analysis {
 // straggler_median_factor of that level's.
 inline constexpr double straggler_rps_share = 0.5;
 inline constexpr double straggler_median_factor = 2.0;
+
+// The confidence of the interval of a replicated level's mean over its runs.
+inline constexpr double replicate_confidence = 0.95;
 
 namespace detail {
 
@@ -634,6 +641,10 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
                 }
             row.low.push_back(lo);
             row.high.push_back(hi);
+            std::vector<double> per_run;
+            for (const auto* r : level)
+                if (const auto v = sweep_value(*r, c)) per_run.push_back(*v);
+            row.between_runs.push_back(per_run.size() >= 2 ? spread_of_runs(per_run, replicate_confidence) : std::nullopt);
         }
         a.rows.push_back(std::move(row));
     }

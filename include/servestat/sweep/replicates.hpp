@@ -1,0 +1,97 @@
+// Replicate runs outside sweeps: one configuration measured several times (AIPerf's
+// --num-profile-runs folders profile_runs/run_0001, run_0002, ...; a person's rep1, rep2). A sweep
+// finds the replicates of each of its levels itself (sweep_point::replicates); these are the runs on
+// no sweep that agree on everything and whose labels only number them.
+#pragma once
+
+#include <cstddef>  // std::size_t
+#include <map>      // std::map
+#include <optional> // std::optional
+#include <span>     // std::span
+#include <string>   // std::string
+#include <utility>  // std::pair
+#include <vector>   // std::vector
+
+#include "servestat/stats/run_spread.hpp"     // run_spread, spread_of_runs
+#include "servestat/sweep/sweep.hpp"          // detail::curve_key, sweep_value
+#include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
+
+namespace servestat {
+
+namespace detail {
+
+// A label without its digits: run_0001 and run_0002 are both "run_".
+inline std::string label_letters(const std::string& label) {
+    std::string out;
+    for (const char c : label)
+        if (c < '0' || c > '9') out.push_back(c);
+    return out;
+}
+
+// Labels that are equal or differ only in their digits (run_0001, run_0002; rep1, rep2): numbers of
+// repeated runs, not names of different configurations.
+inline bool numbered_alike(std::span<const run_stats* const> runs) {
+    for (const auto* r : runs)
+        if (label_letters(r->meta.label) != label_letters(runs.front()->meta.label)) return false;
+    return true;
+}
+
+// What replicates agree on: source format, workload, model and every parameter.
+inline std::string configuration_key(const run_stats& r) { return curve_key(r, "", {}, false); }
+
+} // namespace detail
+
+// Whether `runs` (not empty) are one configuration: equal format, workload, model and parameters.
+inline bool one_configuration(std::span<const run_stats* const> runs) {
+    for (const auto* r : runs)
+        if (detail::configuration_key(*r) != detail::configuration_key(*runs.front())) return false;
+    return true;
+}
+
+struct replicate_group {
+    std::vector<std::size_t> runs; // indices into the runs searched, input order
+    std::string label;             // the first run's
+    // Per sweep table column (sweep_table_columns) that every run of the group has: its spread.
+    std::vector<std::pair<std::string, run_spread>> statistics;
+};
+
+// Runs on none of `sweeps` that agree on format, workload, model and every parameter, two or more,
+// whose labels are equal or differ only in digits: each such set is one configuration measured
+// again, and its spread between runs is given per column.
+inline std::vector<replicate_group> find_replicate_groups(std::span<const run_stats> runs,
+                                                          std::span<const sweep_analysis> sweeps = {},
+                                                          double confidence = replicate_confidence) {
+    std::vector<bool> on_sweep(runs.size(), false);
+    for (const auto& s : sweeps)
+        for (const auto& p : s.curve.points) {
+            if (p.run < runs.size()) on_sweep[p.run] = true;
+            for (const std::size_t i : p.replicates)
+                if (i < runs.size()) on_sweep[i] = true;
+        }
+    std::map<std::string, std::vector<std::size_t>> by_key;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (on_sweep[i]) continue;
+        const std::string key = detail::configuration_key(runs[i]) + "\n" + detail::label_letters(runs[i].meta.label);
+        auto [it, inserted] = by_key.try_emplace(key);
+        if (inserted) order.push_back(key);
+        it->second.push_back(i);
+    }
+    std::vector<replicate_group> out;
+    for (const auto& key : order) {
+        const auto& members = by_key[key];
+        if (members.size() < 2) continue;
+        replicate_group g{members, runs[members.front()].meta.label, {}};
+        for (const auto& column : sweep_table_columns()) {
+            std::vector<double> values;
+            for (const std::size_t i : members)
+                if (const auto v = sweep_value(runs[i], column)) values.push_back(*v);
+            if (values.size() != members.size()) continue;
+            if (const auto s = spread_of_runs(values, confidence)) g.statistics.emplace_back(column, *s);
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+} // namespace servestat
