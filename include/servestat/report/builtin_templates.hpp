@@ -73,6 +73,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <p class="note">{{few_samples_note}}</p>
 {{/has_few_samples}}
 <p class="headline">{{#kpi_note}}{{kpi_note}} {{/kpi_note}}Compared {{pairing_text}}: {{verdict_counts}}.</p>
+<p class="note">{{verdict_terms}}</p>
 {{#has_gate}}
 {{#gate}}
 <h2>Gate: <span class="{{#passed}}pass{{/passed}}{{^passed}}fail{{/passed}}">{{verdict}}</span></h2>
@@ -116,7 +117,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr>{{#many_pairs}}<th>pair</th>{{/many_pairs}}<th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
 {{#summary_rows}}
-<tr>{{#many_pairs}}<td class="text">{{pair}}</td>{{/many_pairs}}<td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}{{verdict_mark}}</td></tr>
+<tr>{{#many_pairs}}<td class="text">{{pair}}</td>{{/many_pairs}}<td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
 {{/summary_rows}}
 </tbody>
 </table>
@@ -128,7 +129,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>{{param}}</th><th>throughput before</th><th>after</th><th>change</th><th>e2e p50 before → after</th><th>e2e p99 before → after</th><th>ttft p99 before → after</th></tr></thead>
 <tbody>
 {{#levels}}
-<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}{{verdict_mark}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}{{verdict_mark}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}{{verdict_mark}}</td>{{/ttft_p99}}</tr>
+<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}</td>{{/ttft_p99}}</tr>
 {{/levels}}
 </tbody>
 </table>
@@ -181,7 +182,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
 {{#run_rows}}
-<tr><td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}{{verdict_mark}}</td></tr>
+<tr><td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
 {{/run_rows}}
 </tbody>
 </table>
@@ -204,7 +205,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <thead><tr><th>statistic</th><th>before</th><th>after</th><th>change</th><th>{{options.confidence}} CI</th><th>p</th><th>verdict</th></tr></thead>
 <tbody>
 {{#rows}}
-<tr><td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}{{verdict_mark}}</td></tr>
+<tr><td class="text">{{metric}}</td><td>{{before}}{{before_mark}}</td><td>{{after}}{{after_mark}}</td><td>{{change}}</td><td>{{ci}}</td><td>{{p}}</td><td class="text {{css}}">{{verdict}}</td></tr>
 {{/rows}}
 </tbody>
 </table>
@@ -259,6 +260,8 @@ Short and long rows count their successful requests; rates and ok % belong to th
 
 {{#kpi_note}}{{kpi_note}} {{/kpi_note}}Compared {{pairing_text}}: {{verdict_counts}}.
 
+{{verdict_terms}}
+
 {{#has_gate}}
 {{#gate}}
 ## Gate: {{verdict}}
@@ -299,7 +302,7 @@ The {{findings_total}} findings in full, ranked the same way, are under "All fin
 | {{#many_pairs}}pair | {{/many_pairs}}statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |{{#many_pairs}}---|{{/many_pairs}}---|---:|---:|---:|---:|---:|---|
 {{#summary_rows}}
-| {{#many_pairs}}{{pair}} | {{/many_pairs}}{{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
+| {{#many_pairs}}{{pair}} | {{/many_pairs}}{{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
 {{/summary_rows}}
 
 {{/many_pairs}}
@@ -310,7 +313,7 @@ The {{findings_total}} findings in full, ranked the same way, are under "All fin
 | {{param}} | throughput before | after | change | e2e p50 before → after | e2e p99 before → after | ttft p99 before → after |
 |---:|---:|---:|---:|---|---|---|
 {{#levels}}
-| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}{{verdict_mark}}){{/e2e_p50}} | {{#e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}{{verdict_mark}}){{/e2e_p99}} | {{#ttft_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}{{verdict_mark}}){{/ttft_p99}} |
+| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}){{/e2e_p50}} | {{#e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}){{/e2e_p99}} | {{#ttft_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}){{/ttft_p99}} |
 {{/levels}}
 {{#has_knees}}
 
@@ -372,7 +375,7 @@ Measured only after, not compared: {{only_after}}.
 | statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |---|---:|---:|---:|---:|---:|---|
 {{#run_rows}}
-| {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
+| {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
 {{/run_rows}}
 
 {{#has_runs_as_unit}}
@@ -393,7 +396,7 @@ Measured only after, not compared: {{only_after}}.
 | statistic | before | after | change | {{options.confidence}} CI | p | verdict |
 |---|---:|---:|---:|---:|---:|---|
 {{#rows}}
-| {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}}{{verdict_mark}} |
+| {{metric}} | {{before}}{{before_mark}} | {{after}}{{after_mark}} | {{change}} | {{ci}} | {{p}} | {{#significant}}**{{verdict}}**{{/significant}}{{^significant}}{{verdict}}{{/significant}} |
 {{/rows}}
 
 {{/subsets}}

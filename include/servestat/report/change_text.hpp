@@ -64,23 +64,6 @@ inline std::string value_text(const change& c, const std::optional<double>& v) {
     return v ? number_text(kind_of(c), *v) + unit_text(kind_of(c)) : std::string(missing_value);
 }
 
-// "†" when that side's percentile rests on few samples (stats/sample_size.hpp), else "".
-inline std::string side_mark(const change& c, std::string_view side) {
-    for (const auto& s : few_sample_sides(c))
-        if (s == side) return few_samples_mark;
-    return {};
-}
-
-// A side's value as sentences quote it, with its dagger: "1.40 s†".
-inline std::string marked_side_text(const change& c, std::string_view side) {
-    return value_text(c, side == "before" ? c.before : c.after) + side_mark(c, side);
-}
-
-// "†" on a verdict that was reached on a percentile resting on few samples on either side.
-inline std::string verdict_mark(const change& c) {
-    const bool judged = c.result != verdict::too_few && c.result != verdict::single && c.result != verdict::untested;
-    return judged && !few_sample_sides(c).empty() ? std::string(few_samples_mark) : std::string();
-}
 
 // A difference: shares in percentage points, the rest in the statistic's own unit.
 inline std::string delta_text(const change& c, double d) {
@@ -102,6 +85,21 @@ inline std::optional<std::pair<std::string, std::string>> ci_ends(const change& 
     if (c.relative_ci) return std::pair{signed_percent(c.relative_ci->low), signed_percent(c.relative_ci->high)};
     if (c.delta_ci) return std::pair{delta_text(c, c.delta_ci->low), delta_text(c, c.delta_ci->high)};
     return std::nullopt;
+}
+
+// "†" when that side's percentile rests on few samples (stats/sample_size.hpp) and the change has
+// no interval, else "". An interval already says how sure the change is, and a dagger beside it was
+// read as a footnote on the p-value.
+inline std::string side_mark(const change& c, std::string_view side) {
+    if (ci_ends(c)) return {};
+    for (const auto& s : few_sample_sides(c))
+        if (s == side) return few_samples_mark;
+    return {};
+}
+
+// A side's value as sentences quote it, with its dagger where it has one: "1.40 s†".
+inline std::string marked_side_text(const change& c, std::string_view side) {
+    return value_text(c, side == "before" ? c.before : c.after) + side_mark(c, side);
 }
 
 inline std::string ci_text(const change& c) {
@@ -130,6 +128,14 @@ inline std::string readable_name(const change& c) {
         return c.metric;
     }
     return (c.subset == "all" ? std::string() : c.subset + " ").append(c.metric).append(" ").append(c.statistic);
+}
+
+// A statistic as a sentence names it, its subset always said so that no finding leaves the reader
+// to guess whose latency moved: "all requests' e2e p99", "short prompts' TTFT p50", "throughput".
+inline std::string sentence_name(const change& c) {
+    if (c.subset.empty()) return readable_name(c);
+    return (c.subset == "all" ? std::string("all requests' ") : c.subset + " prompts' ")
+        .append(c.metric).append(" ").append(c.statistic);
 }
 
 } // namespace servestat::report::detail

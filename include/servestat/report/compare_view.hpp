@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>   // std::sort, std::min, std::max, std::any_of, std::find, std::find_if
+#include <cctype>      // std::toupper
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
@@ -182,7 +183,7 @@ inline void add_tail_only(const comparison& c, const verdict_options& o, std::ve
             const bool tail = x.statistic == "mean" || (x.statistic.size() > 1 && x.statistic[0] == 'p' && x.statistic != "p50");
             out.push_back(fmt::format("{}{} {} {:.1f}% ({} CI {} to {}) but the distribution as a whole did not shift "
                                       "({}){}; more requests would confirm it.",
-                                      load_prefix(c, p), readable_name(x), *x.relative > 0 ? "rose" : "fell",
+                                      load_prefix(c, p), sentence_name(x), *x.relative > 0 ? "rose" : "fell",
                                       100 * std::abs(*x.relative), percent_text(o.confidence),
                                       signed_percent(x.relative_ci->low), signed_percent(x.relative_ci->high),
                                       p_clause(*x.p_value), tail ? ": a change in the tail only" : ""));
@@ -222,14 +223,14 @@ inline void add_too_few(const comparison& c, const compare_options& o, std::vect
             if (x.result != verdict::too_few) continue;
             std::size_t k = 0;
             while (k < o.percentiles.size() && percentile_key(o.percentiles[k]) != x.statistic) ++k;
-            if (k < o.percentiles.size() && fewest_requests_for(o.percentiles[k], o.verdicts.confidence)) ++per_percentile[k];
+            if (k < o.percentiles.size() && fewest_values_for_change(o.percentiles[k], o.verdicts.confidence)) ++per_percentile[k];
             else ++other;
         }
     std::string rule;
     std::size_t total = 0;
     for (std::size_t k = 0; k < o.percentiles.size(); ++k) {
         if (per_percentile[k] == 0) continue;
-        const std::size_t fewest = *fewest_requests_for(o.percentiles[k], o.verdicts.confidence);
+        const std::size_t fewest = *fewest_values_for_change(o.percentiles[k], o.verdicts.confidence);
         rule += rule.empty() ? fmt::format("{} needs ≥ {} requests per side", percentile_key(o.percentiles[k]), fewest)
                              : fmt::format(", {} ≥ {}", percentile_key(o.percentiles[k]), fewest);
         total += per_percentile[k];
@@ -237,7 +238,7 @@ inline void add_too_few(const comparison& c, const compare_options& o, std::vect
     auto statistics = [](std::size_t n) { return n == 1 ? std::string("1 statistic") : fmt::format("{} statistics", n); };
     std::string sentence;
     if (total > 0)
-        sentence = fmt::format("{} ({} one-sided order-statistic bound); {} had fewer and {} no verdict", rule,
+        sentence = fmt::format("{} for a {} interval from both sides' order statistics; {} had fewer and {} no verdict", rule,
                                percent_text(o.verdicts.confidence), statistics(total), total == 1 ? "gets" : "get");
     if (other > 0)
         sentence += sentence.empty() ? statistics(other) + " had fewer than 2 values on a side and get no verdict"
@@ -350,7 +351,7 @@ inline json change_row(const change& x, std::string metric_text, std::string pai
             {"before", value_text(x, x.before)}, {"after", value_text(x, x.after)}, {"change", change_text(x)},
             {"ci", ci_text(x)},        {"p", p_text(x.p_value)},           {"verdict", std::string(describe(x.result))},
             {"css", css_class(x.result)}, {"significant", x.result == verdict::improved || x.result == verdict::regressed},
-            {"before_mark", side_mark(x, "before")}, {"after_mark", side_mark(x, "after")}, {"verdict_mark", verdict_mark(x)}};
+            {"before_mark", side_mark(x, "before")}, {"after_mark", side_mark(x, "after")}};
 }
 
 inline json identity(const run_stats& r) {
@@ -499,10 +500,10 @@ inline json level_cell(const compared_pair& p, const char* name) {
     const change* x = find_change(p.comparison, name);
     if (x == nullptr)
         return {{"before", missing_value}, {"after", missing_value}, {"verdict", missing_value}, {"css", "undecided"},
-                {"before_mark", ""}, {"after_mark", ""}, {"verdict_mark", ""}};
+                {"before_mark", ""}, {"after_mark", ""}};
     return {{"before", value_text(*x, x->before)}, {"after", value_text(*x, x->after)},
             {"verdict", std::string(describe(x->result))}, {"css", css_class(x->result)},
-            {"before_mark", side_mark(*x, "before")}, {"after_mark", side_mark(*x, "after")}, {"verdict_mark", verdict_mark(*x)}};
+            {"before_mark", side_mark(*x, "before")}, {"after_mark", side_mark(*x, "after")}};
 }
 
 inline json sweep_compare_view(const comparison& c) {
@@ -547,7 +548,7 @@ inline json options_view(const comparison_options& o) {
            {"seed", std::to_string(o.compare.bootstrap.seed)}, {"method", std::string(to_string(o.compare.stats.summary.method))}};
     std::string rule;
     for (double p : o.compare.percentiles)
-        if (const auto n = fewest_requests_for(p, v.confidence))
+        if (const auto n = fewest_values_for_change(p, v.confidence))
             rule.append(rule.empty() ? "" : ", ").append(fmt::format("{} needs {}", percentile_key(p), *n));
     j["too_few_rule"] = rule.empty() ? std::string(missing_value) : rule;
     j["text"] = fmt::format("noise band {}, significance level α = {}, {} confidence intervals from {} bootstrap resamples "
@@ -568,6 +569,32 @@ inline std::string verdict_counts_text(const json& counts) {
         if (n > 0) out.append(out.size() == prefix ? "" : ", ").append(fmt::format("{} {}", n, describe(v)));
     }
     return out;
+}
+
+// What each verdict the counts name means, said where the counts are read (a reader met "within
+// noise" beside "no significant change" with no definition): only the verdicts that occur.
+inline std::string verdict_terms_text(const json& counts, const verdict_options& o) {
+    const auto occurs = [&](verdict v) { return counts[std::string(to_string(v))].get<std::size_t>() > 0; };
+    const std::string band = "±" + percent_text(o.noise), confidence = percent_text(o.confidence);
+    std::vector<std::string> terms;
+    if (occurs(verdict::improved) || occurs(verdict::regressed))
+        terms.push_back(fmt::format("improved or regressed means the distributions differ (Mann–Whitney p < {:g}) and the "
+                                    "whole {} interval of the change lies beyond {}",
+                                    o.alpha, confidence, band));
+    if (occurs(verdict::within_noise))
+        terms.push_back(fmt::format("within noise: they differ, but the interval reaches into {}, too small to matter", band));
+    if (occurs(verdict::no_change))
+        terms.push_back(fmt::format("no significant change: p ≥ {:g}, no shift shown either way", o.alpha));
+    if (occurs(verdict::too_few))
+        terms.push_back(fmt::format("too few requests: no interval that holds {} can be drawn from that many values "
+                                    "(a tail percentile needs hundreds)",
+                                    confidence));
+    if (occurs(verdict::single)) terms.push_back("single measurement: one value per run, no interval");
+    if (occurs(verdict::untested)) terms.push_back("untested: a side has statistics but no per-request log");
+    std::string out;
+    for (const auto& t : terms) out.append(out.empty() ? "" : "; ").append(t);
+    if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+    return out.empty() ? out : out + ".";
 }
 
 inline std::string pairing_text(const comparison& c) {
@@ -592,7 +619,7 @@ inline std::string ci_brackets(const merged_change& m, const verdict_options& o)
 }
 
 inline std::string summary_part(const std::string& param, const merged_change& m, const verdict_options& o) {
-    return fmt::format("{} {} {} at {}{}", readable_name(*m.levels.front().x), describe(m.direction),
+    return fmt::format("{} {} {} at {}{}", sentence_name(*m.levels.front().x), describe(m.direction),
                        magnitude_range(m), levels_text(param, m), ci_brackets(m, o));
 }
 
@@ -652,7 +679,7 @@ inline std::vector<std::string> user_facing_moves(const std::vector<change_group
     for (const auto& g : groups) {
         if (g.direction != direction || importance(*g.members.front()->levels.front().x) < 0.95) continue;
         if (by_prompt_length && g.subset == "all") continue;
-        const std::string who = g.subset == "all" ? "" : g.subset + " prompts' ";
+        const std::string who = subset_words(g.subset) + " ";
         auto it = std::find_if(by_subset.begin(), by_subset.end(), [&](const auto& e) { return e.first == who; });
         if (it == by_subset.end()) it = by_subset.insert(by_subset.end(), {who, {}});
         it->second.push_back(metric_words(g.metric));
@@ -662,23 +689,45 @@ inline std::vector<std::string> user_facing_moves(const std::vector<change_group
     return out;
 }
 
-// The verdict in one line: what the change buys and what it costs, and so which side to run for
-// which goal. Built from the grouped verdicts, the peak throughputs and the SLO capacity.
-inline std::string net_sentence(const comparison& c, const std::vector<change_group>& groups, const verdict_options& v) {
-    auto gains = user_facing_moves(groups, verdict::improved), costs = user_facing_moves(groups, verdict::regressed);
-    if (c.sweep) {
-        const auto b = peak_rps(c.sweep->before), a = peak_rps(c.sweep->after);
-        if (b && a && std::abs(a->second / b->second - 1) > v.noise)
-            (a->second > b->second ? gains : costs).push_back(fmt::format("peak throughput ({})", signed_percent(a->second / b->second - 1)));
-        for (const auto& s : c.sweep->capacity) {
-            if (!capacity_moved(s) || !s.before.max_load || !s.after.max_load) continue;
-            const std::string what = fmt::format("capacity under {} {} ≤ {} ({} → {})", to_string(s.objective.on),
-                                                 percentile_key(s.percentile), format_seconds(s.objective.max_seconds),
-                                                 capacity_side(s.before), capacity_side(s.after));
-            (*s.after.max_load > *s.before.max_load ? gains : costs).push_back(what);
-        }
+// What moved for the run as a whole, rather than per request: peak throughput and the SLO capacity
+// of a sweep, each "raised" when it grew. Higher is better for both.
+struct run_wide_moves {
+    std::vector<std::string> raised, lowered;
+};
+
+inline run_wide_moves whole_run_moves(const comparison& c, const verdict_options& v) {
+    run_wide_moves out;
+    if (!c.sweep) return out;
+    const auto b = peak_rps(c.sweep->before), a = peak_rps(c.sweep->after);
+    if (b && a && std::abs(a->second / b->second - 1) > v.noise)
+        (a->second > b->second ? out.raised : out.lowered)
+            .push_back(fmt::format("peak throughput ({})", signed_percent(a->second / b->second - 1)));
+    for (const auto& s : c.sweep->capacity) {
+        if (!capacity_moved(s) || !s.before.max_load || !s.after.max_load) continue;
+        const std::string what = fmt::format("capacity under {} {} ≤ {} ({} → {})", to_string(s.objective.on),
+                                             percentile_key(s.percentile), format_seconds(s.objective.max_seconds),
+                                             capacity_side(s.before), capacity_side(s.after));
+        (*s.after.max_load > *s.before.max_load ? out.raised : out.lowered).push_back(what);
     }
-    if (gains.empty() && costs.empty()) return {};
+    return out;
+}
+
+// "improves X and worsens Y", either half left out when empty.
+inline std::string moves_clause(const std::vector<std::string>& better, const char* better_verb,
+                                const std::vector<std::string>& worse, const char* worse_verb) {
+    std::string out;
+    if (!better.empty()) out = std::string(better_verb) + " " + joined_names(better);
+    if (!worse.empty()) out.append(out.empty() ? "" : " and ").append(worse_verb).append(" ").append(joined_names(worse));
+    return out;
+}
+
+// The verdict in one line: what the change buys and what it costs, and so which side to run for
+// which goal. Per-request latencies (by prompt-length subset) and whole-run figures (throughput,
+// capacity) are told apart: a reader must not take "worsens peak throughput" for a latency.
+inline std::string net_sentence(const comparison& c, const std::vector<change_group>& groups, const verdict_options& v) {
+    const auto gains = user_facing_moves(groups, verdict::improved), costs = user_facing_moves(groups, verdict::regressed);
+    const auto run_wide = whole_run_moves(c, v);
+    if (gains.empty() && costs.empty() && run_wide.raised.empty() && run_wide.lowered.empty()) return {};
     std::string after = "after", before = "before", after_short = "after", before_short = "before";
     if (c.sweep) {
         after = side_name(c.sweep->after, "after").legend;
@@ -691,10 +740,17 @@ inline std::string net_sentence(const comparison& c, const std::vector<change_gr
         after = "after (" + after_short + ")";
         before = "before (" + before_short + ")";
     }
-    if (costs.empty()) return fmt::format("Net: {} improves {}, with no significant cost in latency, throughput or SLO capacity.", after, joined_names(gains));
-    if (gains.empty()) return fmt::format("Net: {} worsens {}, and no statistic improved significantly: keep {}.", after, joined_names(costs), before);
-    return fmt::format("Net: {} improves {} but worsens {}. Choose {} when {} matter most, {} otherwise.", after,
-                       joined_names(gains), joined_names(costs), after_short, gains.front(), before_short);
+    const std::string per_request = moves_clause(gains, "improves", costs, "worsens");
+    const std::string whole_run = moves_clause(run_wide.raised, "raises", run_wide.lowered, "lowers");
+    std::string out = "Net: " + after;
+    if (!per_request.empty()) out += " " + per_request;
+    if (!whole_run.empty()) out += (per_request.empty() ? " " : "; for the run as a whole it ") + whole_run;
+    const bool any_gain = !gains.empty() || !run_wide.raised.empty(), any_cost = !costs.empty() || !run_wide.lowered.empty();
+    if (!any_cost) return out + ", with no significant cost in latency, throughput or SLO capacity.";
+    if (!any_gain) return out + ", and no statistic improved significantly: keep " + before + ".";
+    const std::string goal = gains.empty() ? run_wide.raised.front() : gains.front();
+    return fmt::format("{}. Choose {} when {} matter{} most, {} otherwise.", out, after_short, goal,
+                       gains.empty() ? "s" : "", before_short);
 }
 
 } // namespace detail
@@ -802,6 +858,7 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
               {"pairing", c.pairing},
               {"pairing_text", detail::pairing_text(c)},
               {"verdict_counts", counts},
+              {"verdict_terms", detail::verdict_terms_text(stats["verdicts"], o.compare.verdicts)},
               {"many_pairs", c.pairs.size() > 1},
               {"summary_rows", detail::summary_rows(c)},
               {"pairs", pairs},

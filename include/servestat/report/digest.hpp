@@ -443,7 +443,7 @@ inline std::vector<merged_change> merge_changes(std::span<const located_change> 
 // at c=64: 1.40 s → 790 ms; p < 0.001)", or for one pair the change with its own interval.
 inline std::string merged_sentence(const std::string& param, const merged_change& m, const verdict_options& o) {
     const change& x = *m.levels.front().x;
-    const std::string what = detail::readable_name(x) + " " + std::string(describe(m.direction));
+    const std::string what = detail::sentence_name(x) + " " + std::string(describe(m.direction));
     if (m.levels.size() == 1 && m.judged <= 1) {
         const auto& l = m.levels.front();
         std::string out = (l.where.empty() ? "" : l.where + ": ") + what;
@@ -487,7 +487,7 @@ inline std::vector<trade_off> find_trade_offs(const std::vector<merged_change>& 
 
 inline std::string trade_off_sentence(const std::string& param, const trade_off& t) {
     auto part = [&](const merged_change& m) {
-        return fmt::format("{} {} {} at {}", detail::readable_name(*m.levels.front().x), describe(m.direction),
+        return fmt::format("{} {} {} at {}", detail::sentence_name(*m.levels.front().x), describe(m.direction),
                            detail::magnitude_range(m), detail::levels_text(param, m));
     };
     return "Trade-off: " + part(*t.gained) + ", while " + part(*t.paid) + ".";
@@ -537,7 +537,7 @@ inline std::string metric_words(const std::string& metric) {
 
 inline std::string subset_words(const std::string& subset) {
     if (subset.empty()) return "";
-    return subset == "all" ? "" : subset + " prompts'";
+    return subset == "all" ? "all requests'" : subset + " prompts'";
 }
 
 // "p50 32–80%, p90 43–82% at c=16…64", the levels said once when every statistic shares them.

@@ -41,6 +41,7 @@ using report::detail::kind_of;
 using report::detail::value_kind;
 using report::detail::p_clause;
 using report::detail::readable_name;
+using report::detail::sentence_name;
 using report::detail::signed_percent;
 
 inline bool is_share(const change& c) { return kind_of(c) == value_kind::share; }
@@ -168,7 +169,7 @@ inline void step_findings(const run_comparison& rc, const std::string& name, con
         const change& c = rc.changes[i];
         const auto lead = published(c) && significant(c) && !told[i] ? size_of(c, o) : std::nullopt;
         if (!lead) continue;
-        std::string text = fmt::format("{}: {} {} by {} against the previous run ({})", name, readable_name(c),
+        std::string text = fmt::format("{}: {} {} by {} against the previous run ({})", name, sentence_name(c),
                                        to_string(c.result), lead->size, lead->evidence);
         std::vector<std::string> statistics, shifts;
         for (std::size_t j = i + 1; j < rc.changes.size() && !c.subset.empty(); ++j) {
@@ -197,7 +198,7 @@ inline std::vector<std::string> findings(const trend& t, std::span<const run> ru
     for (const char* name : {"e2e.p50", "ttft.p50"}) {
         const change* c = find(t.steps.back().vs_first, name);
         if (c == nullptr) continue;
-        const std::string lead = fmt::format("Against the first run ({}), the latest run's {}", first, readable_name(*c));
+        const std::string lead = fmt::format("Against the first run ({}), {} in the latest run", first, sentence_name(*c));
         const auto size = size_of(*c, o);
         const std::string p = c->p_value ? ", " + p_clause(*c->p_value) : "";
         if (significant(*c) && size)

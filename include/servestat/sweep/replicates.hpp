@@ -20,16 +20,16 @@ namespace servestat {
 
 namespace detail {
 
-// A label without its digits: run_0001 and run_0002 are both "run_".
+// A label without the number it ends in: run_0001 and run_0002 are both "run_". Only a trailing
+// number counts as a run's number: llama3-8b and llama3-70b name two models, not two runs.
 inline std::string label_letters(const std::string& label) {
-    std::string out;
-    for (const char c : label)
-        if (c < '0' || c > '9') out.push_back(c);
-    return out;
+    std::size_t end = label.size();
+    while (end > 0 && label[end - 1] >= '0' && label[end - 1] <= '9') --end;
+    return label.substr(0, end);
 }
 
-// Labels that are equal or differ only in their digits (run_0001, run_0002; rep1, rep2): numbers of
-// repeated runs, not names of different configurations.
+// Labels that are equal or differ only in the number they end in (run_0001, run_0002; rep1, rep2):
+// numbers of repeated runs, not names of different configurations.
 inline bool numbered_alike(std::span<const run_stats* const> runs) {
     for (const auto* r : runs)
         if (label_letters(r->meta.label) != label_letters(runs.front()->meta.label)) return false;
@@ -56,7 +56,7 @@ struct replicate_group {
 };
 
 // Runs on none of `sweeps` that agree on format, workload, model and every parameter, two or more,
-// whose labels are equal or differ only in digits: each such set is one configuration measured
+// whose labels are equal or differ only in the number they end in: each such set is one configuration measured
 // again, and its spread between runs is given per column.
 inline std::vector<replicate_group> find_replicate_groups(std::span<const run_stats> runs,
                                                           std::span<const sweep_analysis> sweeps = {},
