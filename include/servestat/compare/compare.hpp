@@ -1,8 +1,8 @@
 // Before/after comparison of two runs: per subset, metric and statistic the change, a confidence
-// interval of it (a percentile's from both sides' order statistics, exact at every n; a mean's and
-// a share's from a seeded bootstrap), a Mann–Whitney U p-value for the shift of the distribution,
-// and a verdict; at run level the success rate and goodput (bootstrapped over requests) and the
-// throughputs (one measurement per run, so no interval).
+// interval of it (a percentile's from both sides' order statistics, exact at every n; a mean's by
+// Welch's t and Fieller's ratio interval; a share's from a seeded bootstrap), a Mann–Whitney U
+// p-value for the shift of the distribution, and a verdict; at run level the success rate and
+// goodput (bootstrapped over requests) and the throughputs (one measurement per run, so no interval).
 #pragma once
 
 #include <algorithm>   // std::sort, std::min, std::any_of
@@ -25,6 +25,7 @@
 #include "servestat/core/run.hpp"           // run
 #include "servestat/stats/bootstrap.hpp"    // request_resampler, percentile_interval (of the draws)
 #include "servestat/stats/mann_whitney.hpp" // mann_whitney_u
+#include "servestat/stats/mean_change_interval.hpp" // welch_interval, fieller_relative_interval
 #include "servestat/stats/percentile_change_interval.hpp" // percentile_change_interval
 #include "servestat/stats/run_stats.hpp"    // analyze, run_stats, stats_options
 #include "servestat/stats/sample_size.hpp"  // rests_on_few_samples
@@ -129,19 +130,28 @@ inline std::vector<std::optional<double>> point_values(const std::vector<double>
 }
 
 struct column_intervals {
-    std::optional<interval> delta, relative; // of the mean
+    std::optional<interval> delta, relative; // of the share
 };
 
-// The bootstrap of the means of one subset: both sides' requests resampled independently, every
-// column read from the same draws. (Percentiles are not bootstrapped: a bootstrap cannot draw
-// beyond a sample's extremes, and the intervals of tail percentiles resting on a few values
-// covered less than they stated — p99 of 200 requests 90.7%; see percentile_change_interval.) Its blocks of resamples (resamples_per_block, each from its own stream seeded by
-// the subset's name and the block's number) are drawn on any thread, and each draw's differences go
-// to the draw's own slot, so the intervals are the same on any number of threads.
+inline bool has_shares(const std::vector<compared_column>& columns) {
+    return std::any_of(columns.begin(), columns.end(), [](const compared_column& c) { return c.share; });
+}
+
+// The bootstrap of the shares of one subset (success, goodput: means of 0/1 columns, at run level):
+// both sides' requests resampled independently, every share read from the same draws. Only shares
+// are bootstrapped: a percentile's interval comes from order statistics (a bootstrap cannot draw
+// beyond a sample's extremes: p99 of 200 requests covered 90.7%; see percentile_change_interval),
+// a latency mean's from Welch's t and Fieller (the percentile bootstrap of a mean is too narrow on
+// small skewed subsets: 92.2%; see mean_change_interval). Its blocks of resamples
+// (resamples_per_block, each from its own stream seeded by the subset's name and the block's
+// number) are drawn on any thread, and each draw's differences go to the draw's own slot, so the
+// intervals are the same on any number of threads. intervals() is indexed like `columns`, empty
+// for the columns that are not shares.
 class subset_bootstrap {
 public:
     subset_bootstrap(const std::vector<compared_column>& columns, std::string subset, const compare_options& o)
-        : subset_(std::move(subset)), o_(o), before_(side(columns, &compared_column::before), {}, o.stats.summary.method),
+        : subset_(std::move(subset)), o_(o), all_columns_(columns.size()), shares_(share_indices(columns)),
+          before_(side(columns, &compared_column::before), {}, o.stats.summary.method),
           after_(side(columns, &compared_column::after), {}, o.stats.summary.method) {
         const std::size_t slots = columns.size() * before_.statistics() * o.bootstrap.resamples;
         deltas_.assign(slots, missing());
@@ -178,16 +188,23 @@ public:
             if (std::any_of(draws.begin(), draws.end(), [](double d) { return std::isnan(d); })) return std::nullopt;
             return percentile_interval(draws, o_.verdicts.confidence);
         };
-        std::vector<column_intervals> out(columns());
-        for (std::size_t c = 0; c < columns(); ++c) out[c] = {interval_of(deltas_, c), interval_of(ratios_, c)};
+        std::vector<column_intervals> out(all_columns_);
+        for (std::size_t c = 0; c < columns(); ++c) out[shares_[c]] = {interval_of(deltas_, c), interval_of(ratios_, c)};
         return out;
     }
 
 private:
+    static std::vector<std::size_t> share_indices(const std::vector<compared_column>& columns) {
+        std::vector<std::size_t> out;
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            if (columns[c].share) out.push_back(c);
+        return out;
+    }
     static std::vector<std::vector<double>> side(const std::vector<compared_column>& columns,
                                                  std::vector<double> compared_column::*values) {
         std::vector<std::vector<double>> out;
-        for (const auto& c : columns) out.push_back(c.*values);
+        for (const auto& c : columns)
+            if (c.share) out.push_back(c.*values);
         return out;
     }
     static double missing() noexcept { return std::numeric_limits<double>::quiet_NaN(); } // a draw without the value
@@ -198,6 +215,8 @@ private:
 
     std::string subset_;
     const compare_options& o_;
+    std::size_t all_columns_;         // columns of the subset, shares or not
+    std::vector<std::size_t> shares_; // the resampled columns' places among them
     request_resampler before_, after_;
     std::vector<double> deltas_, ratios_; // [column][statistic][draw]; NaN where the draw had none
 };
@@ -250,6 +269,7 @@ inline void settle(change& c, std::optional<double> before, std::optional<double
 }
 
 // Every statistic of every column of one subset; shares go to `run_level`, the rest to `out`.
+// `intervals`: the shares' bootstrap intervals, indexed like `columns` (empty without shares).
 inline void compare_subset(const std::vector<compared_column>& columns, const std::string& subset,
                            const std::vector<column_intervals>& intervals, const compare_options& o,
                            std::vector<change>& run_level, std::vector<change>& out) {
@@ -284,7 +304,14 @@ inline void compare_subset(const std::vector<compared_column>& columns, const st
             const double percentile = is_mean ? 0 : o.percentiles[k];
             change x = make_change(subset, col.metric, is_mean ? "mean" : percentile_key(percentile), true, b.size(), a.size());
             if (is_mean) {
-                settle(x, pb[k], pa[k], intervals[c].delta, intervals[c].relative, p, n >= 2, o.verdicts);
+                // Welch's t and Fieller's ratio; both need 2 values a side (then n >= 2).
+                const auto vb = mean_and_variance_of(b), va = mean_and_variance_of(a);
+                std::optional<interval> delta, relative;
+                if (vb && va) {
+                    delta = welch_interval(*vb, *va, o.verdicts.confidence);
+                    relative = fieller_relative_interval(*vb, *va, o.verdicts.confidence);
+                }
+                settle(x, pb[k], pa[k], delta, relative, p, n >= 2, o.verdicts);
             } else {
                 // p0 and p100 (min, max) have no interval: percentile_change_interval gives none.
                 const auto cis = b.empty() || a.empty() ? percentile_change_cis{}
@@ -377,8 +404,8 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
     detail::compare_single(rc.before.output_tps, rc.after.output_tps, "output_tps", run_level);
     const auto subsets_before = split_into_subsets(before.requests, o.stats.subsets);
     const auto subsets_after = split_into_subsets(after.requests, o.stats.subsets);
-    // Every block of resamples of every subset is one task, so the threads stay busy even when one
-    // subset holds most requests; changes are joined in subset order.
+    // Every block of resamples of every subset with shares (only `all` has them) is one task, so the
+    // threads stay busy; changes are joined in subset order.
     struct subset_work {
         std::vector<detail::compared_column> columns;
         std::optional<detail::subset_bootstrap> bootstrap;
@@ -388,7 +415,7 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
     parallel_for(per_subset.size(), o.stats.threads, [&](std::size_t s) {
         auto& w = per_subset[s];
         w.columns = detail::columns_of(before, subsets_before[s], after, subsets_after[s], o);
-        if (!w.columns.empty()) w.bootstrap.emplace(w.columns, subsets_before[s].name, o);
+        if (detail::has_shares(w.columns)) w.bootstrap.emplace(w.columns, subsets_before[s].name, o);
     });
     std::vector<std::pair<std::size_t, std::size_t>> blocks; // (subset, block)
     for (std::size_t s = 0; s < per_subset.size(); ++s)
@@ -403,8 +430,10 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
     scratch.clear();
     parallel_for(per_subset.size(), o.stats.threads, [&](std::size_t s) {
         auto& w = per_subset[s];
-        if (!w.bootstrap) return;
-        detail::compare_subset(w.columns, subsets_before[s].name, w.bootstrap->intervals(), o, w.run_level, w.changes);
+        if (w.columns.empty()) return;
+        detail::compare_subset(w.columns, subsets_before[s].name,
+                               w.bootstrap ? w.bootstrap->intervals() : std::vector<detail::column_intervals>{}, o,
+                               w.run_level, w.changes);
         w.bootstrap.reset();
     });
     for (auto& s : per_subset) {

@@ -66,9 +66,10 @@ inline std::optional<std::size_t> fewest_requests_for(double p, double confidenc
     return static_cast<std::size_t>(std::ceil(std::log(1 - confidence) / std::log(tail)));
 }
 
-// A bootstrapped change of a statistic: p from the distribution test, the interval of the relative
-// change (after / before - 1). When the baseline is zero there is no relative change, and the
-// interval of the absolute change decides with no noise band.
+// The evidence on a change of a statistic: p from the distribution test, the interval of the
+// relative change (after / before - 1). When the baseline is zero there is no relative change (and
+// a mean's when its own interval reaches 0: Fieller's ratio is unbounded), and the interval of the
+// absolute change decides with no noise band.
 struct change_evidence {
     double p_value = 1;
     std::optional<interval> relative_ci;
