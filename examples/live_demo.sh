@@ -45,14 +45,14 @@ bad=$(url_of bad)
 fair=$(url_of fair)
 
 for mix in short_only mix_90_10 mix_70_30 mix_50_50; do
-    "$servestat" workload --preset "$mix" -n 400 --seed 1 -o "$work/$mix.jsonl" 2> /dev/null
+    "$servestat" workload --preset "$mix" -n 600 --seed 1 -o "$work/$mix.jsonl" 2> /dev/null
 done
 
 common="--seed 1 --heuristic-tokens -q --param time_scale=$TIME_SCALE"
 
 # Experiment 3: both servers swept at once (one core each).
 rm -rf examples/live
-sweep="--workload $work/mix_50_50.jsonl --sweep concurrency=1,2,4,8,16,32,48,64 -n 200 --max-tokens 16 $common"
+sweep="--workload $work/mix_50_50.jsonl --sweep concurrency=1,2,4,8,16,32,48,64 -n 600 --max-tokens 16 $common"
 "$servestat" load --url "$bad" $sweep --label bad --param preset=l4-qwen2.5-3b-bad -o examples/live/bad &
 bad_sweep=$!
 "$servestat" load --url "$fair" $sweep --label fair --param preset=l4-qwen2.5-3b-fair -o examples/live/fair

@@ -165,8 +165,8 @@ TEST_CASE("significant changes come first, largest relative change first, with v
     });
     const auto f = compare_findings(c, fast_options());
     REQUIRE(f.size() >= 2);
-    CHECK(f[0] == "short e2e p99 regressed by 40.0% (500 ms → 700 ms; 95% CI +20.0% to +60.0%; p < 0.001).");
-    CHECK(f[1] == "e2e p90 improved by 12.3% (10.00 s → 8.77 s; 95% CI −18.0% to −6.1%; p = 0.003).");
+    CHECK(f[0] == "Short prompts' e2e p99 regressed by 40.0% (500 ms → 700 ms; 95% CI +20.0% to +60.0%; p < 0.001).");
+    CHECK(f[1] == "All requests' e2e p90 improved by 12.3% (10.00 s → 8.77 s; 95% CI −18.0% to −6.1%; p = 0.003).");
 }
 
 TEST_CASE("equal relative changes are ordered by name, and loads prefix the sentences of sweeps", "[compare_report]") {
@@ -179,8 +179,8 @@ TEST_CASE("equal relative changes are ordered by name, and loads prefix the sent
                                 32.0));
     const auto f = compare_findings(c, fast_options());
     REQUIRE(f.size() >= 2);
-    CHECK(f[0] == "c=32: e2e p50 improved by 20.0% (1.00 s → 800 ms; 95% CI −30.0% to −10.0%; p = 0.01).");
-    CHECK(f[1] == "c=32: e2e p99 improved by 20.0% (1.00 s → 800 ms; 95% CI −30.0% to −10.0%; p = 0.01).");
+    CHECK(f[0] == "c=32: all requests' e2e p50 improved by 20.0% (1.00 s → 800 ms; 95% CI −30.0% to −10.0%; p = 0.01).");
+    CHECK(f[1] == "c=32: all requests' e2e p99 improved by 20.0% (1.00 s → 800 ms; 95% CI −30.0% to −10.0%; p = 0.01).");
 }
 
 TEST_CASE("statistics of one metric that moved together make one line in the body; every one is in the appendix",
@@ -192,13 +192,13 @@ TEST_CASE("statistics of one metric that moved together make one line in the bod
     const auto c = single(changes);
     const auto f = compare_findings(c, fast_options());
     REQUIRE(f.size() == 13);
-    CHECK(f[0].starts_with("e2e p10 improved by 50.0%"));
-    CHECK(f[12].starts_with("e2e p22 improved by 38.0%"));
+    CHECK(f[0].starts_with("All requests' e2e p10 improved by 50.0%"));
+    CHECK(f[12].starts_with("All requests' e2e p22 improved by 38.0%"));
     const json view = report::compare_view_model(c, fast_options(), std::nullopt, {});
     REQUIRE(view["findings"].size() == 1);
     // The statistics by name, each with its change; the strongest (p10: 1.00 s → 500 ms) in numbers.
     CHECK(view["findings"][0]["text"] ==
-          "e2e latency improved: p10 −50.0%, p11 −49.0%, p12 −48.0%, p13 −47.0%, p14 −46.0%, p15 −45.0%, p16 −44.0%, "
+          "All requests' e2e latency improved: p10 −50.0%, p11 −49.0%, p12 −48.0%, p13 −47.0%, p14 −46.0%, p15 −45.0%, p16 −44.0%, "
           "p17 −43.0%, p18 −42.0%, p19 −41.0%, p20 −40.0%, p21 −39.0%, p22 −38.0% (largest change p10: 1.00 s → 500 ms, "
           "95% CI −60.0% to −30.0%, p = 0.001).");
     CHECK(view["all_findings"].size() == 13);
@@ -214,8 +214,8 @@ TEST_CASE("a regression keeps its own line in the body beside larger improvement
     changes.push_back(make_change("all", "ttft", "p50", 1.0, 1.05, verdict::regressed, interval{0.03, 0.07}, 0.01));
     const json view = report::compare_view_model(single(changes), fast_options(), std::nullopt, {});
     REQUIRE(view["findings"].size() == 2);
-    CHECK(view["findings"][0]["text"].get<std::string>().starts_with("e2e latency improved: p10 −50.0%"));
-    CHECK(view["findings"][1]["text"] == "TTFT regressed: p50 +5.0% (largest change p50: 1.00 s → 1.05 s, 95% CI "
+    CHECK(view["findings"][0]["text"].get<std::string>().starts_with("All requests' e2e latency improved: p10 −50.0%"));
+    CHECK(view["findings"][1]["text"] == "All requests' TTFT regressed: p50 +5.0% (largest change p50: 1.00 s → 1.05 s, 95% CI "
                                          "+3.0% to +7.0%, p = 0.01).");
 }
 
@@ -236,7 +236,7 @@ TEST_CASE("a statistic that moved at several load levels is one finding naming t
     const auto f = compare_findings(c, fast_options());
     REQUIRE(!f.empty());
     // 31–44%: 1 − 0.69 and 1 − 0.56; the CIs' outer ends: 0.56 − 1.1 = −54% and 0.69 − 0.9 = −21%.
-    CHECK(f[0] == "short e2e p99 improved 31–44% at c=16…64 (significant at 3 of 4 levels; 95% CIs within −54.0% to "
+    CHECK(f[0] == "Short prompts' e2e p99 improved 31–44% at c=16…64 (significant at 3 of 4 levels; 95% CIs within −54.0% to "
                   "−21.0%; largest at c=64: 1.00 s → 560 ms; p < 0.001).");
 }
 
@@ -262,7 +262,7 @@ TEST_CASE("one prompt-length subset improving while another regresses is named a
           "1.30 s, 95% CI +20.0% to +40.0%, p < 0.001).");
     CHECK(view["findings"].size() == 1); // both sides are told by the trade-off
     // The summary leads with the verdict in one line, then the trade-off itself.
-    CHECK(view["summary"][0]["text"] == "Net: after (after-run) improves short prompts' e2e latency but worsens long "
+    CHECK(view["summary"][0]["text"] == "Net: after (after-run) improves short prompts' e2e latency and worsens long "
                                         "prompts' e2e latency. Choose after-run when short prompts' e2e latency "
                                         "matter most, before-run otherwise.");
     CHECK(view["summary"][1]["text"] == view["findings"][0]["text"]);
@@ -298,9 +298,9 @@ TEST_CASE("a tail shift the distribution test does not confirm is reported as a 
     });
     const auto f = compare_findings(c, fast_options());
     REQUIRE(f.size() == 3);
-    CHECK(f[1] == "e2e p99 rose 40.0% (95% CI +12.0% to +70.0%) but the distribution as a whole did not shift "
+    CHECK(f[1] == "All requests' e2e p99 rose 40.0% (95% CI +12.0% to +70.0%) but the distribution as a whole did not shift "
                   "(p = 0.31): a change in the tail only; more requests would confirm it.");
-    CHECK(f[2] == "e2e p50 fell 25.0% (95% CI −40.0% to −10.0%) but the distribution as a whole did not shift "
+    CHECK(f[2] == "All requests' e2e p50 fell 25.0% (95% CI −40.0% to −10.0%) but the distribution as a whole did not shift "
                   "(p = 0.31); more requests would confirm it.");
 }
 
@@ -329,23 +329,24 @@ TEST_CASE("a sweep's throughput changes make one sentence listing the levels", "
 
 TEST_CASE("statistics with too few requests are counted in one sentence naming the order-statistic rule",
           "[compare_report]") {
-    // Fewest requests for a one-sided 95% bound, ceil(ln 0.05 / ln p), from numpy:
-    //   np.ceil(np.log(0.05)/np.log(0.99)) = 299, np.ceil(np.log(0.05)/np.log(0.9)) = 29.
+    // Fewest requests a side for a 95% interval of the change from both sides' order statistics
+    // (fewest_values_for_change): p99 238, p90 20, p50 4, the exact binomial coverages that
+    // tests/test_compare_calibration.cpp checks against Python's math.comb.
     std::vector<change> p99_only;
     for (const char* subset : {"all", "short", "medium", "long"})
         for (const char* m : {"e2e", "ttft", "tpot"})
             p99_only.push_back(make_change(subset, m, "p99", 1.0, 1.1, verdict::too_few, interval{0.0, 0.2}, 0.2, 100));
     auto f = compare_findings(single(p99_only), fast_options());
-    CHECK(f.back() == "p99 needs ≥ 299 requests per side (95% one-sided order-statistic bound); 12 statistics had "
-                      "fewer and get no verdict.");
+    CHECK(f.back() == "p99 needs ≥ 238 requests per side for a 95% interval from both sides' order statistics; 12 "
+                      "statistics had fewer and get no verdict.");
 
     auto mixed = p99_only;
     mixed.push_back(make_change("short", "e2e", "p90", 1.0, 1.1, verdict::too_few, std::nullopt, 0.2, 20));
     mixed.push_back(make_change("long", "e2e", "p90", 1.0, 1.1, verdict::too_few, std::nullopt, 0.2, 20));
     mixed.push_back(make_change("long", "e2e", "mean", 1.0, 1.1, verdict::too_few, std::nullopt, 0.2, 1));
     f = compare_findings(single(mixed), fast_options());
-    CHECK(f.back() == "p90 needs ≥ 29 requests per side, p99 ≥ 299 (95% one-sided order-statistic bound); 14 "
-                      "statistics had fewer and get no verdict; 1 more had fewer than 2 values on a side.");
+    CHECK(f.back() == "p90 needs ≥ 20 requests per side, p99 ≥ 238 for a 95% interval from both sides' order "
+                      "statistics; 14 statistics had fewer and get no verdict; 1 more had fewer than 2 values on a side.");
 }
 
 TEST_CASE("changed SLO capacity, moved knees and unpaired runs follow, in that order", "[compare_report]") {
@@ -411,7 +412,7 @@ TEST_CASE("the view model has every section, with explicit has_ flags", "[compar
     CHECK(view["has_sweep"] == false);
     CHECK(view["has_findings"] == true);
     CHECK(view["options"]["noise"] == "±2%");
-    CHECK(view["options"]["too_few_rule"] == "p50 needs 5, p90 needs 29, p99 needs 299");
+    CHECK(view["options"]["too_few_rule"] == "p50 needs 4, p90 needs 20, p99 needs 238"); // fewest_values_for_change
 
     // compare.py's table: run level first, then e2e / ttft / tpot p50 p90 p99 mean of all requests.
     std::vector<std::string> names;

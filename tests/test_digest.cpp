@@ -82,13 +82,16 @@ TEST_CASE("the KPI table gives a run, then its short and long prompts, with SLO 
     CHECK(rows[0]["requests"] == "11");
     CHECK(rows[0]["ok"] == "90.9%"); // 10 of 11
     CHECK(rows[0]["e2e_p50"] == "550 ms");
-    CHECK(rows[0]["slo"] == "FAIL: e2e p95 955 ms† > 500 ms"); // 10 requests: a p95 needs 200
-    CHECK(rows[0]["e2e_p50_mark"] == "†");                     // and a p50 20
+    // 1 of 11 failed: the p95 judged counts it as +∞ (place 0.95 × 10 = 9.5 reaches the failure).
+    CHECK(rows[0]["slo"] == "FAIL: e2e p95 ∞ (9.1% failed) > 500 ms");
+    // A p50 of 10 values has its 95% interval, X(2) to X(9) (P(B ≤ 1) = 11/1024 ≤ 0.025, P(B ≤ 8) ≥ 0.975):
+    // no dagger.
+    CHECK(rows[0]["e2e_p50_mark"] == "");
     CHECK(rows[1]["name"] == "");
     CHECK(rows[1]["subset"] == "short (≤ 64 tok)");
     CHECK(rows[1]["requests"] == "5"); // successful ones
     CHECK(rows[1]["rps"] == "");
-    CHECK(rows[1]["slo"] == "PASS†"); // a pass resting on 5 requests
+    CHECK(rows[1]["slo"] == "PASS: e2e p95 480 ms† ≤ 500 ms"); // a pass resting on 5 requests, its percentile shown
     CHECK(rows[2]["subset"] == "long (≥ 2048 tok)");
     CHECK(rows[2]["ttft_p99"] == "99.6 ms"); // 0.06 … 0.10 s: 0.06 + 0.99 × 4 × 0.01
 }

@@ -87,9 +87,11 @@ TEST_CASE("the dagger follows the value it marks, and the note lists what each p
     CHECK(marked_seconds(&s, 99) == "9.91 s†");
     const summary big = summarize(one_to(2000));
     CHECK(marked_seconds(&big, 99) == "1980 s"); // 1 + 0.99 × 1999 = 1980.01: enough values, no dagger
+    // 10 / (1 − q) requests put 10 beyond the percentile: 20 for p50, 100 for p90, 1,000 for p99.
     CHECK(few_samples_note({99, 50, 90, 50}) ==
-          "† rests on few samples: fewer than 10 values lie beyond that percentile (p50 needs 20, p90 needs 100, "
-          "p99 needs 1,000), so a few extreme requests set it and another run may well give another value.");
+          "† rests on few samples: fewer than 10 requests lie beyond that percentile, so the few most extreme set it "
+          "and another run may well give another value (10 lie above a p50 only from 20 requests on, above a p90 "
+          "from 100, above a p99 from 1,000).");
 }
 
 TEST_CASE("the slope's t-test p-value matches scipy's linregress", "[small_samples]") {

@@ -62,7 +62,7 @@ def test_ten_requests_mark_every_percentile_and_state_no_noise_fit():
           f"summary marks the p50 and p99 of 10 requests: {summary!r}")
     kpi = next(line for line in md.splitlines() if line.startswith("| small\\_550\\_150 | all |"))
     check(f"| {seconds(p99)}{DAGGER} |" in kpi, f"KPI row marks e2e p99: {kpi}")
-    check(f"{DAGGER} rests on few samples: fewer than 10 values lie beyond that percentile" in md, "footnote in md")
+    check(f"{DAGGER} rests on few samples: fewer than 10 requests lie beyond that percentile" in md, "footnote in md")
     check(f"{DAGGER} rests on few samples" in html and f"{seconds(p99)}{DAGGER}" in html, "dagger and footnote in html")
     for text, name in ((md, "report.md"), (html, "report.html")):
         check("least squares" not in text and "Each output token adds" not in text,

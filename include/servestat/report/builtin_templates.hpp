@@ -125,11 +125,12 @@ table.kpi td:first-child { white-space: nowrap; }
 {{#has_sweep}}
 {{#sweep}}
 <h2>{{title}}</h2>
+<p class="note">Each latency cell: before → after, the change with its {{options.confidence}} interval in brackets, and the verdict.</p>
 <table>
-<thead><tr><th>{{param}}</th><th>throughput before</th><th>after</th><th>change</th><th>e2e p50 before → after</th><th>e2e p99 before → after</th><th>ttft p99 before → after</th></tr></thead>
+<thead><tr><th>{{param}}</th><th>throughput before</th><th>after</th><th>change</th><th>e2e p50</th><th>e2e p99</th><th>ttft p99</th>{{#by_prompt_length}}<th>short prompts' e2e p99</th><th>long prompts' e2e p99</th>{{/by_prompt_length}}</tr></thead>
 <tbody>
 {{#levels}}
-<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{verdict}}</td>{{/ttft_p99}}</tr>
+<tr><td>{{load}}</td>{{#rps}}<td>{{before}}</td><td>{{after}}</td>{{/rps}}<td>{{rps_change}}</td>{{#e2e_p50}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{change}}<br>{{verdict}}</td>{{/e2e_p50}}{{#e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{change}}<br>{{verdict}}</td>{{/e2e_p99}}{{#ttft_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{change}}<br>{{verdict}}</td>{{/ttft_p99}}{{#by_prompt_length}}{{#short_e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{change}}<br>{{verdict}}</td>{{/short_e2e_p99}}{{#long_e2e_p99}}<td class="{{css}}">{{before}}{{before_mark}} → {{after}}{{after_mark}}<br>{{change}}<br>{{verdict}}</td>{{/long_e2e_p99}}{{/by_prompt_length}}</tr>
 {{/levels}}
 </tbody>
 </table>
@@ -219,11 +220,11 @@ table.kpi td:first-child { white-space: nowrap; }
 <h2>How to read this comparison</h2>
 <ul>
 <li><strong>change</strong> is after − before, and in brackets after / before − 1. Lower is better for latencies; higher for throughput, success rate and goodput. Shares change in percentage points (pp).</li>
-<li><strong>{{options.confidence}} CI</strong> is the bootstrap interval of the relative change: resampling each side's requests {{options.resamples}} times (seed {{options.seed}}) gives the range of changes the data supports. An interval that includes 0% says the data cannot tell the direction.</li>
+<li><strong>{{options.confidence}} CI</strong> is the interval of the relative change, made to hold at any number of requests: a percentile's from both sides' order statistics (no assumption about the distribution), a mean's by Welch's t (absolute change) and Fieller's interval (relative change), a share's (success rate, goodput) from {{options.resamples}} bootstrap resamples of the requests (seed {{options.seed}}). An interval that includes 0% says the data cannot tell the direction.</li>
 <li><strong>p</strong> is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted; every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.</li>
 <li><strong>improved / regressed</strong>: p &lt; α and the whole interval lies beyond the {{options.noise}} noise band on one side. <strong>within noise</strong>: significant, but the interval reaches into the band. <strong>no significant change</strong>: p ≥ α. A tail percentile whose interval clears the band while p does not is listed under Findings as a change in the tail only.</li>
-<li><strong>†</strong> marks a percentile that rests on few samples on that side (fewer than 10 requests beyond it: a p99 needs 1,000 requests, a p90 100, a p50 20), and a verdict reached on one.</li>
-<li><strong>too few requests</strong>: a percentile gets a verdict only when each side has enough requests for a distribution-free bound at {{options.confidence}} ({{options.too_few_rule}}); means need 2.</li>
+<li><strong>†</strong> marks a value without an interval that rests on few samples on that side: fewer than 10 requests lie beyond it.</li>
+<li><strong>too few requests</strong>: a percentile gets a verdict only when each side has enough requests for an interval from both sides' order statistics at {{options.confidence}} ({{options.too_few_rule}}); means need 2.</li>
 <li><strong>single measurement</strong>: requests and tokens per second are one number per run, with no interval: only repeated runs show whether a difference is real.</li>
 <li>Settings: {{options.text}}. <code>servestat compare --json</code> gives every number at full precision.</li>
 </ul>
@@ -310,10 +311,12 @@ The {{findings_total}} findings in full, ranked the same way, are under "All fin
 {{#sweep}}
 ## {{title}}
 
-| {{param}} | throughput before | after | change | e2e p50 before → after | e2e p99 before → after | ttft p99 before → after |
-|---:|---:|---:|---:|---|---|---|
+Each latency cell: before → after, the change with its {{options.confidence}} interval in brackets, and the verdict.
+
+| {{param}} | throughput before | after | change | e2e p50 | e2e p99 | ttft p99 |{{#by_prompt_length}} short prompts' e2e p99 | long prompts' e2e p99 |{{/by_prompt_length}}
+|---:|---:|---:|---:|---|---|---|{{#by_prompt_length}}---|---|{{/by_prompt_length}}
 {{#levels}}
-| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}){{/e2e_p50}} | {{#e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}){{/e2e_p99}} | {{#ttft_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}} ({{verdict}}){{/ttft_p99}} |
+| {{load}} | {{#rps}}{{before}} | {{after}}{{/rps}} | {{rps_change}} | {{#e2e_p50}}{{before}}{{before_mark}} → {{after}}{{after_mark}}, {{change}}: {{verdict}}{{/e2e_p50}} | {{#e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}}, {{change}}: {{verdict}}{{/e2e_p99}} | {{#ttft_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}}, {{change}}: {{verdict}}{{/ttft_p99}} |{{#by_prompt_length}} {{#short_e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}}, {{change}}: {{verdict}}{{/short_e2e_p99}} | {{#long_e2e_p99}}{{before}}{{before_mark}} → {{after}}{{after_mark}}, {{change}}: {{verdict}}{{/long_e2e_p99}} |{{/by_prompt_length}}
 {{/levels}}
 {{#has_knees}}
 
@@ -409,19 +412,22 @@ Measured only after, not compared: {{only_after}}.
 
 - **change** is after − before, and in brackets after / before − 1. Lower is better for latencies;
   higher for throughput, success rate and goodput. Shares change in percentage points (pp).
-- **{{options.confidence}} CI** is the bootstrap interval of the relative change: resampling each
-  side's requests {{options.resamples}} times (seed {{options.seed}}) gives the range of changes
-  the data supports. An interval that includes 0% says the data cannot tell the direction.
+- **{{options.confidence}} CI** is the interval of the relative change, made to hold at any number of
+  requests: a percentile's from both sides' order statistics (no assumption about the distribution),
+  a mean's by Welch's t (absolute change) and Fieller's interval (relative change), a share's (success
+  rate, goodput) from {{options.resamples}} bootstrap resamples of the requests (seed {{options.seed}}).
+  An interval that includes 0% says the data cannot tell the direction.
 - **p** is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted;
   every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.
 - **improved / regressed**: p < α and the whole interval lies beyond the {{options.noise}} noise
   band on one side. **within noise**: significant, but the interval reaches into the band.
   **no significant change**: p ≥ α. A tail percentile whose interval clears the band while p does
   not is listed under Findings as a change in the tail only.
-- **too few requests**: a percentile gets a verdict only when each side has enough requests for a
-  distribution-free bound at {{options.confidence}} ({{options.too_few_rule}}); means need 2.
-- **†** marks a percentile that rests on few samples on that side (fewer than 10 requests beyond
-  it: a p99 needs 1,000 requests, a p90 100, a p50 20), and a verdict reached on one.
+- **too few requests**: a percentile gets a verdict only when each side has enough requests for an
+  interval from both sides' order statistics at {{options.confidence}} ({{options.too_few_rule}});
+  means need 2.
+- **†** marks a value without an interval that rests on few samples on that side: fewer than 10
+  requests lie beyond it.
 - **single measurement**: requests and tokens per second are one number per run, with no
   interval: only repeated runs show whether a difference is real.
 - Settings: {{options.text}}. `servestat compare --json` gives every number at full precision.
@@ -1249,7 +1255,7 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/rows}}
 </tbody>
 </table>
-<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change is significant (Mann–Whitney p &lt; {{alpha}}) and its {{confidence}} bootstrap interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one measurement per run: its change has no interval and is never marked.</p>
+<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change is significant (Mann–Whitney p &lt; {{alpha}}) and its {{confidence}} interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one measurement per run: its change has no interval and is never marked.</p>
 <h2>Against the first run ({{first_label}})</h2>
 <table>
 <thead><tr><th>date</th><th>run</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
@@ -1283,7 +1289,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <ul>
 <li><strong>Order</strong>: runs are ordered by their start date (<code>started_at</code>, compared in UTC whatever its time zone); dates are shown in UTC. When some run has no date, all runs keep the order they were given in.</li>
 <li><strong>Against the previous run</strong> says what changed since last time; <strong>against the first run</strong> shows the drift since the baseline. Changes are relative: after / before − 1.</li>
-<li><strong>▲ / ▼ only when significant</strong>: the Mann–Whitney U test on the whole latency distribution gives p &lt; {{alpha}}, and the {{confidence}} bootstrap interval of the change ({{stats.options.resamples}} seeded resamples) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or within noise, and it is not marked however large it looks.</li>
+<li><strong>▲ / ▼ only when significant</strong>: the Mann–Whitney U test on the whole latency distribution gives p &lt; {{alpha}}, and the {{confidence}} interval of the change (order statistics for percentiles, Welch's t for means) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or within noise, and it is not marked however large it looks.</li>
 <li><strong>Tail percentiles need requests</strong>: with too few requests per run (about 300 for a p99 at 95%) a percentile's change is not judged at all.</li>
 <li><strong>req/s</strong> is one measurement per run, so its change has no interval and is never marked; in a closed-loop test it mostly mirrors latency.</li>
 <li>Every value, interval, p-value and verdict is in <code>trend.json</code>; the same logs and seed give the same report.</li>
@@ -1326,7 +1332,7 @@ Short and long rows count their successful requests; rates and ok % belong to th
 {{/rows}}
 
 ▲ regressed, ▼ improved: marked only where the change is significant (Mann–Whitney p < {{alpha}}) and its
-{{confidence}} bootstrap interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one
+{{confidence}} interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one
 measurement per run: its change has no interval and is never marked.
 
 ## Against the first run ({{first_label}})
@@ -1365,8 +1371,8 @@ measurement per run: its change has no interval and is never marked.
 - **Against the previous run** says what changed since last time; **against the first run** shows the
   drift since the baseline. Changes are relative: after / before − 1.
 - **▲ / ▼ only when significant**: the Mann–Whitney U test on the whole latency distribution gives
-  p < {{alpha}}, and the {{confidence}} bootstrap interval of the change ({{stats.options.resamples}} seeded
-  resamples) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or
+  p < {{alpha}}, and the {{confidence}} interval of the change (order statistics for percentiles,
+  Welch's t for means) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or
   within noise, and it is not marked however large it looks.
 - **Tail percentiles need requests**: with too few requests per run (about 300 for a p99 at 95%) a
   percentile's change is not judged at all.

@@ -181,12 +181,14 @@ inline void add_tail_only(const comparison& c, const verdict_options& o, std::ve
             if (x.result != verdict::no_change || !x.relative || !x.relative_ci || !x.p_value) continue;
             if (!(x.relative_ci->low > o.noise || x.relative_ci->high < -o.noise)) continue;
             const bool tail = x.statistic == "mean" || (x.statistic.size() > 1 && x.statistic[0] == 'p' && x.statistic != "p50");
-            out.push_back(fmt::format("{}{} {} {:.1f}% ({} CI {} to {}) but the distribution as a whole did not shift "
-                                      "({}){}; more requests would confirm it.",
-                                      load_prefix(c, p), sentence_name(x), *x.relative > 0 ? "rose" : "fell",
-                                      100 * std::abs(*x.relative), percent_text(o.confidence),
-                                      signed_percent(x.relative_ci->low), signed_percent(x.relative_ci->high),
-                                      p_clause(*x.p_value), tail ? ": a change in the tail only" : ""));
+            std::string text = fmt::format("{}{} {} {:.1f}% ({} CI {} to {}) but the distribution as a whole did not shift "
+                                           "({}){}; more requests would confirm it.",
+                                           load_prefix(c, p), sentence_name(x), *x.relative > 0 ? "rose" : "fell",
+                                           100 * std::abs(*x.relative), percent_text(o.confidence),
+                                           signed_percent(x.relative_ci->low), signed_percent(x.relative_ci->high),
+                                           p_clause(*x.p_value), tail ? ": a change in the tail only" : "");
+            text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+            out.push_back(std::move(text));
         }
 }
 
@@ -496,31 +498,45 @@ inline json summary_rows(const comparison& c) {
     return rows;
 }
 
+// "−84.2% (−84.8% to −83.0%)": the relative change and its interval, so a level's row says how much
+// and how sure; the change alone where there is no interval.
+inline std::string level_change_text(const change& x) {
+    if (!x.relative) return x.delta ? delta_text(x, *x.delta) : std::string(missing_value);
+    const auto ends = ci_ends(x);
+    return signed_percent(*x.relative) + (ends ? " (" + ends->first + " to " + ends->second + ")" : "");
+}
+
 inline json level_cell(const compared_pair& p, const char* name) {
     const change* x = find_change(p.comparison, name);
     if (x == nullptr)
         return {{"before", missing_value}, {"after", missing_value}, {"verdict", missing_value}, {"css", "undecided"},
-                {"before_mark", ""}, {"after_mark", ""}};
+                {"before_mark", ""}, {"after_mark", ""}, {"change", missing_value}};
     return {{"before", value_text(*x, x->before)}, {"after", value_text(*x, x->after)},
             {"verdict", std::string(describe(x->result))}, {"css", css_class(x->result)},
-            {"before_mark", side_mark(*x, "before")}, {"after_mark", side_mark(*x, "after")}};
+            {"before_mark", side_mark(*x, "before")}, {"after_mark", side_mark(*x, "after")},
+            {"change", level_change_text(*x)}};
 }
+
 
 inline json sweep_compare_view(const comparison& c) {
     const sweep_shift& s = *c.sweep;
     json levels = json::array();
+    bool by_prompt_length = false; // short and long prompts' p99 get columns of their own
     for (const auto& p : c.pairs) {
         const change* rps = find_change(p.comparison, "rps");
         levels.push_back({{"load", p.load ? format_load(s.param, *p.load) : std::string(missing_value)},
                           {"rps", level_cell(p, "rps")},
                           {"rps_change", rps && rps->relative ? signed_percent(*rps->relative) : std::string(missing_value)},
                           {"e2e_p50", level_cell(p, "e2e.p50")}, {"e2e_p99", level_cell(p, "e2e.p99")},
-                          {"ttft_p99", level_cell(p, "ttft.p99")}});
+                          {"ttft_p99", level_cell(p, "ttft.p99")}, {"short_e2e_p99", level_cell(p, "short.e2e.p99")},
+                          {"long_e2e_p99", level_cell(p, "long.e2e.p99")}});
+        by_prompt_length = by_prompt_length || find_change(p.comparison, "short.e2e.p99") != nullptr ||
+                           find_change(p.comparison, "long.e2e.p99") != nullptr;
     }
     std::vector<std::string> knees, capacity;
     for (const auto& k : s.knees) knees.push_back(knee_sentence(s.param, k));
     for (const auto& x : s.capacity) capacity.push_back(capacity_sentence(s.param, x));
-    return {{"param", s.param}, {"title", "Sweep over " + s.param}, {"levels", levels},
+    return {{"param", s.param}, {"title", "Sweep over " + s.param}, {"levels", levels}, {"by_prompt_length", by_prompt_length},
             {"knees", sentences(knees)}, {"has_knees", !knees.empty()},
             {"capacity", sentences(capacity)}, {"has_capacity", !capacity.empty()},
             {"has_only_before", !s.only_before.empty()}, {"only_before", load_list(s.param, s.only_before)},
@@ -551,8 +567,9 @@ inline json options_view(const comparison_options& o) {
         if (const auto n = fewest_values_for_change(p, v.confidence))
             rule.append(rule.empty() ? "" : ", ").append(fmt::format("{} needs {}", percentile_key(p), *n));
     j["too_few_rule"] = rule.empty() ? std::string(missing_value) : rule;
-    j["text"] = fmt::format("noise band {}, significance level α = {}, {} confidence intervals from {} bootstrap resamples "
-                            "(seed {}), percentiles by numpy's {} method, p-values from the Mann–Whitney U test",
+    j["text"] = fmt::format("noise band {}, significance level α = {}, {} confidence intervals (percentiles' from order "
+                            "statistics, means' by Welch and Fieller, shares' from {} bootstrap resamples, seed {}), "
+                            "percentiles by numpy's {} method, p-values from the Mann–Whitney U test",
                             j["noise"].get<std::string>(), j["alpha"].get<std::string>(), j["confidence"].get<std::string>(),
                             j["resamples"].get<std::string>(), j["seed"].get<std::string>(), j["method"].get<std::string>());
     return j;
@@ -870,9 +887,12 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
               {"overlays", json::array()},
               {"stats", std::move(stats)}};
     view.update(findings_view(findings));
-    view["has_few_samples"] = digest_few || shows_few_samples(view["summary_rows"]) || shows_few_samples(view["pairs"]) ||
-                              shows_few_samples(view["sweep"]) || shows_few_samples(view["findings"]) ||
-                              shows_few_samples(view["all_findings"]);
+    // The KPI table's interval note already says what the dagger marks (a value with too few requests
+    // beyond it for an interval), with the counts; a second note would tell it again.
+    view["has_few_samples"] = view["kpi_interval_note"].is_null() &&
+                              (digest_few || shows_few_samples(view["summary_rows"]) || shows_few_samples(view["pairs"]) ||
+                               shows_few_samples(view["sweep"]) || shows_few_samples(view["findings"]) ||
+                               shows_few_samples(view["all_findings"]));
     return view;
 }
 

@@ -4,6 +4,7 @@
 // all build their top section from these pieces.
 #pragma once
 
+#include <cctype>    // std::toupper
 #include <algorithm>   // std::stable_sort, std::min, std::max, std::sort, std::find
 #include <cmath>       // std::abs, std::log10
 #include <cstddef>     // std::size_t
@@ -117,26 +118,31 @@ inline void add_kpi_intervals(json& row, const run_stats* r, std::string_view su
 
 inline std::string slo_verdict_text(const run_stats& r, std::string_view subset, const std::vector<slo>& slos,
                                     double percentile) {
-    std::string failed;
-    bool any = false, few = false, counted = false;
+    // Every objective is shown with the percentile it judged, passed or not: "PASS: e2e p95 98.2 ms ≤ 500 ms".
+    std::vector<std::string> passed, failed;
+    bool counted = false;
     for (const auto& s : slos) {
         // Judged with failed requests counted as +∞ where any failed (report/with_failed.hpp).
         const summary* sum = find_summary(r, subset, s.on);
         const auto value = judged_percentile(sum, percentile);
         if (!value) continue;
-        any = true;
-        few = few || !few_samples_mark_of(sum, percentile).empty();
         counted = counted || with_failed_value(sum, percentile).has_value();
-        if (*value <= s.max_seconds) continue;
-        failed.append(failed.empty() ? "" : "; ")
-            .append(fmt::format("{} {} {} > {}", to_string(s.on), percentile_key(percentile),
-                                judged_text(sum, percentile), format_seconds(s.max_seconds)));
+        const bool pass = *value <= s.max_seconds;
+        (pass ? passed : failed)
+            .push_back(fmt::format("{} {} {} {} {}", to_string(s.on), percentile_key(percentile), judged_text(sum, percentile),
+                                   pass ? "≤" : ">", format_seconds(s.max_seconds)));
     }
-    if (!any) return missing_value;
-    // A pass resting on few samples carries the dagger too: a longer run may well fail it. A pass
-    // that counted failed requests says so (its percentile was the one with them as +∞).
-    if (!failed.empty()) return "FAIL: " + failed;
-    return std::string("PASS") + (few ? few_samples_mark : "") + (counted ? " (failed requests counted as ∞)" : "");
+    if (passed.empty() && failed.empty()) return missing_value;
+    const auto joined = [](const std::vector<std::string>& parts) {
+        std::string out;
+        for (const auto& p : parts) out.append(out.empty() ? "" : "; ").append(p);
+        return out;
+    };
+    if (!failed.empty()) return "FAIL: " + joined(failed);
+    // A value resting on few samples carries its dagger (a longer run may well fail it); a pass that
+    // counted failed requests says so (its percentile was the one with them as +∞).
+    return "PASS: " + joined(passed) +
+           (counted ? " (failed requests counted as ∞)" : "");
 }
 
 inline std::string rate_text(const std::optional<double>& v, const char* format) {
@@ -447,6 +453,7 @@ inline std::string merged_sentence(const std::string& param, const merged_change
     if (m.levels.size() == 1 && m.judged <= 1) {
         const auto& l = m.levels.front();
         std::string out = (l.where.empty() ? "" : l.where + ": ") + what;
+        out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0]))); // a finding is a sentence
         if (x.relative) out += fmt::format(" by {:.1f}%", 100 * std::abs(*x.relative));
         out += " (" + detail::marked_side_text(x, "before") + " → " + detail::marked_side_text(x, "after");
         if (const auto ends = detail::ci_ends(x))
@@ -454,7 +461,9 @@ inline std::string merged_sentence(const std::string& param, const merged_change
         return out + "; " + detail::p_clause(x.p_value.value_or(1)) + ").";
     }
     const auto& big = detail::largest(m);
-    return fmt::format("{} {} at {} (significant at {} of {} {}{}; largest at {}: {} → {}; {}).", what,
+    std::string lead = what;
+    lead[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(lead[0])));
+    return fmt::format("{} {} at {} (significant at {} of {} {}{}; largest at {}: {} → {}; {}).", lead,
                        detail::magnitude_range(m), detail::levels_text(param, m), m.levels.size(), m.judged,
                        m.levels.front().load ? "levels" : "pairs", detail::ci_span(m, o), big.where,
                        detail::marked_side_text(*big.x, "before"), detail::marked_side_text(*big.x, "after"),
@@ -592,8 +601,10 @@ inline std::vector<change_group> group_changes(const std::vector<merged_change>&
 // 27 ms, 95% CI −85.0% to −75.0%, p < 0.001)."
 inline std::string group_sentence(const std::string& param, const change_group& g, const verdict_options& o) {
     const std::string who = detail::subset_words(g.subset);
-    return fmt::format("{}{} {}: {} (largest change {}).", who.empty() ? "" : who + " ", detail::metric_words(g.metric),
-                       describe(g.direction), detail::members_text(param, g), detail::evidence_text(g, o));
+    std::string out = fmt::format("{}{} {}: {} (largest change {}).", who.empty() ? "" : who + " ", detail::metric_words(g.metric),
+                                  describe(g.direction), detail::members_text(param, g), detail::evidence_text(g, o));
+    out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0]))); // a finding is a sentence
+    return out;
 }
 
 // A trade-off between groups: one prompt-length subset's metric improved where another's regressed.

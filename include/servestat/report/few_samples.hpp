@@ -44,21 +44,26 @@ inline std::string thousands(std::size_t n) {
 
 } // namespace detail
 
-// "† rests on few samples: fewer than 10 values lie beyond that percentile (p50 needs 20, p90 100,
-// p99 1,000), so a few extreme requests set it and another run may well give another value."
-// The needs listed are those of `percentiles` (p0 and p100, the min and max, need none).
+// "† rests on few samples: fewer than 10 requests lie beyond that percentile, so the few most extreme
+// set it and another run may well give another value (10 lie above a p99 from 1,000 requests on,
+// above a p90 from 100, a p50 from 20)." The counts listed are those of `percentiles` (p0 and p100,
+// the min and max, need none). Said as counts of requests beyond, because "p99 needs 1,000" was read
+// as 1,000 values beyond the p99.
 inline std::string few_samples_note(std::vector<double> percentiles) {
     std::sort(percentiles.begin(), percentiles.end());
     percentiles.erase(std::unique(percentiles.begin(), percentiles.end()), percentiles.end());
-    std::string needs;
+    std::string from;
     for (double p : percentiles) {
         const std::size_t n = samples_for_percentile(p);
         if (n == 0) continue;
-        needs.append(needs.empty() ? "" : ", ").append(percentile_key(p) + " needs " + detail::thousands(n));
+        const char* side = p >= 50 ? "above" : "below";
+        from.append(from.empty() ? fmt::format("{:g} lie {} a {} only from {} requests on", values_beyond_percentile, side,
+                                               percentile_key(p), detail::thousands(n))
+                                 : fmt::format(", {} a {} from {}", side, percentile_key(p), detail::thousands(n)));
     }
-    return fmt::format("{} rests on few samples: fewer than {:g} values lie beyond that percentile{}, so a few extreme "
-                       "requests set it and another run may well give another value.",
-                       few_samples_mark, values_beyond_percentile, needs.empty() ? "" : " (" + needs + ")");
+    return fmt::format("{} rests on few samples: fewer than {:g} requests lie beyond that percentile, so the few most "
+                       "extreme set it and another run may well give another value{}.",
+                       few_samples_mark, values_beyond_percentile, from.empty() ? "" : " (" + from + ")");
 }
 
 // Whether any text in a view (a table's rows, a list of sentences) carries the dagger: then the

@@ -430,7 +430,9 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     detail::add_driver_sentences(runs, sentences);
     json summary = summary_view(std::move(sentences));
     json kpi = kpi_rows(kpi_sources, o.slos, ro.slo_percentile, o.subsets);
-    const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
+    const std::string kpi_intervals = kpi_interval_note(kpi_sources, o.summary.confidence);
+    // The interval note under the KPI table says what the dagger marks, with the counts.
+    const bool digest_few = kpi_intervals.empty() && (shows_few_samples(summary) || shows_few_samples(kpi));
     const bool kpi_with_failed = kpi_shows_with_failed(kpi);
     const bool kpi_has_subsets = std::any_of(kpi.begin(), kpi.end(), [](const json& row) {
         return !row["subset"].get<std::string>().starts_with("all"); // "all", "all (as reported)"
@@ -442,7 +444,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"has_kpi", !kpi_sources.empty()},
             {"kpi_has_subsets", kpi_has_subsets},
             {"kpi_note", kpi_note},
-            {"kpi_interval_note", detail::text_or_null(kpi_interval_note(kpi_sources, o.summary.confidence))},
+            {"kpi_interval_note", detail::text_or_null(kpi_intervals)},
             {"kpi_failed_note", kpi_with_failed ? json(with_failed_note) : json(nullptr)},
             {"digest_few_samples", digest_few},
             // Once is enough where the runs compared follow the digest's own footnote.
