@@ -179,7 +179,7 @@ TEST_CASE("runs without a start date keep the order given, with a note") {
     const std::string md = render_builtin("trend.md", view);
     CHECK(md.find("3 runs, oldest first (in the order given: some runs have no start date)") != std::string::npos);
     CHECK(md.find("## Notes") != std::string::npos);
-    CHECK(md.find("- Run 2 (week-1): e2e p50 improved by") != std::string::npos); // undated: named by place
+    CHECK(md.find("- Run 2 (week-1): all requests' e2e p50 improved by") != std::string::npos); // undated: named by place
     CHECK(render_builtin("trend.html", view).find("<h2>Notes</h2>") != std::string::npos);
 }
 
@@ -224,16 +224,16 @@ TEST_CASE("the trend view marks significant changes only and says what happened"
     REQUIRE_FALSE(findings.empty());
     // numpy: week-4 over week-3 e2e p50 is +13.52%
     CHECK(findings[0].starts_with(
-        "2026-11-09 (week-4): e2e p50 regressed by 13.5% against the previous run (95% CI +"));
+        "2026-11-09 (week-4): all requests' e2e p50 regressed by 13.5% against the previous run (95% CI +"));
     CHECK(findings[0].find("p < 0.001)") != std::string::npos);
     auto count = [&](std::string_view words) {
         return std::count_if(findings.begin(), findings.end(),
                              [&](const std::string& f) { return f.find(words) != std::string::npos; });
     };
-    CHECK(count("2026-11-16 (week-5): e2e p50 improved by") == 1);
+    CHECK(count("2026-11-16 (week-5): all requests' e2e p50 improved by") == 1);
     CHECK(count("(week-2)") == 0);
     CHECK(count("(week-3)") == 0);
-    CHECK(findings.back().starts_with("Against the first run (week-1), the latest run's ttft p50"));
+    CHECK(findings.back().starts_with("Against the first run (week-1), all requests' ttft p50 in the latest run"));
     CHECK(view["stats"] == report::trend_document(follow_trend(runs, o), runs, o));
 }
 

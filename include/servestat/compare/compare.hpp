@@ -265,7 +265,10 @@ inline void settle(change& c, std::optional<double> before, std::optional<double
     c.relative_ci = c.relative ? relative_ci : std::nullopt;
     c.p_value = p_value;
     if (!enough || !p_value || !c.delta_ci) c.result = verdict::too_few;
-    else c.result = decide({*p_value, c.relative_ci, c.delta_ci, c.lower_is_better}, o);
+    else {
+        const bool percentile = c.statistic.size() > 1 && c.statistic[0] == 'p';
+        c.result = decide({*p_value, c.relative_ci, c.delta_ci, c.lower_is_better, percentile}, o);
+    }
 }
 
 // Every statistic of every column of one subset; shares go to `run_level`, the rest to `out`.

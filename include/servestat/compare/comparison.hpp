@@ -123,17 +123,9 @@ inline std::vector<const run_stats*> stats_of(std::span<const run_stats> stats, 
     return out;
 }
 
-// Whether some label of one side is a label of the other.
-inline bool any_label_pairs(std::span<const run_stats> before, std::span<const run_stats> after) {
-    for (const auto& b : before)
-        for (const auto& a : after)
-            if (a.meta.label == b.meta.label) return true;
-    return false;
-}
-
 // Two sides that are each one configuration run two or more times (sweep/replicates.hpp), whose
-// labels name no pairing (none pairs, or they only number the runs: run_0001, run_0002): the runs
-// of each side are replicates. The request-level comparison pools each side's requests (as a
+// labels at most number the runs (run_0001, run_0002; or all alike): the runs of each side are
+// replicates. The request-level comparison pools each side's requests (as a
 // replicated sweep level's), and with three runs or more a side the runs are also compared as the unit.
 inline std::optional<comparison> compare_replicates(std::span<const run> before, const std::vector<std::size_t>& b_runs,
                                                     std::span<const run> after, const std::vector<std::size_t>& a_runs,
@@ -143,7 +135,9 @@ inline std::optional<comparison> compare_replicates(std::span<const run> before,
     const sweep_point pb = every_run(b_runs.size()), pa = every_run(a_runs.size());
     const auto sb = stats_of(before_stats, pb.replicates), sa = stats_of(after_stats, pa.replicates);
     if (!one_configuration(sb) || !one_configuration(sa)) return std::nullopt;
-    if (any_label_pairs(before_stats, after_stats) && !(numbered_alike(sb) && numbered_alike(sa))) return std::nullopt;
+    // Runs named apart (a, b) are configurations of their own, whatever their parameters say; only
+    // labels that at most number the runs (run_0001, run_0002) make replicates.
+    if (!numbered_alike(sb) || !numbered_alike(sa)) return std::nullopt;
     comparison out{"replicates", {}, std::nullopt, {}};
     out.pairs.push_back({std::nullopt, compare_runs(pooled_level(before, b_runs, pb), pooled_level(after, a_runs, pa), o.compare),
                          b_runs.front(), a_runs.front()});

@@ -75,12 +75,18 @@ struct change_evidence {
     std::optional<interval> relative_ci;
     std::optional<interval> delta_ci;
     bool lower_is_better = true;
+    // A percentile's interval (from both sides' order statistics, its coverage exact) is its own test
+    // and decides alone: the Mann–Whitney test asks whether the whole distribution shifted, which a
+    // tail that moved while the bulk did not never shows, so "+61% (+47% to +72%): no significant
+    // change" would be read as a contradiction. Means and shares keep both gates.
+    bool interval_alone = false;
 };
 
 inline verdict decide(const change_evidence& e, const verdict_options& o) {
-    if (!(e.p_value < o.alpha)) return verdict::no_change;
+    if (!e.interval_alone && !(e.p_value < o.alpha)) return verdict::no_change;
     const std::optional<interval>& ci = e.relative_ci ? e.relative_ci : e.delta_ci;
     if (!ci) return verdict::no_change;
+    if (e.interval_alone && ci->low <= 0 && ci->high >= 0) return verdict::no_change;
     const double band = e.relative_ci ? o.noise : 0.0;
     const bool higher = ci->low > band, lower = ci->high < -band;
     if (!higher && !lower) return verdict::within_noise;

@@ -222,7 +222,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <li><strong>change</strong> is after − before, and in brackets after / before − 1. Lower is better for latencies; higher for throughput, success rate and goodput. Shares change in percentage points (pp).</li>
 <li><strong>{{options.confidence}} CI</strong> is the interval of the relative change, made to hold at any number of requests: a percentile's from both sides' order statistics (no assumption about the distribution), a mean's by Welch's t (absolute change) and Fieller's interval (relative change), a share's (success rate, goodput) from {{options.resamples}} bootstrap resamples of the requests (seed {{options.seed}}). An interval that includes 0% says the data cannot tell the direction.</li>
 <li><strong>p</strong> is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted; every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.</li>
-<li><strong>improved / regressed</strong>: p &lt; α and the whole interval lies beyond the {{options.noise}} noise band on one side. <strong>within noise</strong>: significant, but the interval reaches into the band. <strong>no significant change</strong>: p ≥ α. A tail percentile whose interval clears the band while p does not is listed under Findings as a change in the tail only.</li>
+<li><strong>improved / regressed</strong>: the whole interval lies beyond the {{options.noise}} noise band on one side; for a mean or a share p &lt; α too. A percentile's interval is its own test: the distribution test would miss a tail that moved while the bulk did not. <strong>within noise</strong>: a change is shown (the interval excludes none; for a mean, p &lt; α), but the interval reaches into the band. <strong>no significant change</strong>: a percentile's interval includes no change, or a mean's p ≥ α. A mean whose interval clears the band while p does not is listed under Findings.</li>
 <li><strong>†</strong> marks a value without an interval that rests on few samples on that side: fewer than 10 requests lie beyond it.</li>
 <li><strong>too few requests</strong>: a percentile gets a verdict only when each side has enough requests for an interval from both sides' order statistics at {{options.confidence}} ({{options.too_few_rule}}); means need 2.</li>
 <li><strong>single measurement</strong>: requests and tokens per second are one number per run, with no interval: only repeated runs show whether a difference is real.</li>
@@ -419,10 +419,12 @@ Measured only after, not compared: {{only_after}}.
   An interval that includes 0% says the data cannot tell the direction.
 - **p** is the two-sided Mann–Whitney U test of whether the metric's whole distribution shifted;
   every statistic of one metric shares it. Below α = {{options.alpha}} counts as significant.
-- **improved / regressed**: p < α and the whole interval lies beyond the {{options.noise}} noise
-  band on one side. **within noise**: significant, but the interval reaches into the band.
-  **no significant change**: p ≥ α. A tail percentile whose interval clears the band while p does
-  not is listed under Findings as a change in the tail only.
+- **improved / regressed**: the whole interval lies beyond the {{options.noise}} noise band on one
+  side; for a mean or a share p < α too. A percentile's interval is its own test: the distribution
+  test would miss a tail that moved while the bulk did not. **within noise**: a change is shown (the
+  interval excludes none; for a mean, p < α), but the interval reaches into the band. **no
+  significant change**: a percentile's interval includes no change, or a mean's p ≥ α. A mean whose
+  interval clears the band while p does not is listed under Findings.
 - **too few requests**: a percentile gets a verdict only when each side has enough requests for an
   interval from both sides' order statistics at {{options.confidence}} ({{options.too_few_rule}});
   means need 2.
@@ -1255,7 +1257,7 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/rows}}
 </tbody>
 </table>
-<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change is significant (Mann–Whitney p &lt; {{alpha}}) and its {{confidence}} interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one measurement per run: its change has no interval and is never marked.</p>
+<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change's {{confidence}} interval lies wholly beyond ±{{noise}} (for a mean, Mann–Whitney p &lt; {{alpha}} too); an unmarked change is noise. req/s is one measurement per run: its change has no interval and is never marked.</p>
 <h2>Against the first run ({{first_label}})</h2>
 <table>
 <thead><tr><th>date</th><th>run</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
@@ -1289,7 +1291,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <ul>
 <li><strong>Order</strong>: runs are ordered by their start date (<code>started_at</code>, compared in UTC whatever its time zone); dates are shown in UTC. When some run has no date, all runs keep the order they were given in.</li>
 <li><strong>Against the previous run</strong> says what changed since last time; <strong>against the first run</strong> shows the drift since the baseline. Changes are relative: after / before − 1.</li>
-<li><strong>▲ / ▼ only when significant</strong>: the Mann–Whitney U test on the whole latency distribution gives p &lt; {{alpha}}, and the {{confidence}} interval of the change (order statistics for percentiles, Welch's t for means) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or within noise, and it is not marked however large it looks.</li>
+<li><strong>▲ / ▼ only when significant</strong>: the {{confidence}} interval of the change (order statistics for percentiles, Welch's t for means) lies entirely beyond the ±{{noise}} noise band, and for a mean the Mann–Whitney U test on the whole latency distribution gives p &lt; {{alpha}} too. Otherwise the change is not significant or within noise, and it is not marked however large it looks.</li>
 <li><strong>Tail percentiles need requests</strong>: with too few requests per run (about 300 for a p99 at 95%) a percentile's change is not judged at all.</li>
 <li><strong>req/s</strong> is one measurement per run, so its change has no interval and is never marked; in a closed-loop test it mostly mirrors latency.</li>
 <li>Every value, interval, p-value and verdict is in <code>trend.json</code>; the same logs and seed give the same report.</li>
@@ -1331,8 +1333,8 @@ Short and long rows count their successful requests; rates and ok % belong to th
 | {{date}} | {{label}} | {{requests}} | {{success}} |{{#rps}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/rps}} |{{#e2e_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p50}} |{{#e2e_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p99}} |{{#ttft_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p50}} |{{#ttft_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p99}} |
 {{/rows}}
 
-▲ regressed, ▼ improved: marked only where the change is significant (Mann–Whitney p < {{alpha}}) and its
-{{confidence}} interval lies wholly beyond ±{{noise}}; an unmarked change is noise. req/s is one
+▲ regressed, ▼ improved: marked only where the change's {{confidence}} interval lies wholly beyond
+±{{noise}} (for a mean, Mann–Whitney p < {{alpha}} too); an unmarked change is noise. req/s is one
 measurement per run: its change has no interval and is never marked.
 
 ## Against the first run ({{first_label}})
@@ -1370,9 +1372,9 @@ measurement per run: its change has no interval and is never marked.
   dates are shown in UTC. When some run has no date, all runs keep the order they were given in.
 - **Against the previous run** says what changed since last time; **against the first run** shows the
   drift since the baseline. Changes are relative: after / before − 1.
-- **▲ / ▼ only when significant**: the Mann–Whitney U test on the whole latency distribution gives
-  p < {{alpha}}, and the {{confidence}} interval of the change (order statistics for percentiles,
-  Welch's t for means) lies entirely beyond the ±{{noise}} noise band. Otherwise the change is not significant or
+- **▲ / ▼ only when significant**: the {{confidence}} interval of the change (order statistics for
+  percentiles, Welch's t for means) lies entirely beyond the ±{{noise}} noise band, and for a mean the
+  Mann–Whitney U test on the whole latency distribution gives p < {{alpha}} too. Otherwise the change is not significant or
   within noise, and it is not marked however large it looks.
 - **Tail percentiles need requests**: with too few requests per run (about 300 for a p99 at 95%) a
   percentile's change is not judged at all.

@@ -595,13 +595,16 @@ inline std::string verdict_terms_text(const json& counts, const verdict_options&
     const std::string band = "±" + percent_text(o.noise), confidence = percent_text(o.confidence);
     std::vector<std::string> terms;
     if (occurs(verdict::improved) || occurs(verdict::regressed))
-        terms.push_back(fmt::format("improved or regressed means the distributions differ (Mann–Whitney p < {:g}) and the "
-                                    "whole {} interval of the change lies beyond {}",
-                                    o.alpha, confidence, band));
+        terms.push_back(fmt::format("improved or regressed means the whole {} interval of the change lies beyond {} (a "
+                                    "percentile's interval is its own test; a mean's change also needs the "
+                                    "distributions to differ, Mann–Whitney p < {:g})",
+                                    confidence, band, o.alpha));
     if (occurs(verdict::within_noise))
-        terms.push_back(fmt::format("within noise: they differ, but the interval reaches into {}, too small to matter", band));
+        terms.push_back(fmt::format("within noise: a change is shown, but its interval reaches into {}, too small to matter", band));
     if (occurs(verdict::no_change))
-        terms.push_back(fmt::format("no significant change: p ≥ {:g}, no shift shown either way", o.alpha));
+        terms.push_back(fmt::format("no significant change: the interval includes no change (a percentile) or p ≥ {:g} "
+                                    "(a mean)",
+                                    o.alpha));
     if (occurs(verdict::too_few))
         terms.push_back(fmt::format("too few requests: no interval that holds {} can be drawn from that many values "
                                     "(a tail percentile needs hundreds)",

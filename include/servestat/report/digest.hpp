@@ -453,7 +453,7 @@ inline std::string merged_sentence(const std::string& param, const merged_change
     if (m.levels.size() == 1 && m.judged <= 1) {
         const auto& l = m.levels.front();
         std::string out = (l.where.empty() ? "" : l.where + ": ") + what;
-        out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0]))); // a finding is a sentence
+        if (l.where.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0]))); // a sentence
         if (x.relative) out += fmt::format(" by {:.1f}%", 100 * std::abs(*x.relative));
         out += " (" + detail::marked_side_text(x, "before") + " → " + detail::marked_side_text(x, "after");
         if (const auto ends = detail::ci_ends(x))
