@@ -150,6 +150,20 @@ TEST_CASE("the verdict needs a significant shift and an interval beyond the nois
     CHECK(decide({0.01, std::nullopt, interval{-0.001, 0.002}, true}, o) == verdict::within_noise);
 }
 
+TEST_CASE("a percentile's verdict rests on its interval alone") {
+    const verdict_options o; // noise 2%, alpha 0.05
+    const auto percentile = [](double p, interval relative, interval delta) {
+        return change_evidence{p, relative, delta, true, true};
+    };
+    // A tail that moved while the distribution as a whole did not (p = 0.31): its interval decides.
+    CHECK(decide(percentile(0.31, interval{0.466, 0.720}, interval{0.4, 0.7}), o) == verdict::regressed);
+    CHECK(decide(percentile(0.31, interval{-0.30, -0.10}, interval{-0.3, -0.1}), o) == verdict::improved);
+    // An interval holding no change is no change, however small p is; one clear of 0 but inside the
+    // band is within noise.
+    CHECK(decide(percentile(0.001, interval{-0.01, 0.30}, interval{-0.01, 0.3}), o) == verdict::no_change);
+    CHECK(decide(percentile(0.50, interval{0.005, 0.015}, interval{0.005, 0.015}), o) == verdict::within_noise);
+}
+
 TEST_CASE("identical runs show no change anywhere") {
     std::mt19937_64 rng(11);
     const auto xs = lognormal_sample(rng, 400);

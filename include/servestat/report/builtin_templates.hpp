@@ -1257,7 +1257,7 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/rows}}
 </tbody>
 </table>
-<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change's {{confidence}} interval lies wholly beyond ±{{noise}} (for a mean, Mann–Whitney p &lt; {{alpha}} too); an unmarked change is noise. req/s is one measurement per run: its change has no interval and is never marked.</p>
+<p class="legend"><span class="regressed">▲</span> regressed, <span class="improved">▼</span> improved: marked only where the change's {{confidence}} interval lies wholly beyond ±{{noise}} (for a mean, Mann–Whitney p &lt; {{alpha}} too); an unmarked change is not shown to be real (which is not the same as shown to be noise). req/s is one measurement per run: its change has no interval and is never marked.</p>
 <h2>Against the first run ({{first_label}})</h2>
 <table>
 <thead><tr><th>date</th><th>run</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
@@ -1334,7 +1334,7 @@ Short and long rows count their successful requests; rates and ok % belong to th
 {{/rows}}
 
 ▲ regressed, ▼ improved: marked only where the change's {{confidence}} interval lies wholly beyond
-±{{noise}} (for a mean, Mann–Whitney p < {{alpha}} too); an unmarked change is noise. req/s is one
+±{{noise}} (for a mean, Mann–Whitney p < {{alpha}} too); an unmarked change is not shown to be real (which is not the same as shown to be noise). req/s is one
 measurement per run: its change has no interval and is never marked.
 
 ## Against the first run ({{first_label}})

@@ -600,7 +600,9 @@ inline std::string verdict_terms_text(const json& counts, const verdict_options&
                                     "distributions to differ, Mann–Whitney p < {:g})",
                                     confidence, band, o.alpha));
     if (occurs(verdict::within_noise))
-        terms.push_back(fmt::format("within noise: a change is shown, but its interval reaches into {}, too small to matter", band));
+        terms.push_back(fmt::format("within noise: a change is shown, but its interval reaches into {}, so it may be too "
+                                    "small to matter",
+                                    band));
     if (occurs(verdict::no_change))
         terms.push_back(fmt::format("no significant change: the interval includes no change (a percentile) or p ≥ {:g} "
                                     "(a mean)",
@@ -861,7 +863,16 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
     const auto [kpi_sources, kpi_note] = detail::compare_kpi_sources(c);
     json summary = summary_view(compare_summary(c, o));
     json kpi = kpi_rows(kpi_sources, o.compare.stats.slos, o.slo_percentile, o.compare.stats.subsets);
-    json kpi_intervals = detail::text_or_null(kpi_interval_note(kpi_sources, o.compare.stats.summary.confidence));
+    std::string kpi_interval_text = kpi_interval_note(kpi_sources, o.compare.stats.summary.confidence);
+    // A p99 of 294 requests has no interval of its own, yet its change may have one: a reader took
+    // that for a contradiction. Each side of a change needs less (fewest_values_for_change).
+    if (const auto fewest = fewest_values_for_change(99, o.compare.verdicts.confidence);
+        fewest && kpi_interval_text.find(few_samples_mark) != std::string::npos)
+        kpi_interval_text += fmt::format(" A change between two such values can still have its interval below: for "
+                                         "the change's interval to hold {}, each side's own may hold less, so fewer "
+                                         "requests do (a p99 needs {} a side).",
+                                         detail::percent_text(o.compare.verdicts.confidence), detail::thousands(*fewest));
+    json kpi_intervals = detail::text_or_null(std::move(kpi_interval_text));
     const bool digest_few = shows_few_samples(summary) || shows_few_samples(kpi);
     std::vector<double> shown = o.compare.percentiles; // the KPI table's p50 and p99 beside the compared ones
     shown.insert(shown.end(), {50, 99});

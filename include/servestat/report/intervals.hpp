@@ -69,10 +69,29 @@ inline std::string interval_note(std::vector<std::pair<double, std::size_t>> alo
     });
     alone.erase(std::unique(alone.begin(), alone.end()), alone.end());
     if (alone.empty()) return out;
+    // Counts that say the same (p99 of 197, 199 and 200 requests: 2 values above each) are told once,
+    // as a range of request counts.
+    struct same_count {
+        double p;
+        std::size_t fewest, most_n, beyond;
+    };
+    std::vector<same_count> groups;
+    for (const auto& [p, n] : alone) {
+        const std::size_t k = values_beyond(p, n);
+        if (!groups.empty() && groups.back().p == p && groups.back().beyond == k) groups.back().fewest = n;
+        else groups.push_back({p, n, n, k});
+    }
     std::string list;
-    for (std::size_t i = 0; i < alone.size() && i < most; ++i)
-        list.append(i == 0 ? "" : "; ").append(beyond_text(alone[i].first, alone[i].second));
-    if (alone.size() > most) list += fmt::format("; and {} more", alone.size() - most);
+    for (std::size_t i = 0; i < groups.size() && i < most; ++i) {
+        const auto& g = groups[i];
+        list.append(i == 0 ? "" : "; ");
+        if (g.fewest == g.most_n) list.append(beyond_text(g.p, g.fewest));
+        else
+            list.append(fmt::format("{} of {}–{} requests: {} {} {} it", percentile_key(g.p), detail::thousands(g.fewest),
+                                    detail::thousands(g.most_n), detail::thousands(g.beyond),
+                                    g.beyond == 1 ? "value" : "values", g.p >= 50 ? "above" : "below"));
+    }
+    if (groups.size() > most) list += fmt::format("; and {} more", groups.size() - most);
     return out + fmt::format(" {} without one{} {} too few requests beyond {} to bound {}: {}.",
                              alone.size() == 1 ? "The value" : "Values",
                              marked ? fmt::format(" ({})", few_samples_mark) : std::string(),
