@@ -31,8 +31,9 @@ inline std::size_t rank_at(std::size_t n, double q) {
 
 // Ranks of the steps drawn: all of them for short samples, else about `keep` at evenly spaced
 // ranks plus min, max and the marked quantiles, so a million requests draw as a small file that
-// still passes through every value a reader would look up.
-inline std::vector<std::size_t> ecdf_ranks(std::size_t n, std::size_t keep = 500) {
+// still passes through every value a reader would look up. 150 steps are about 4 px apart across a
+// chart; more only made a sweep of 16 runs of 600 requests a 1.3 MB report.
+inline std::vector<std::size_t> ecdf_ranks(std::size_t n, std::size_t keep = 150) {
     std::vector<std::size_t> ranks;
     if (n == 0) return ranks;
     if (n <= keep) {
