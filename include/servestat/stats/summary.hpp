@@ -185,6 +185,21 @@ inline void fill_with_failed(const failed_percentile_plan& plan, std::span<const
     for (std::size_t k = 0; k < values.size(); ++k) out.percentiles[k].with_failed = values[k];
 }
 
+// The percentiles of out.n values, their intervals and their with_failed, all from one selection:
+// `select(ranks)` finds the percentiles and the order statistics at `ranks` (the intervals' ends,
+// then the ranks the failure-counting percentiles read).
+template <class Select>
+void fill_percentiles_selected(summary& out, const summary_options& o, std::size_t failed, Select&& select) {
+    std::vector<std::size_t> ranks;
+    const auto intervals = percentile_intervals(out.n, o.percentiles, o.confidence, ranks);
+    const std::size_t interval_ranks = ranks.size();
+    const auto with_failed = plan_with_failed(out.n, failed, o.percentiles, o.method);
+    ranks.insert(ranks.end(), with_failed.ranks.begin(), with_failed.ranks.end());
+    const auto selected = select(std::span<const std::size_t>(ranks));
+    fill_percentiles(out, o.percentiles, intervals, selected);
+    fill_with_failed(with_failed, std::span<const double>(selected.ranked).subspan(interval_ranks), out);
+}
+
 } // namespace detail
 
 // Summarises `values`, reordering them in place (percentiles are found by selection, not a sort;
@@ -201,14 +216,9 @@ inline summary summarize_in_place(std::span<double> values, const summary_option
         return out;
     }
     detail::fill_moments(values, out, o.ddof, o.confidence);
-    std::vector<std::size_t> ranks;
-    const auto intervals = detail::percentile_intervals(out.n, o.percentiles, o.confidence, ranks);
-    const std::size_t interval_ranks = ranks.size();
-    const auto with_failed = plan_with_failed(out.n, failed, o.percentiles, o.method);
-    ranks.insert(ranks.end(), with_failed.ranks.begin(), with_failed.ranks.end());
-    const auto selected = percentiles_and_ranks_select(values, o.percentiles, ranks, o.method, std::pair{*out.min, *out.max});
-    detail::fill_percentiles(out, o.percentiles, intervals, selected);
-    detail::fill_with_failed(with_failed, std::span<const double>(selected.ranked).subspan(interval_ranks), out);
+    detail::fill_percentiles_selected(out, o, failed, [&](std::span<const std::size_t> ranks) {
+        return percentiles_and_ranks_select(values, o.percentiles, ranks, o.method, std::pair{*out.min, *out.max});
+    });
     return out;
 }
 
@@ -225,14 +235,9 @@ inline summary summarize_parts(std::span<const std::span<const double>> parts, c
         return out;
     }
     detail::fill_moments(parts, out, o.ddof, o.confidence);
-    std::vector<std::size_t> ranks;
-    const auto intervals = detail::percentile_intervals(out.n, o.percentiles, o.confidence, ranks);
-    const std::size_t interval_ranks = ranks.size();
-    const auto with_failed = plan_with_failed(out.n, failed, o.percentiles, o.method);
-    ranks.insert(ranks.end(), with_failed.ranks.begin(), with_failed.ranks.end());
-    const auto selected = percentiles_and_ranks_of_parts(parts, o.percentiles, ranks, o.method, std::pair{*out.min, *out.max});
-    detail::fill_percentiles(out, o.percentiles, intervals, selected);
-    detail::fill_with_failed(with_failed, std::span<const double>(selected.ranked).subspan(interval_ranks), out);
+    detail::fill_percentiles_selected(out, o, failed, [&](std::span<const std::size_t> ranks) {
+        return percentiles_and_ranks_of_parts(parts, o.percentiles, ranks, o.method, std::pair{*out.min, *out.max});
+    });
     return out;
 }
 
