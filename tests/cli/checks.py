@@ -1,5 +1,6 @@
 """What the CLI test scripts share: soft checks that record failures, running the tests in order, and
 starting the simulator."""
+import math
 import os
 import re
 import shutil
@@ -41,3 +42,18 @@ def metric_value(prometheus_text, name):
         if line.startswith(name + "{") or line.startswith(name + " "):
             return float(line.rsplit(" ", 1)[1])
     return None
+
+
+def order_statistic_ranks(n, percent, confidence_percent=95):
+    """The distribution-free interval of percentile `percent` of n values: 0-based ranks (lower, upper) of the equal-tailed interval, or None: lower is the largest l with
+    P(B <= l-1) <= alpha/2, upper the smallest u with P(B <= u-1) >= 1 - alpha/2, B ~ Binomial(n, p),
+    in integers scaled by 100**n so that nothing is rounded."""
+    total, cdf, lower, upper = 100 ** n, 0, None, None
+    for k in range(n):
+        cdf += math.comb(n, k) * percent ** k * (100 - percent) ** (n - k)
+        if cdf * 200 <= (100 - confidence_percent) * total:
+            lower = k + 1
+        if cdf * 200 >= (100 + confidence_percent) * total:
+            upper = k + 1
+            break
+    return None if lower is None or upper is None else (lower - 1, upper - 1)

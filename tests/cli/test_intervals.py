@@ -15,25 +15,10 @@ import sys
 
 import numpy as np
 
-from checks import check, run_tests
+from checks import check, order_statistic_ranks, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 PERCENTILES = (50, 90, 95, 99)
-
-
-def ranks(n, percent, confidence_percent=95):
-    """0-based ranks (lower, upper) of the equal-tailed interval, or None: lower is the largest l with
-    P(B <= l-1) <= alpha/2, upper the smallest u with P(B <= u-1) >= 1 - alpha/2, B ~ Binomial(n, p),
-    in integers scaled by 100**n so that nothing is rounded."""
-    total, cdf, lower, upper = 100 ** n, 0, None, None
-    for k in range(n):
-        cdf += math.comb(n, k) * percent ** k * (100 - percent) ** (n - k)
-        if cdf * 200 <= (100 - confidence_percent) * total:
-            lower = k + 1
-        if cdf * 200 >= (100 + confidence_percent) * total:
-            upper = k + 1
-            break
-    return None if lower is None or upper is None else (lower - 1, upper - 1)
 
 
 def write_log(path, n, short, seed):
@@ -67,7 +52,7 @@ def stats_json(*args):
 def check_percentile_intervals(got, values, what, confidence_percent=95):
     ordered = np.sort(values)
     for p in PERCENTILES:
-        r = ranks(len(values), p, confidence_percent)
+        r = order_statistic_ranks(len(values), p, confidence_percent)
         expected = None if r is None else [float(ordered[r[0]]), float(ordered[r[1]])]
         check(got[f"p{p}_ci"] == expected, f"{what}.p{p}_ci: {got[f'p{p}_ci']} != {expected} (ranks {r})")
 

@@ -12,11 +12,10 @@ import os
 import re
 import subprocess
 import sys
-from math import comb
 
 import numpy as np
 
-from checks import check, run_tests
+from checks import check, order_statistic_ranks, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 DAGGER = "†"
@@ -31,20 +30,6 @@ def servestat(*args):
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
-
-
-def order_interval(n, a, c=95):
-    """0-based ranks (lower, upper) of the equal-tailed interval of the a% percentile of n values at
-    c% confidence, in exact integers; None when n cannot bound it (test_percentile_interval.cpp)."""
-    total, cdf, lower, upper = 100 ** n, 0, None, None
-    for k in range(n):
-        cdf += comb(n, k) * a ** k * (100 - a) ** (n - k)
-        if cdf * 200 <= (100 - c) * total:
-            lower = k + 1
-        if cdf * 200 >= (100 + c) * total:
-            upper = k + 1
-            break
-    return None if lower is None or upper is None else (lower - 1, upper - 1)
 
 
 def unit(magnitude):
@@ -86,7 +71,7 @@ def levels():
 def expected(values, p):
     """The report's cell for percentile p of `values`: value with its interval, or value and dagger."""
     v = float(np.percentile(values, p))
-    ranks = order_interval(len(values), p)
+    ranks = order_statistic_ranks(len(values), p)
     if ranks is None:
         return compact(v) + DAGGER
     s = sorted(values)
@@ -103,7 +88,7 @@ def test_sweep_tables_and_kpi_show_each_percentile_with_its_interval():
     out = os.path.join(WORK, "sweep")
     servestat("report", "-o", out, *logs)
     md, html = read(os.path.join(out, "report.md")), read(os.path.join(out, "report.html"))
-    check(order_interval(120, 99) is None and order_interval(120, 90) is not None, "fixture: p90 bounded, p99 not")
+    check(order_statistic_ranks(120, 99) is None and order_statistic_ranks(120, 90) is not None, "fixture: p90 bounded, p99 not")
     section = md.split("## Sweep over")[1].split("Knees")[0]
     rows = [line for line in section.splitlines() if re.match(r"\| [124] \| ", line)]
     check(len(rows) == 3, f"three sweep rows: {rows}")

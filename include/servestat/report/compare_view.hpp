@@ -769,7 +769,9 @@ inline std::string net_sentence(const comparison& c, const std::vector<change_gr
     if (!whole_run.empty()) out += (per_request.empty() ? " " : "; for the run as a whole it ") + whole_run;
     const bool any_gain = !gains.empty() || !run_wide.raised.empty(), any_cost = !costs.empty() || !run_wide.lowered.empty();
     if (!any_cost) return out + ", with no significant cost in latency, throughput or SLO capacity.";
-    if (!any_gain) return out + ", and no statistic improved significantly: keep " + before + ".";
+    // Only what users feel by prompt length and the whole-run figures count as gains here, so the
+    // words must not claim that nothing at all improved (a whole-run p90 may have).
+    if (!any_gain) return out + ", with no gain by prompt length or for the run as a whole to set against it: keep " + before + ".";
     const std::string goal = gains.empty() ? run_wide.raised.front() : gains.front();
     return fmt::format("{}. Choose {} when {} matter{} most, {} otherwise.", out, after_short, goal,
                        gains.empty() ? "s" : "", before_short);
