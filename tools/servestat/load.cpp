@@ -5,6 +5,7 @@
 #include <cstdlib>    // std::getenv
 #include <filesystem> // std::filesystem
 #include <fstream>    // std::ofstream
+#include <memory>     // std::unique_ptr
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <vector>     // std::vector
@@ -24,6 +25,7 @@
 #include <servestat/load/distribution.hpp>     // distribution (--cancel-after)
 #include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
 #include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
+#include <servestat/load/run_observer.hpp>     // run_observer, stop_request
 #include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
 #include <servestat/load/session.hpp>          // session workloads
 #include <servestat/load/sweep_plan.hpp>       // sweep points, manifest, server process
@@ -237,11 +239,14 @@ private:
     std::vector<std::uint64_t> picks_;
 };
 
-// done/total, ok/failed, rate and running latency percentiles on one line of a terminal.
+using observers = std::vector<std::unique_ptr<load::run_observer>>;
+
+// done/total, ok/failed, rate and running latency percentiles on one line of a terminal, and what the
+// run's observers add.
 class progress {
 public:
-    progress(std::string label, std::optional<std::size_t> total, bool live)
-        : label_(std::move(label)), total_(total), live_(live), start_(load::steady::now()) {}
+    progress(std::string label, std::optional<std::size_t> total, bool live, const observers& watching)
+        : label_(std::move(label)), total_(total), live_(live), start_(load::steady::now()), watching_(watching) {}
 
     void add(const load::request_result& r) {
         ++done_;
@@ -254,9 +259,12 @@ public:
         const auto now = load::steady::now();
         if (now - last_draw_ < std::chrono::milliseconds(200) && done_ != total_.value_or(0)) return;
         last_draw_ = now;
-        say(fmt::format("\r\033[K{}: {}{} done, {} ok, {} failed, {:.2f} req/s, e2e {}", label_, done_,
+        std::string added;
+        for (const auto& o : watching_)
+            if (auto text = o->progress(); !text.empty()) added += "; " + text;
+        say(fmt::format("\r\033[K{}: {}{} done, {} ok, {} failed, {:.2f} req/s, e2e {}{}", label_, done_,
                         total_ ? fmt::format("/{}", *total_) : std::string(), ok_, done_ - ok_, rate(),
-                        percentiles()));
+                        percentiles(), added));
     }
 
     void finish(const fs::path& log, const load::run_totals& totals) {
@@ -265,10 +273,13 @@ public:
         if (cancelled_ > 0) extra += fmt::format("; {} cancelled", cancelled_);
         if (totals.turns_not_sent > 0)
             extra += fmt::format("; {} later turns not sent (their session's turn failed)", totals.turns_not_sent);
+        const std::string early = totals.stopped                  ? " (stopped early)"
+                                  : !totals.drained_reason.empty() ? " (stopped sending: " + totals.drained_reason + ")"
+                                                                   : "";
         say(fmt::format("servestat load: {}: {} requests, {} ok, {} failed in {:.1f} s, {:.2f} req/s, e2e {}{}{}; "
                         "log {}\n",
-                        label_, done_, ok_, done_ - ok_, seconds(), rate(), percentiles(),
-                        totals.stopped ? " (stopped early)" : "", extra, log.string()));
+                        label_, done_, ok_, done_ - ok_, seconds(), rate(), percentiles(), early, extra,
+                        log.string()));
     }
 
 private:
@@ -293,6 +304,7 @@ private:
     std::size_t ok_ = 0;
     std::size_t cancelled_ = 0;
     std::vector<double> latencies_;
+    const observers& watching_;
 };
 
 // One run: a load level (and server configuration) and where its log goes.
@@ -419,11 +431,28 @@ void save_metrics(const load_args& a, const load::driver& driver, const fs::path
     std::ofstream(file, std::ios::binary) << *text;
 }
 
-// Runs one point; returns the totals, or throws on what stops the whole command.
 load::session_pattern session_pattern_for(const load_args& a) {
     return {.in_flight = std::max(1, a.sessions_in_flight), .sessions = a.requests, .duration = a.duration};
 }
 
+// What watches one run (each sweep level gets its own).
+observers observers_for(const load_args& /*a*/, const run_point& /*point*/) {
+    observers out;
+    return out;
+}
+
+// The header's run.end: how the run ended, and what each observer found.
+nlohmann::ordered_json run_end(const load::run_totals& totals, const observers& watching) {
+    nlohmann::ordered_json end;
+    end["reason"] = totals.stopped ? "interrupted" : totals.drained_kind.empty() ? "completed" : totals.drained_kind;
+    if (!totals.drained_reason.empty()) end["detail"] = totals.drained_reason;
+    end["requests_sent"] = totals.sent;
+    end["wall_seconds"] = totals.wall_seconds;
+    for (const auto& o : watching) o->finished(end);
+    return end;
+}
+
+// Runs one point; returns the totals, or throws on what stops the whole command.
 load::run_totals run_one(const load_args& a, load::driver& driver, const run_point& point, const prepared_workload& w,
                          const load::server_info& server) {
     request_order order(w, a.seed);
@@ -441,20 +470,30 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
     }
     save_metrics(a, driver, point.log, "before");
     load::log_writer log(point.log);
-    log.write(load::header_line(run_header(a, point, w, server, now_iso())));
+    auto header = run_header(a, point, w, server, now_iso());
+    log.write(load::header_line(header));
+    const auto watching = observers_for(a, point);
+    driver.on_start([&watching](load::steady::time_point t) {
+        for (const auto& o : watching) o->started(t);
+    });
     const bool sessions = !w.sessions.empty();
     const std::optional<std::size_t> total = sessions ? std::optional<std::size_t>(session_turns(w, a))
                                              : point.pattern.is_open_loop()
                                                  ? std::optional<std::size_t>(point.pattern.schedule.size())
                                                  : a.requests;
     progress shown(point.label, a.duration && !point.pattern.is_open_loop() ? std::nullopt : total,
-                   !a.quiet && ::isatty(STDERR_FILENO));
+                   !a.quiet && ::isatty(STDERR_FILENO), watching);
     const auto record = [&](const load::request_result& r) {
         log.write(load::log_line(r));
+        for (const auto& o : watching)
+            if (auto stop = o->observe(r)) driver.drain(std::move(stop->kind), std::move(stop->reason));
         shown.add(r);
     };
     const auto totals = sessions ? driver.run_sessions(session_pattern_for(a), w.sessions, w.session_options, record)
                                  : driver.run(point.pattern, plan, record);
+    driver.on_start({});
+    header["end"] = run_end(totals, watching);
+    log.rewrite_header(load::header_line(header));
     shown.finish(point.log, totals);
     save_metrics(a, driver, point.log, "after");
     return totals;
@@ -518,6 +557,9 @@ load::driver make_driver(boost::asio::io_context& io, const load::endpoint& wher
     return d;
 }
 
+// The command's exit status for a run (docs/load.md#exit-codes).
+int exit_code_for(const load::run_totals& totals) { return totals.stopped ? exit_interrupted : 0; }
+
 int run_single(const load_args& a, const load::endpoint& where) {
     const auto options = http_options_for(a, where);
     const auto server = server_info_for(a, where, options);
@@ -531,7 +573,7 @@ int run_single(const load_args& a, const load::endpoint& where) {
         point.log = a.output;
         point.label = a.label.empty() ? fmt::format("{}-s{}", w.name, std::max(1, a.sessions_in_flight)) : a.label;
         const auto totals = run_one(a, driver, point, w, server);
-        return totals.stopped ? exit_interrupted : 0;
+        return exit_code_for(totals);
     }
     point.pattern = pattern_for(a, w, a.concurrency.value_or(0), a.rate.value_or(0.0));
     point.log = a.output;
@@ -540,7 +582,7 @@ int run_single(const load_args& a, const load::endpoint& where) {
         say(fmt::format("servestat load: {} of {} workload rows trimmed to fit the context window\n", w.trimmed,
                         w.rows.size()));
     const auto totals = run_one(a, driver, point, w, server);
-    return totals.stopped ? exit_interrupted : 0;
+    return exit_code_for(totals);
 }
 
 nlohmann::ordered_json sweep_settings(const load_args& a) {

@@ -64,6 +64,9 @@ struct run_metadata {
     // characters, not tokens"): shown with the statistics so no number is read wrongly.
     std::vector<std::string> notes;
     std::vector<reported_value> reported; // the source tool's own summary, in its order
+    // servestat's own driver: how the run ended and what the driver measured about it (the log
+    // header's run.end, log-format.md#run-end); null for every other source.
+    nlohmann::json run_end;
 };
 
 // The first reported value of that name, or nullptr.

@@ -73,6 +73,10 @@ inline run_metadata parse_canonical_header(std::string_view line, const std::str
         if (!params->is_object()) throw input_error(file, 1, "run.params", "must be an object");
         meta.params = *params;
     }
+    if (const auto end = run_it->find("end"); end != run_it->end() && !end->is_null()) {
+        if (!end->is_object()) throw input_error(file, 1, "run.end", "must be an object");
+        meta.run_end = *end;
+    }
     return meta;
 }
 

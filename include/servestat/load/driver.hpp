@@ -56,6 +56,9 @@ struct run_totals {
     std::size_t ok = 0;
     double wall_seconds = 0;
     bool stopped = false; // stop() ended it early
+    // drain() ended it early: what asked (run_observer.hpp's stop_request.kind) and why; empty kind
+    // when the run sent everything it was to send, or was stopped.
+    std::string drained_kind, drained_reason;
     std::size_t connections = 0;     // opened during the run (a closed loop's before its clock too)
     std::size_t turns_not_sent = 0;  // sessions: later turns of sessions whose turn failed
 };
@@ -91,6 +94,8 @@ private:
         std::size_t ok = 0;
         std::int32_t in_flight = 0;
         bool stopping = false;
+        bool draining = false; // drain(): nothing new starts, what is in flight completes
+        std::string drained_kind, drained_reason;
         std::vector<std::unique_ptr<connection>> idle;
         std::unordered_set<connection*> active;
         net::steady_timer* due = nullptr; // the dispatcher's wait for the next start
@@ -117,6 +122,8 @@ public:
 
     const endpoint& where() const { return where_; }
     void set_cancellation(cancel_function f) { cancel_ = std::move(f); }
+    // Called when a run's clock starts (t = 0 of its logged times), before anything is sent.
+    void on_start(std::function<void(steady::time_point)> f) { on_start_ = std::move(f); }
     const tcp::resolver::results_type& addresses() const { return addresses_; }
     const http_options& options() const { return options_; }
 
@@ -157,6 +164,19 @@ public:
         });
     }
 
+    // Ends the run early but gently: nothing new starts, requests in flight complete (or time out)
+    // and are logged as they are. `kind` and `reason` go to run_totals. Call it from the io_context's
+    // thread (an on_result callback); a second call keeps the first reason.
+    void drain(std::string kind, std::string reason) {
+        if (!state_ || state_->draining) return;
+        state_->draining = true;
+        state_->drained_kind = std::move(kind);
+        state_->drained_reason = std::move(reason);
+        if (state_->due) state_->due->cancel();
+        state_->slot.cancel();
+        for (auto* t : state_->thinking) t->cancel();
+    }
+
     // Ends the run early: nothing new starts, requests in flight end as `cancelled`. Call it from the
     // io_context's thread (a signal_set handler).
     void stop() {
@@ -187,6 +207,7 @@ private:
         signals.async_wait([this](const boost::system::error_code& ec, int) {
             if (!ec) stop();
         });
+        if (on_start_) on_start_(s.start);
         start();
         io_.restart();
         try {
@@ -196,7 +217,8 @@ private:
             throw;
         }
         state_ = nullptr;
-        return {s.sent, s.ok, detail::seconds_since(s.start), s.stopping, s.connections, s.turns_not_sent};
+        return {s.sent, s.ok, detail::seconds_since(s.start), s.stopping, s.drained_kind, s.drained_reason,
+                s.connections, s.turns_not_sent};
     }
 
     // Runs a coroutine of the run; when the last one ends the signal wait is dropped so that
@@ -242,8 +264,10 @@ private:
         if (r.connect_time) ++s.connections;
     }
 
+    static bool starting_ended(const state& s) { return s.stopping || s.draining; }
+
     bool sessions_done(const state& s, const session_run& run) const {
-        if (s.stopping || run.next >= run.scripts.size()) return true;
+        if (starting_ended(s) || run.next >= run.scripts.size()) return true;
         if (run.pattern.sessions && run.next >= *run.pattern.sessions) return true;
         return run.pattern.duration && detail::seconds_since(s.start) >= *run.pattern.duration;
     }
@@ -257,14 +281,14 @@ private:
             const auto& script = run.scripts[session_index];
             conversation c(script, run.options);
             auto previous_end = steady::now();
-            while (!c.done() && !s.stopping) {
+            while (!c.done() && !starting_ended(s)) {
                 const auto due = previous_end + std::chrono::duration_cast<steady::duration>(
                                                     std::chrono::duration<double>(c.think_time()));
                 if (c.think_time() > 0) {
                     think.expires_at(due);
                     boost::system::error_code ec;
                     co_await think.async_wait(net::redirect_error(net::use_awaitable, ec));
-                    if (s.stopping) break;
+                    if (starting_ended(s)) break;
                 }
                 request_result r;
                 r.id = std::to_string(s.sent);
@@ -291,7 +315,7 @@ private:
     }
 
     bool closed_loop_done(const state& s) const {
-        if (s.stopping) return true;
+        if (starting_ended(s)) return true;
         if (s.pattern.requests && s.next >= *s.pattern.requests) return true;
         return s.pattern.duration && detail::seconds_since(s.start) >= *s.pattern.duration;
     }
@@ -339,15 +363,15 @@ private:
         net::steady_timer due(io_);
         s.due = &due;
         const auto& schedule = s.pattern.schedule;
-        for (std::size_t i = 0; i < schedule.size() && !s.stopping; ++i) {
+        for (std::size_t i = 0; i < schedule.size() && !starting_ended(s); ++i) {
             due.expires_at(s.start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(schedule[i])));
             boost::system::error_code ec;
             co_await due.async_wait(net::redirect_error(net::use_awaitable, ec));
-            while (s.pattern.max_concurrency > 0 && s.in_flight >= s.pattern.max_concurrency && !s.stopping) {
+            while (s.pattern.max_concurrency > 0 && s.in_flight >= s.pattern.max_concurrency && !starting_ended(s)) {
                 s.slot.expires_at(steady::time_point::max());
                 co_await s.slot.async_wait(net::redirect_error(net::use_awaitable, ec));
             }
-            if (s.stopping) break;
+            if (starting_ended(s)) break;
             ++s.in_flight;
             spawn(s, open_request(s, i));
         }
@@ -360,6 +384,7 @@ private:
     tcp::resolver::results_type addresses_;
     state* state_ = nullptr;
     cancel_function cancel_;
+    std::function<void(steady::time_point)> on_start_;
 };
 
 } // namespace servestat::load

@@ -12,7 +12,7 @@
 #include <vector>      // std::vector
 
 #include <fcntl.h>  // ::open, O_* flags
-#include <unistd.h> // ::write, ::close
+#include <unistd.h> // ::write, ::read, ::close
 
 #include <fmt/format.h>       // fmt::format_to
 #include <nlohmann/json.hpp>  // nlohmann::ordered_json
@@ -122,20 +122,67 @@ public:
         if (fd_ >= 0) ::close(fd_);
     }
 
-    void write(std::string_view line) {
-        while (!line.empty()) {
-            const auto n = ::write(fd_, line.data(), line.size());
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                throw error(fmt::format("{}: writing the log failed: {}", file_.string(), std::strerror(errno)));
-            }
-            line.remove_prefix(static_cast<std::size_t>(n));
-        }
-    }
+    void write(std::string_view line) { write_all(fd_, file_, line); }
 
     const std::filesystem::path& path() const { return file_; }
 
+    // Replaces line 1 (the header) once the run is over, so that it can say how the run ended
+    // (`run.end`). The rest is copied to a file beside the log, which then replaces the log in one
+    // rename(2): a process killed at any instant leaves the old log or the new one, both whole.
+    void rewrite_header(std::string_view header) {
+        const auto tmp = std::filesystem::path(file_).concat(".tmp");
+        const int in = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+        if (in < 0) throw error(fmt::format("{}: cannot read the log back: {}", file_.string(), std::strerror(errno)));
+        const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (out < 0) {
+            ::close(in);
+            throw error(fmt::format("{}: cannot write: {}", tmp.string(), std::strerror(errno)));
+        }
+        try {
+            write_all(out, tmp, header);
+            std::vector<char> buffer(1 << 20);
+            bool in_header = true; // the old header's bytes up to its newline are skipped
+            for (;;) {
+                const auto n = ::read(in, buffer.data(), buffer.size());
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0) throw error(fmt::format("{}: reading the log back failed: {}", file_.string(), std::strerror(errno)));
+                if (n == 0) break;
+                std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
+                if (in_header) {
+                    const auto newline = chunk.find('\n');
+                    if (newline == std::string_view::npos) continue;
+                    chunk.remove_prefix(newline + 1);
+                    in_header = false;
+                }
+                write_all(out, tmp, chunk);
+            }
+        } catch (...) {
+            ::close(in);
+            ::close(out);
+            std::filesystem::remove(tmp);
+            throw;
+        }
+        ::close(in);
+        ::close(out);
+        std::filesystem::rename(tmp, file_);
+        // Later lines go to the new file.
+        ::close(fd_);
+        fd_ = ::open(file_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd_ < 0) throw error(fmt::format("{}: cannot write the log: {}", file_.string(), std::strerror(errno)));
+    }
+
 private:
+    static void write_all(int fd, const std::filesystem::path& file, std::string_view bytes) {
+        while (!bytes.empty()) {
+            const auto n = ::write(fd, bytes.data(), bytes.size());
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw error(fmt::format("{}: writing failed: {}", file.string(), std::strerror(errno)));
+            }
+            bytes.remove_prefix(static_cast<std::size_t>(n));
+        }
+    }
+
     std::filesystem::path file_;
     int fd_ = -1;
 };
