@@ -304,6 +304,46 @@ TEST_CASE("log_writer writes a long line whole") {
     CHECK(run.requests.row(0).error.size() == 300000);
 }
 
+TEST_CASE("rewrite_header replaces line 1 and keeps every request line, byte for byte") {
+    temp_file dir("", "unused");
+    const auto file = dir.dir() / "run.jsonl";
+    std::string requests;
+    log_writer w(file);
+    w.write(header_line(run_info));
+    for (int i = 0; i < 3; ++i) {
+        auto r = streamed_ok();
+        r.id = std::to_string(i);
+        r.error = std::string(static_cast<std::size_t>(i) * 700000, 'e'); // lines across the 1 MiB copy buffer
+        if (i > 0) r.status = request_status::error;
+        requests += log_line(r);
+        w.write(log_line(r));
+    }
+    auto ended = run_info;
+    ended["end"] = {{"reason", "precise"}, {"requests_sent", 3}};
+    w.rewrite_header(header_line(ended));
+    CHECK(read_text(file) == header_line(ended) + requests);
+    CHECK(!std::filesystem::exists(std::filesystem::path(file).concat(".tmp")));
+    SECTION("later lines are appended to the new file") {
+        w.write(log_line(streamed_ok()));
+        CHECK(read_text(file) == header_line(ended) + requests + log_line(streamed_ok()));
+    }
+    SECTION("the reader keeps run.end as the run's run_end") {
+        const auto run = read_log(file);
+        CHECK(run.meta.run_end == nlohmann::json{{"reason", "precise"}, {"requests_sent", 3}});
+        CHECK(run.requests.size() == 3);
+    }
+}
+
+TEST_CASE("a log without run.end has a null run_end; a run.end that is not an object is refused") {
+    temp_file plain(header_line(run_info) + log_line(streamed_ok()));
+    CHECK(read_log(plain.path()).meta.run_end.is_null());
+    auto bad = run_info;
+    bad["end"] = "completed";
+    temp_file f(header_line(bad) + log_line(streamed_ok()));
+    CHECK_THROWS_WITH(servestat::canonical_log_format.read(f.path(), {}),
+                      Catch::Contains("log.jsonl:1:") && Catch::Contains("run.end") && Catch::Contains("must be an object"));
+}
+
 TEST_CASE("log_writer names the path when the file cannot be created") {
     temp_file dir("", "unused");
     const auto file = dir.dir() / "no-such-directory" / "run.jsonl";
