@@ -288,4 +288,32 @@ TEST_CASE("the summary names each run whose numbers are not the server's", "[val
                      "throughput count the successful requests only."));
 }
 
+// servestat's own driver says in run.end how the run ended. A run stopped at the requested precision
+// after 812 of -n 3000 requests and 20 of --duration 100 s is not early: ending there was its purpose.
+// A run the failure guard stopped is told once, with the guard's sentence, not again as early.
+TEST_CASE("the driver's own end: precise is no early end, a stop on a failing server is told with its reason", "[validity]") {
+    auto precise = reported_run("until", {{"concurrency", 8}, {"num_prompts", 3000}, {"duration", 100}},
+                                {{"requests", 812, "requests"}, {"duration", 20, "s"}});
+    precise.meta.run_end = {{"reason", "precise"}, {"detail", "e2e p50 within ±4.8% (target ±5%) after 812 requests"}};
+    CHECK_FALSE(check_run_validity(precise).ended_early());
+
+    auto gone = reported_run("gone-c16", {{"concurrency", 16}, {"num_prompts", 2000}},
+                             {{"requests", 150, "requests"}, {"failed", 30, "requests"}, {"duration", 20, "s"}});
+    gone.meta.run_end = {{"reason", "server_gone"}, {"detail", "10 connection failures in a row"}};
+    const auto v = check_run_validity(gone);
+    REQUIRE(v.stopped_by_driver);
+    CHECK(v.stopped_by_driver->reason == "server_gone");
+    CHECK(v.stopped_by_driver->detail == "10 connection failures in a row");
+    CHECK_FALSE(v.ended_early_count); // 150 < 0.9 × 2000, but the stop says why
+    CHECK(v.ended_early());
+
+    const std::vector<run_stats> runs{gone};
+    CHECK(has(summary_texts(runs, {}), "The load driver stopped sending early in gone-c16 (10 connection failures in a "
+                                       "row); its numbers cover only the part that ran."));
+    // Without run.end (another tool, or a log written before it existed) nothing changes.
+    gone.meta.run_end = nullptr;
+    CHECK(check_run_validity(gone).ended_early_count);
+    CHECK_FALSE(check_run_validity(gone).stopped_by_driver);
+}
+
 } // namespace test_run_validity

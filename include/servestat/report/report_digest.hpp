@@ -595,7 +595,7 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         bool time;
     };
     std::vector<early_run> early;
-    std::vector<std::string> tiny, failing;
+    std::vector<std::string> tiny, failing, stopped;
     std::vector<double> tiny_requests, tiny_seconds;
     std::size_t tiny_runs = 0, measured = 0;
     const servestat::validity_options limits;
@@ -607,6 +607,12 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         // The time it ran, else the requests it sent, against what it was configured for.
         if (v.ended_early_time) early.push_back({who, *v.ended_early_time, true});
         else if (v.ended_early_count) early.push_back({who, *v.ended_early_count, false});
+        if (v.stopped_by_driver) {
+            const auto& d = *v.stopped_by_driver;
+            stopped.push_back(fmt::format("{} ({})", who, !d.detail.empty()           ? d.detail
+                                                        : d.reason == "interrupted" ? "stopped by a signal"
+                                                                                    : d.reason));
+        }
         // A run already told to be short for its concurrency (short_runs_sentence) is not told again.
         if (v.tiny && !short_for_concurrency(r)) {
             ++tiny_runs;
@@ -638,6 +644,10 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
                                         failing.size() == 1 ? "one run" : fmt::format("{} runs", failing.size()),
                                         name_list(failing), failing.size() == 1 ? "its" : "their"),
                         true});
+    if (!stopped.empty())
+        out.push_back({9.25, fmt::format("The load driver stopped sending early in {}; {} numbers cover only the part that ran.",
+                                         name_list(stopped), stopped.size() == 1 ? "its" : "their"),
+                       true});
     if (!early.empty()) {
         // "c=16 after 1235 s and c=40 after 402 s of the configured 1800 s (benchmark_duration)" when
         // they share one setting; else each with its own.

@@ -46,11 +46,19 @@ struct error_rate {
     double share() const { return requests > 0 ? failed / requests : 0; }
 };
 
+// servestat's driver stopped sending before the run's end, on its own (the server looked gone or
+// failing) or on a signal: the header's run.end reason and its sentence.
+struct driver_stop {
+    std::string reason; // run.end.reason: server_gone, error_rate, interrupted, ...
+    std::string detail; // run.end.detail, may be empty
+};
+
 struct run_validity {
     std::optional<early_end> ended_early_time, ended_early_count;
+    std::optional<driver_stop> stopped_by_driver;
     std::optional<tiny_run> tiny;
     std::optional<error_rate> errors;
-    bool ended_early() const { return ended_early_time || ended_early_count; }
+    bool ended_early() const { return ended_early_time || ended_early_count || stopped_by_driver; }
 };
 
 namespace detail {
@@ -121,6 +129,13 @@ inline bool below_steady_state(const run_stats& r) {
     return c && ok && *ok < 2 * c->second;
 }
 
+// How servestat's driver says the run ended (run.end.reason), or empty for other sources.
+inline std::string driver_end_reason(const run_metadata& meta) {
+    if (!meta.run_end.is_object()) return {};
+    const auto it = meta.run_end.find("reason");
+    return it != meta.run_end.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // The per-run checks of issue 37 (docs/sweeps.md#run-validity). A workload trace (nothing
 // measured) and a run without requests are never flagged.
 inline run_validity check_run_validity(const run_stats& r, const validity_options& o = {}) {
@@ -128,12 +143,22 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
     if (r.meta.kind == run_kind::arrivals || (r.meta.kind == run_kind::requests && r.requests == 0)) return out;
     const auto requests = run_request_count(r);
     const auto span = run_span(r);
+    // servestat's driver says how its run ended: stopping at the requested precision is the run's
+    // purpose, not an early end; a stop on a failing server or a signal is told with its reason.
+    const std::string ended = driver_end_reason(r.meta);
+    if (!ended.empty() && ended != "completed" && ended != "precise") {
+        const auto detail = r.meta.run_end.find("detail");
+        out.stopped_by_driver = driver_stop{ended, detail != r.meta.run_end.end() && detail->is_string()
+                                                       ? detail->get<std::string>() : std::string()};
+    }
+    // Its length was meant (precise), or is told with its reason.
+    const bool length_told = ended == "precise" || out.stopped_by_driver;
     // Time first: a run cut short by time usually has fewer requests than asked too.
     if (const auto d = detail::configured_param(r.meta, {"benchmark_duration", "max_seconds", "duration"});
-        d && span && *span < o.early_duration_share * d->second)
+        !length_told && d && span && *span < o.early_duration_share * d->second)
         out.ended_early_time = early_end{d->first, d->second, *span};
     if (const auto n = detail::configured_param(r.meta, {"num_prompts", "request_count", "max_requests"});
-        n && requests && *requests < o.early_count_share * n->second)
+        !length_told && n && requests && *requests < o.early_count_share * n->second)
         out.ended_early_count = early_end{n->first, n->second, *requests};
     if ((requests && *requests <= o.tiny_requests) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
     if (const auto e = run_errors(r); e && e->share() > o.error_share) out.errors = e;
