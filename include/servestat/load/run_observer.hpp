@@ -32,6 +32,8 @@ public:
     virtual std::string progress() const { return {}; }
     // The run is over (every request logged): add what this observer found to the header's run.end.
     virtual void finished(nlohmann::ordered_json& /*end*/) {}
+    // Text added to the run's summary line on stderr, read after finished(); empty adds nothing.
+    virtual std::string summary() const { return {}; }
 };
 
 } // namespace servestat::load
