@@ -24,6 +24,7 @@
 #include <servestat/load/budget.hpp>           // budget_chat, budget_prompt
 #include <servestat/load/distribution.hpp>     // distribution (--cancel-after)
 #include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
+#include <servestat/load/failure_guard.hpp>    // failure_guard, is_failure_stop
 #include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
 #include <servestat/load/run_observer.hpp>     // run_observer, stop_request
 #include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
@@ -41,6 +42,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int exit_interrupted = 130; // as a shell reports a run ended by SIGINT
+constexpr int exit_server_failing = 4; // the failure guard stopped a run: the server was gone or failing
 
 void say(const std::string& text) { std::fputs(text.c_str(), stderr); }
 
@@ -436,8 +438,10 @@ load::session_pattern session_pattern_for(const load_args& a) {
 }
 
 // What watches one run (each sweep level gets its own).
-observers observers_for(const load_args& /*a*/, const run_point& /*point*/) {
+observers observers_for(const load_args& a, const run_point& /*point*/) {
     observers out;
+    out.push_back(std::make_unique<load::failure_guard>(
+        load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
     return out;
 }
 
@@ -528,8 +532,11 @@ load::server_info server_info_for(const load_args& a, const load::endpoint& wher
         return load::read_models(where, options, a.model);
     } catch (const load::unreachable_error& e) {
         if (a.model.empty() || (!a.max_model_len && !a.no_budget)) throw;
-        say(fmt::format("servestat load: {}; running with --model {} anyway: each request will log why it failed\n",
-                        e.what(), a.model));
+        const auto stops = a.max_connection_failures == 0 ? std::string()
+                           : fmt::format(" (the run stops after {} in a row, --max-connection-failures)",
+                                         a.max_connection_failures);
+        say(fmt::format("servestat load: {}; running with --model {} anyway: each request will log why it failed{}\n",
+                        e.what(), a.model, stops));
         return {a.model, a.max_model_len, nlohmann::json()};
     }
 }
@@ -558,7 +565,19 @@ load::driver make_driver(boost::asio::io_context& io, const load::endpoint& wher
 }
 
 // The command's exit status for a run (docs/load.md#exit-codes).
-int exit_code_for(const load::run_totals& totals) { return totals.stopped ? exit_interrupted : 0; }
+int exit_code_for(const load::run_totals& totals) {
+    if (totals.stopped) return exit_interrupted;
+    return load::is_failure_stop(totals.drained_kind) ? exit_server_failing : 0;
+}
+
+// A single run's exit status, said on stderr when the failure guard stopped it.
+int single_run_code(const load::run_totals& totals) {
+    const int code = exit_code_for(totals);
+    if (code == exit_server_failing)
+        say(fmt::format("servestat load: stopped early: {}; the log holds every request sent (exit {})\n",
+                        totals.drained_reason, code));
+    return code;
+}
 
 int run_single(const load_args& a, const load::endpoint& where) {
     const auto options = http_options_for(a, where);
@@ -573,7 +592,7 @@ int run_single(const load_args& a, const load::endpoint& where) {
         point.log = a.output;
         point.label = a.label.empty() ? fmt::format("{}-s{}", w.name, std::max(1, a.sessions_in_flight)) : a.label;
         const auto totals = run_one(a, driver, point, w, server);
-        return exit_code_for(totals);
+        return single_run_code(totals);
     }
     point.pattern = pattern_for(a, w, a.concurrency.value_or(0), a.rate.value_or(0.0));
     point.log = a.output;
@@ -582,7 +601,7 @@ int run_single(const load_args& a, const load::endpoint& where) {
         say(fmt::format("servestat load: {} of {} workload rows trimmed to fit the context window\n", w.trimmed,
                         w.rows.size()));
     const auto totals = run_one(a, driver, point, w, server);
-    return exit_code_for(totals);
+    return single_run_code(totals);
 }
 
 nlohmann::ordered_json sweep_settings(const load_args& a) {
@@ -654,11 +673,18 @@ public:
             const int code = run_configuration(config);
             if (code != 0) return code;
         }
-        std::size_t failed = 0;
-        for (const auto& p : manifest_.points) failed += p.status != "done";
-        say(fmt::format("servestat load: sweep done, {} points, {} failed; manifest {}\n", manifest_.points.size(),
-                        failed, (dir_ / load::manifest_file_name).string()));
-        return 0;
+        std::size_t failed = 0, stopped = 0, not_run = 0;
+        for (const auto& p : manifest_.points) {
+            stopped += p.status == "stopped";
+            not_run += p.status == "not_run";
+            failed += p.status != "done" && p.status != "stopped" && p.status != "not_run";
+        }
+        const auto early = stopped == 0 ? std::string()
+                                        : fmt::format(", {} stopped early (the server was gone or failing), {} not run",
+                                                      stopped, not_run);
+        say(fmt::format("servestat load: sweep done, {} points, {} failed{}; manifest {}\n", manifest_.points.size(),
+                        failed, early, (dir_ / load::manifest_file_name).string()));
+        return guard_stops_ > 0 ? exit_server_failing : 0;
     }
 
 private:
@@ -708,6 +734,32 @@ private:
         return fs::path(a_.workload.empty() ? a_.trace : a_.workload).stem().string();
     }
 
+    // The failure guard stopped level `i` of a configuration: its server is gone or failing. The level
+    // is recorded `stopped` with the reason (its log holds every request sent), the configuration's
+    // later levels `not_run` (--resume runs both again). Without --server-cmd the sweep ends here;
+    // with it, this configuration ends and the next one starts its own server.
+    void record_stop(const nlohmann::ordered_json& config,
+                     const std::vector<std::pair<std::string, nlohmann::ordered_json>>& todo, std::size_t i,
+                     const load::run_totals& totals, std::optional<load::server_process>& server,
+                     const fs::path& server_log) {
+        ++guard_stops_;
+        const auto& label = todo[i].first;
+        auto why = totals.drained_reason;
+        if (server && !server->running()) why += fmt::format("; the server {}", server->exit_status());
+        record(label, params_of(config, todo[i].second), "stopped", why, totals.sent, totals.ok);
+        for (std::size_t k = i + 1; k < todo.size(); ++k)
+            record(todo[k].first, params_of(config, todo[k].second), "not_run",
+                   fmt::format("not run: {} stopped early ({})", label, totals.drained_kind));
+        const std::size_t later = todo.size() - i - 1;
+        const auto rest = later == 0 ? std::string() : fmt::format("; {} later level{} not run", later, later == 1 ? "" : "s");
+        if (server)
+            say(fmt::format("servestat load: {} stopped early: {}{}; going on with the next configuration; last lines "
+                            "of {}:\n{}", label, why, rest, server_log.string(), load::tail_lines(server_log, 20)));
+        else
+            say(fmt::format("servestat load: sweep stopped at {}: {}{}; manifest {} (exit {})\n", label, why, rest,
+                            (dir_ / load::manifest_file_name).string(), exit_server_failing));
+    }
+
     int run_configuration(const nlohmann::ordered_json& config) {
         const auto todo = pending(workload_name(), config);
         if (todo.empty()) return 0;
@@ -736,7 +788,8 @@ private:
             if (!w.sessions.empty()) throw usage_error("a session workload is not swept (give --sessions-in-flight)");
             boost::asio::io_context io;
             load::driver driver = make_driver(io, where_, options_, a_);
-            for (const auto& [label, level] : todo) {
+            for (std::size_t i = 0; i < todo.size(); ++i) {
+                const auto& [label, level] = todo[i];
                 run_point point;
                 point.label = label;
                 point.log = dir_ / (label + ".jsonl");
@@ -752,6 +805,10 @@ private:
                 if (totals.stopped) {
                     record(label, point.params, "interrupted", "stopped by a signal", totals.sent, totals.ok);
                     return exit_interrupted;
+                }
+                if (load::is_failure_stop(totals.drained_kind)) { // the failure guard: see record_stop
+                    record_stop(config, todo, i, totals, server, server_log);
+                    return server ? 0 : exit_server_failing;
                 }
                 if (server && !server->running()) {
                     say(fmt::format("servestat load: the server {} during {}; last lines of {}:\n{}",
@@ -779,6 +836,7 @@ private:
     load::dimension swept_;
     std::vector<load::dimension> grid_;
     load::manifest manifest_;
+    std::size_t guard_stops_ = 0; // levels the failure guard stopped in this invocation
 };
 
 } // namespace

@@ -46,6 +46,10 @@ struct load_args {
     double cancel_rate = 0;                 // share of requests the driver aborts
     std::string cancel_after;               // seconds after sending, a distribution (load/distribution.hpp)
     std::int32_t sessions_in_flight = 0;    // multi-turn workloads: sessions running at once
+    // The failure guard (load/failure_guard.hpp): stop sending when the server is gone or failing.
+    std::size_t max_connection_failures = 10; // in a row; 0: never
+    std::optional<double> max_error_rate;     // over the last error_window requests; unset: never
+    std::size_t error_window = 50;
     // Context budget.
     bool no_budget = false;
     std::int32_t margin = 16;
@@ -113,6 +117,18 @@ inline void add_load_options(CLI::App& cmd, load_args& a) {
     cmd.add_option("--sessions-in-flight", a.sessions_in_flight, "Multi-turn workloads: sessions running at once "
                                                                  "(turns within a session run in order)")
         ->check(CLI::PositiveNumber);
+    cmd.add_option("--max-connection-failures", a.max_connection_failures,
+                   "Stop sending after N connection failures in a row (refused, reset, TLS): the server is gone; "
+                   "0 = never")
+        ->capture_default_str();
+    auto* max_error_rate = cmd.add_option("--max-error-rate", a.max_error_rate,
+                                          "Stop sending when more than this share (0-1) of the last --error-window "
+                                          "requests failed (default: never)")
+                               ->check(CLI::Range(0.0, 1.0));
+    cmd.add_option("--error-window", a.error_window, "Requests --max-error-rate is judged over, once that many completed")
+        ->check(CLI::PositiveNumber)
+        ->needs(max_error_rate)
+        ->capture_default_str();
     cmd.add_option("--timeout", a.timeout, "Seconds a request may take; then it is logged as a timeout")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

@@ -46,15 +46,20 @@ int run_simulate_command(const simulate_args& a) {
     options.engine = simulate_engine_config(a);
     options.tls_cert = a.tls_cert;
     options.tls_key = a.tls_key;
+    options.fail_rate = a.fail_rate;
+    options.fail_after = a.fail_after;
     sim::server server(options);
 
     boost::asio::signal_set signals(server.context(), SIGINT, SIGTERM);
     signals.async_wait([&server](const boost::system::error_code& ec, int) {
         if (!ec) server.stop();
     });
-    std::fputs(fmt::format("servestat simulate: {}{}, time scale {}: {}\n", a.model,
+    const auto failing = a.fail_rate <= 0 ? std::string()
+                         : fmt::format("; failing {} of generation requests with HTTP 500 from {} s after the first",
+                                       a.fail_rate, a.fail_after);
+    std::fputs(fmt::format("servestat simulate: {}{}, time scale {}: {}{}\n", a.model,
                            a.preset.empty() ? std::string() : fmt::format(" (preset {})", a.preset), a.time_scale,
-                           describe(options.engine))
+                           describe(options.engine), failing)
                    .c_str(),
                stderr);
     // Scripts and tests read the port from this line, so it is the only one on stdout.

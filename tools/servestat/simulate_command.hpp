@@ -36,6 +36,10 @@ struct simulate_args {
     std::optional<std::int32_t> block_size, prefix_cache_tokens;
     // HTTPS: a PEM certificate (chain) and its private key; both empty: plain HTTP.
     std::string tls_cert, tls_key;
+    // Failure injection: a seeded share of generation requests answered HTTP 500, from fail_after
+    // simulated seconds after the first one on.
+    double fail_rate = 0;
+    double fail_after = 0;
 };
 
 namespace detail {
@@ -102,6 +106,14 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
                    "PEM certificate (chain) to serve HTTPS with; needs --tls-key")
         ->type_name("FILE");
     cmd.add_option("--tls-key,--ssl-keyfile", a.tls_key, "PEM private key of --tls-cert")->type_name("FILE");
+    auto* fail_rate = cmd.add_option("--fail-rate", a.fail_rate, "Answer this share (0-1) of generation requests "
+                                                                 "with HTTP 500, drawn from --seed (default 0)")
+                          ->check(CLI::Range(0.0, 1.0));
+    cmd.add_option("--fail-after", a.fail_after, "Start failing requests this many simulated seconds after the first "
+                                                 "generation request (default 0)")
+        ->check(CLI::NonNegativeNumber)
+        ->needs(fail_rate)
+        ->type_name("SECONDS");
 }
 
 // The preset (or the defaults) with the flags given on top; throws usage_error on an unknown preset

@@ -127,7 +127,7 @@ struct manifest_point {
     std::string label;
     std::string log; // file name within the directory
     nlohmann::ordered_json params;
-    std::string status; // "done", "failed" or "interrupted"
+    std::string status; // "done", "failed", "interrupted", "stopped" (the failure guard) or "not_run" (after a stopped level)
     std::string error;
     std::size_t requests = 0;
     std::size_t ok = 0;

@@ -85,6 +85,11 @@ struct server_options {
     double io_timeout = 60;          // seconds an idle connection is kept, or a write may stall
     std::string tls_cert, tls_key;   // PEM files; both set: HTTPS, both empty: HTTP
     std::size_t response_store_capacity = response_store::default_capacity; // stored Responses
+    // Failure injection (docs/simulator.md): from `fail_after` simulated seconds after the first
+    // generation request on, a share `fail_rate` of generation requests, drawn from `seed` and each
+    // request's arrival number, is answered HTTP 500 at once. 0: none (and nothing else changes).
+    double fail_rate = 0;
+    double fail_after = 0;
 };
 
 namespace detail {
@@ -484,6 +489,7 @@ private:
                 if (auto why = engine_.inadmissible(g.prompt_tokens, effective_max_tokens(g, max_model_len())))
                     throw api_error(400, "BadRequestError", *why);
                 if (stopping_) throw api_error(503, "ServiceUnavailableError", "The server is shutting down");
+                inject_failure();
                 return {std::nullopt, std::move(g), std::nullopt};
             }
             if (path == "/v1/responses") {
@@ -493,6 +499,7 @@ private:
                 if (auto why = engine_.inadmissible(g.prompt_tokens, max_tokens_of(g)))
                     throw api_error(400, "BadRequestError", *why);
                 if (stopping_) throw api_error(503, "ServiceUnavailableError", "The server is shutting down");
+                inject_failure();
                 return {std::nullopt, std::move(g), std::move(r)};
             }
             if (path == "/tokenize") {
@@ -525,6 +532,21 @@ private:
             if (e.status() == 405) response.set(http::field::allow, detail::to_beast(allowed_method(path)));
             return {std::move(response), std::nullopt, std::nullopt};
         }
+    }
+
+    // --fail-rate: throws the HTTP 500 a failing engine answers with for this generation request, when
+    // the draw for its arrival number says so. The draws depend on the seed and the arrival order
+    // alone, so a seed fails the same requests of the same run.
+    void inject_failure() {
+        if (options_.fail_rate <= 0) return;
+        const double now = sim_now();
+        if (!first_generation_) first_generation_ = now;
+        const std::uint64_t n = generations_++;
+        if (now - *first_generation_ < options_.fail_after) return;
+        servestat::detail::xoshiro256 rng(servestat::detail::mix64(options_.seed ^ 0x6661696c75726573ULL) ^ n);
+        if (servestat::detail::uniform_open_closed(rng) > options_.fail_rate) return;
+        throw api_error(500, "InternalServerError",
+                        fmt::format("Simulated engine failure (servestat simulate --fail-rate {})", options_.fail_rate));
     }
 
     static std::string_view allowed_method(std::string_view path) {
@@ -899,6 +921,8 @@ private:
     double last_arrival_ = 0; // simulated arrival of the latest request
     std::uint64_t last_id_ = 0;
     bool stopping_ = false;
+    std::optional<double> first_generation_; // simulated arrival of the first generation request (--fail-after)
+    std::uint64_t generations_ = 0;          // generation requests routed (--fail-rate's draws)
 };
 
 } // namespace servestat::sim
