@@ -3,9 +3,9 @@
 
 - HTTPS against `servestat simulate --tls-cert` with a certificate the openssl command makes: verified
   with --cacert, refused without it (a clear error, no log), accepted with --insecure; connect and
-  TLS handshake times logged apart; a certificate for another name, a closed port: every request is
-  logged as a transport error and the run completes; the API key (--api-key-env) and --header values
-  appear in no output.
+  TLS handshake times logged apart; a certificate for another name, a closed port: every request sent
+  is logged as a transport error, and the failure guard stops the run after 10 in a row (exit 4); the
+  API key (--api-key-env) and --header values appear in no output.
 - The Responses API (--endpoint responses) against the simulator, and a hand-written HTTPS server
   whose Responses stream ends without response.completed or is cut mid-stream.
 - Multi-turn sessions with a shared system prompt against the simulator's prefix cache: turns in
@@ -151,27 +151,43 @@ def test_https():
         sim.stop()
 
     # A certificate for another name, with its CA trusted: refused before the run, or (with --model
-    # and --max-model-len, nothing asked of the server first) each request logs why.
+    # and --max-model-len, nothing asked of the server first) each request logs why, until the failure
+    # guard stops the run after 10 connection failures in a row (exit 4); with 2 clients, the 10th
+    # failure may leave one more in flight.
     sim = Simulator("--time-scale", "50", tls="other")
     try:
         r = load(sim.url, "--workload", workload, "--concurrency", 1, "-n", 2, "--cacert", CERTS["other"][0],
                  "-o", path("mismatch0.jsonl"))
         check(r.returncode == 3 and "mismatch" in r.stderr, f"name mismatch: {r.returncode} {r.stderr!r}")
         log = path("mismatch.jsonl")
-        r = load_ok(sim.url, "--workload", workload, "--concurrency", 2, "-n", 4, "--cacert", CERTS["other"][0],
-                    "--model", base.MODEL, "--max-model-len", 4096, "--heuristic-tokens", "-o", log)
-        _, reqs = read_log(log, "mismatch")
-        check(len(reqs) == 4 and all(q["status"] == "transport" and "IP address mismatch" in q["error"]
-                                     for q in reqs), f"each request a transport error: {[q.get('error') for q in reqs]}")
-        check("running with --model" in r.stderr, f"the driver says why it ran: {r.stderr!r}")
+        r = load(sim.url, "--workload", workload, "--concurrency", 2, "-n", 30, "--cacert", CERTS["other"][0],
+                 "--model", base.MODEL, "--max-model-len", 4096, "--heuristic-tokens", "-o", log)
+        header, reqs = read_log(log, "mismatch")
+        check(r.returncode == 4 and 10 <= len(reqs) <= 11 and
+              header.get("run", {}).get("end", {}).get("requests_sent") == len(reqs) and
+              all(q["status"] == "transport" and "IP address mismatch" in q["error"] for q in reqs),
+              f"each request sent a transport error, then stopped: exit {r.returncode}, "
+              f"{[q.get('error') for q in reqs]}")
+        check("running with --model" in r.stderr and "stops after 10 in a row" in r.stderr and
+              "10 connection failures in a row (last: " in r.stderr and "IP address mismatch" in r.stderr,
+              f"the driver says why it ran and why it stopped: {r.stderr!r}")
     finally:
         sim.stop()
     log = path("closed.jsonl")
-    load_ok(f"https://127.0.0.1:{base.free_port()}", "--workload", workload, "--concurrency", 2, "-n", 4,
-            "--model", base.MODEL, "--no-budget", "--heuristic-tokens", "-o", log)
-    _, reqs = read_log(log, "closed port")
-    check(len(reqs) == 4 and all(q["status"] == "transport" and "refused" in q["error"].lower() for q in reqs),
-          f"an unreachable HTTPS host: {[q.get('error') for q in reqs]}")
+    r = load(f"https://127.0.0.1:{base.free_port()}", "--workload", workload, "--concurrency", 2, "-n", 30,
+             "--model", base.MODEL, "--no-budget", "--heuristic-tokens", "-o", log)
+    header, reqs = read_log(log, "closed port")
+    check(r.returncode == 4 and 10 <= len(reqs) <= 11 and
+          header.get("run", {}).get("end", {}).get("reason") == "server_gone" and
+          all(q["status"] == "transport" and "refused" in q["error"].lower() for q in reqs),
+          f"an unreachable HTTPS host: exit {r.returncode}, {[q.get('error') for q in reqs]}")
+    # --max-connection-failures 0: no guard; every request is sent and logged as before.
+    log = path("closed-unguarded.jsonl")
+    load_ok(f"https://127.0.0.1:{base.free_port()}", "--workload", workload, "--concurrency", 2, "-n", 30,
+            "--model", base.MODEL, "--no-budget", "--heuristic-tokens", "--max-connection-failures", 0, "-o", log)
+    header, reqs = read_log(log, "closed port, unguarded")
+    check(len(reqs) == 30 and header.get("run", {}).get("end", {}).get("reason") == "completed" and
+          all(q["status"] == "transport" for q in reqs), f"without the guard: {len(reqs)} requests")
 
 
 def responses_event(kind, data):
