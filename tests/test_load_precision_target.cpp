@@ -195,11 +195,26 @@ TEST_CASE("the observer stops sending once every target is met, and run.end cove
     CHECK(u["low"].get<double>() == Approx(1.000).epsilon(1e-12));
     CHECK(u["high"].get<double>() == Approx(1.5).epsilon(1e-12));
     CHECK(u["half_width"].get<double>() == Approx(0.49 / 1.010).epsilon(1e-12));
-    CHECK(u["met"] == false); // the late 1.5 s request widened it: the log, not the stop, decides
+    CHECK(u["met"] == true); // reached when sending stopped; the late 1.5 s request widened the log's interval
     CHECK(u["stopped_at"]["requests"] == 7);
     CHECK(u["stopped_at"]["n"] == 6);
     CHECK(u["stopped_at"]["half_width"].get<double>() == Approx(0.0125 / 1.0075).epsilon(1e-12));
-    CHECK_THAT(o.summary(), Catch::Contains("--until e2e.p50:5% not reached: ±48.5% over 8 requests"));
+    CHECK(o.summary() == "--until e2e.p50:5%: ±48.5% over all 8 requests logged (the 1 that completed after sending "
+                         "stopped moved it)");
+}
+
+TEST_CASE("a stop whose target still holds over the final log adds nothing to the summary", "[precision_target]") {
+    precision_observer o({parse_precision_target("e2e.mean:5%")});
+    CHECK_FALSE(o.observe(ok_request(1.00)));
+    const auto stop = o.observe(ok_request(1.01)); // mean 1.005, t_{0.975,1}·s/√2 = 12.706·0.00707/1.414 = 6.3%: not yet
+    CHECK_FALSE(stop);
+    REQUIRE(o.observe(ok_request(1.005))); // s = 0.005, t_{0.975,2} = 4.303: 4.303·0.005/√3 / 1.005 = 1.24%
+    CHECK_FALSE(o.observe(ok_request(1.004)));
+    nlohmann::ordered_json end;
+    o.finished(end);
+    CHECK(end["until"][0]["met"] == true);
+    CHECK(end["until"][0]["n"] == 4);
+    CHECK(o.summary().empty());
 }
 
 TEST_CASE("a run that ends before its target is met records what it reached", "[precision_target]") {

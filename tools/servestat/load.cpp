@@ -26,6 +26,7 @@
 #include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
 #include <servestat/load/failure_guard.hpp>    // failure_guard, is_failure_stop
 #include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
+#include <servestat/load/precision_target.hpp> // precision_observer, parse_precision_targets (--until)
 #include <servestat/load/run_observer.hpp>     // run_observer, stop_request
 #include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
 #include <servestat/load/session.hpp>          // session workloads
@@ -275,6 +276,8 @@ public:
         if (cancelled_ > 0) extra += fmt::format("; {} cancelled", cancelled_);
         if (totals.turns_not_sent > 0)
             extra += fmt::format("; {} later turns not sent (their session's turn failed)", totals.turns_not_sent);
+        for (const auto& o : watching_)
+            if (auto text = o->summary(); !text.empty()) extra += "; " + text;
         const std::string early = totals.stopped                  ? " (stopped early)"
                                   : !totals.drained_reason.empty() ? " (stopped sending: " + totals.drained_reason + ")"
                                                                    : "";
@@ -367,6 +370,7 @@ nlohmann::ordered_json run_header(const load_args& a, const run_point& point, co
     if (p.is_open_loop() && p.max_concurrency > 0) params["max_concurrency"] = p.max_concurrency;
     if (a.requests && w.sessions.empty()) params["requests"] = *a.requests;
     if (a.duration) params["duration"] = *a.duration;
+    if (!a.until.empty()) params["until"] = a.until;
     params["seed"] = a.seed;
     params["stream"] = !a.no_stream;
     if (a.max_tokens) params["max_tokens"] = *a.max_tokens;
@@ -442,6 +446,7 @@ observers observers_for(const load_args& a, const run_point& /*point*/) {
     observers out;
     out.push_back(std::make_unique<load::failure_guard>(
         load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
+    if (!a.until.empty()) out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true)));
     return out;
 }
 
@@ -612,6 +617,7 @@ nlohmann::ordered_json sweep_settings(const load_args& a) {
     s["trace"] = a.trace;
     s["requests"] = a.requests ? nlohmann::ordered_json(*a.requests) : nlohmann::ordered_json();
     s["duration"] = a.duration ? nlohmann::ordered_json(*a.duration) : nlohmann::ordered_json();
+    if (!a.until.empty()) s["until"] = a.until; // only when given: manifests written before --until compare equal
     s["seed"] = a.seed;
     s["sweep"] = a.sweep;
     s["grid"] = a.grid;
@@ -853,6 +859,7 @@ load::token_counter server_token_counter_for(const std::string& url, const std::
 }
 
 int run_load_command(const load_args& a) {
+    load::parse_precision_targets(a.until, a.requests || a.duration || !a.trace.empty()); // usage errors before any request
     const auto where = load::parse_url(a.url);
     if (!a.sweep.empty() || !a.grid.empty()) return sweep_runner(a, where).run();
     return run_single(a, where);

@@ -36,6 +36,7 @@ struct load_args {
     double trace_time_scale = 1.0;
     std::optional<std::size_t> requests;
     std::optional<double> duration;
+    std::vector<std::string> until; // --until METRIC.STATISTIC:HALF_WIDTH% (load/precision_target.hpp)
     std::uint64_t seed = 0;
     std::size_t warmup = 0;
     // Requests.
@@ -106,6 +107,9 @@ inline void add_load_options(CLI::App& cmd, load_args& a) {
     r->excludes(t);
     cmd.add_option("-n,--requests", a.requests, "Number of requests");
     cmd.add_option("--duration", a.duration, "Seconds to keep starting requests")->check(CLI::PositiveNumber);
+    cmd.add_option("--until", a.until, "Stop sending once a statistic is that precise, e.g. e2e.p99:5% (its 95% "
+                                       "interval within ±5%); repeatable, all must be met; needs -n or --duration")
+        ->delimiter(',');
     cmd.add_option("--seed", a.seed, "Seed of the arrival times and of the prompt order")->capture_default_str();
     cmd.add_option("--warmup", a.warmup, "Requests sent first and left out of the log");
 

@@ -295,7 +295,9 @@ public:
     }
 
     // run.end.until: each target over every logged ok request (those that completed after sending
-    // stopped included), so that stats on the final log reports the same interval.
+    // stopped included), so that stats on the final log reports the same interval. `met`: the target
+    // was reached, at the check that stopped sending (`stopped_at`) or over the final log; the requests
+    // in flight when sending stopped can move the final half-width a little either way.
     void finished(nlohmann::ordered_json& end) override {
         auto list = nlohmann::ordered_json::array();
         summary_.clear();
@@ -316,7 +318,7 @@ public:
             j["half_width"] = number(e.half_width);
             j["n"] = e.n;
             j["requests"] = requests_;
-            j["met"] = e.met(t);
+            j["met"] = stopped_ || e.met(t);
             if (stopped_) {
                 nlohmann::ordered_json at;
                 at["requests"] = stopped_requests_;
@@ -325,12 +327,19 @@ public:
                 j["stopped_at"] = std::move(at);
             }
             list.push_back(std::move(j));
-            if (!e.met(t)) summary_ += (summary_.empty() ? "" : "; ") + not_reached(t, e, states_[i].needed);
+            if (stopped_ && !e.met(t))
+                summary_ += (summary_.empty() ? "" : "; ") +
+                            fmt::format("--until {}: ±{}% over all {} requests logged (the {} that completed after "
+                                        "sending stopped moved it)", t.spec, percent_text(e.half_width.value_or(0)),
+                                        requests_, requests_ - stopped_requests_);
+            else if (!e.met(t))
+                summary_ += (summary_.empty() ? "" : "; ") + not_reached(t, e, states_[i].needed);
         }
         end["until"] = std::move(list);
     }
 
-    // What the stderr summary adds: the targets the log does not meet, and what it reached.
+    // What the stderr summary adds: the targets not reached and how far they got; after a stop, a
+    // target the requests in flight moved past its half-width.
     std::string summary() const override { return summary_; }
 
 private:
