@@ -28,6 +28,7 @@
 #include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
 #include <servestat/load/precision_target.hpp> // precision_observer, parse_precision_targets (--until)
 #include <servestat/load/run_observer.hpp>     // run_observer, stop_request
+#include <servestat/load/self_measure.hpp>     // self_measure (run.end.client)
 #include <servestat/load/server_api.hpp>       // read_models, server_token_counter, scrape_metrics
 #include <servestat/load/session.hpp>          // session workloads
 #include <servestat/load/sweep_plan.hpp>       // sweep points, manifest, server process
@@ -447,6 +448,7 @@ observers observers_for(const load_args& a, const run_point& /*point*/) {
     out.push_back(std::make_unique<load::failure_guard>(
         load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
     if (!a.until.empty()) out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true)));
+    out.push_back(std::make_unique<load::self_measure>());
     return out;
 }
 
@@ -482,6 +484,8 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
     auto header = run_header(a, point, w, server, now_iso());
     log.write(load::header_line(header));
     const auto watching = observers_for(a, point);
+    for (const auto& o : watching) // the self-measurement also hooks into the driver
+        if (auto* probe = dynamic_cast<load::run_probe*>(o.get())) driver.set_probe(probe);
     driver.on_start([&watching](load::steady::time_point t) {
         for (const auto& o : watching) o->started(t);
     });
@@ -501,6 +505,7 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
     const auto totals = sessions ? driver.run_sessions(session_pattern_for(a), w.sessions, w.session_options, record)
                                  : driver.run(point.pattern, plan, record);
     driver.on_start({});
+    driver.set_probe(nullptr);
     header["end"] = run_end(totals, watching);
     log.rewrite_header(load::header_line(header));
     shown.finish(point.log, totals);

@@ -15,6 +15,7 @@
 #include <servestat/servestat.hpp>
 #include <servestat/core/utf8.hpp>          // shortened_text
 #include <servestat/report/few_samples.hpp> // few_samples_note
+#include <servestat/stats/client_limits.hpp> // check_client, client_limit_sentence
 #include <servestat/stats/sample_size.hpp>  // rests_on_few_samples, few_sample_percentiles
 
 #include "analysis_options.hpp" // analysis_args, for_each_input_run
@@ -323,6 +324,8 @@ inline std::string format_stats_table(const std::vector<run_stats>& runs, const 
             out += detail::breakdown_table(r.time_breakdown);
         }
         out += detail::notes_and_reported(r);
+        // servestat's driver may have limited its own run (run.end.client; docs/sweeps.md#run-validity).
+        if (const auto c = check_client(r.meta.run_end)) out += "  warning: " + client_limit_sentence(*c) + "\n";
     }
     return out;
 }

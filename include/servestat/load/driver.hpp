@@ -76,6 +76,22 @@ struct session_pattern {
 // reuse a connection idle for longer than this, so a request never races the server's close.
 inline constexpr double reuse_idle_seconds = 4.0;
 
+// The client's measurement of itself (self_measure.hpp) hooked into the run it measures: `begin` on the
+// run's thread just before anything is sent (it arms a timer on the io_context), `end` when the run's
+// last request is done (it cancels that timer, or io_context::run would never return), and `late`
+// with how long the client took to start a request that it could have started: an open loop's start
+// behind its t_sched, or behind the moment --max-concurrency freed its slot when it had to wait for
+// one (that wait is the test's, logged as client_queue); a session turn's behind its t_sched; a closed
+// loop client's next request behind the end of its previous response (`turnaround`).
+class run_probe {
+public:
+    enum class lateness { schedule, turnaround };
+    virtual ~run_probe() = default;
+    virtual void begin(net::io_context& io, steady::time_point run_start) = 0;
+    virtual void end() = 0;
+    virtual void late(lateness kind, double seconds) = 0;
+};
+
 class driver {
 public:
     using plan_function = std::function<const planned_request&(std::size_t index)>;
@@ -100,6 +116,7 @@ private:
         std::unordered_set<connection*> active;
         net::steady_timer* due = nullptr; // the dispatcher's wait for the next start
         net::steady_timer slot;           // cancelled when an open-loop request ends
+        std::optional<steady::time_point> slot_freed; // when a slot came free since the dispatcher began to wait
         net::signal_set* signals = nullptr;
         std::size_t live = 0; // coroutines of this run still going
         std::size_t connections = 0;
@@ -124,6 +141,8 @@ public:
     void set_cancellation(cancel_function f) { cancel_ = std::move(f); }
     // Called when a run's clock starts (t = 0 of its logged times), before anything is sent.
     void on_start(std::function<void(steady::time_point)> f) { on_start_ = std::move(f); }
+    // Told how the client itself keeps up (run_probe above); nullptr for none.
+    void set_probe(run_probe* p) { probe_ = p; }
     const tcp::resolver::results_type& addresses() const { return addresses_; }
     const http_options& options() const { return options_; }
 
@@ -208,11 +227,13 @@ private:
             if (!ec) stop();
         });
         if (on_start_) on_start_(s.start);
+        if (probe_) probe_->begin(io_, s.start);
         start();
         io_.restart();
         try {
             io_.run();
         } catch (...) {
+            if (probe_) probe_->end();
             state_ = nullptr;
             throw;
         }
@@ -225,8 +246,11 @@ private:
     // io_context::run returns.
     void spawn(state& s, net::awaitable<void> work) {
         ++s.live;
-        net::co_spawn(io_, std::move(work), [&s](std::exception_ptr e) {
-            if (--s.live == 0 && s.signals) s.signals->cancel();
+        net::co_spawn(io_, std::move(work), [this, &s](std::exception_ptr e) {
+            if (--s.live == 0) {
+                if (s.signals) s.signals->cancel();
+                if (probe_) probe_->end();
+            }
             if (e) std::rethrow_exception(e);
         });
     }
@@ -237,7 +261,8 @@ private:
         if (!p.requests && !p.duration) throw usage_error("give a number of requests (-n) or a --duration");
     }
 
-    net::awaitable<void> send_one(state& s, connection& conn, std::size_t index, double t_sched) {
+    // Returns the request's t_end.
+    net::awaitable<double> send_one(state& s, connection& conn, std::size_t index, double t_sched) {
         const planned_request& p = s.plan(index);
         request_result r;
         r.id = std::to_string(index);
@@ -248,6 +273,7 @@ private:
         r.trimmed = p.trimmed;
         co_await send_tracked(s, conn, p.http, r, index);
         s.on_result(r);
+        co_return r.t_end;
     }
 
     // Sends on `conn` and counts what the run totals need; `key` picks the request's cancellation.
@@ -290,6 +316,9 @@ private:
                     co_await think.async_wait(net::redirect_error(net::use_awaitable, ec));
                     if (starting_ended(s)) break;
                 }
+                // A first turn starts when its session is picked: it has no schedule to be late for.
+                if (probe_ && c.next_turn() > 1)
+                    probe_->late(run_probe::lateness::schedule, std::chrono::duration<double>(steady::now() - due).count());
                 request_result r;
                 r.id = std::to_string(s.sent);
                 r.t_sched = std::chrono::duration<double>(due - s.start).count();
@@ -334,9 +363,12 @@ private:
     }
 
     net::awaitable<void> closed_client(state& s, connection& conn) {
+        double previous_end = -1; // this client's previous response's end, when it had one
         while (!closed_loop_done(s)) {
             const auto index = s.next++;
-            co_await send_one(s, conn, index, detail::seconds_since(s.start));
+            const double now = detail::seconds_since(s.start);
+            if (probe_ && previous_end >= 0) probe_->late(run_probe::lateness::turnaround, now - previous_end);
+            previous_end = co_await send_one(s, conn, index, now);
         }
         conn.close();
     }
@@ -351,10 +383,15 @@ private:
         return std::make_unique<connection>(io_.get_executor(), where_, addresses_, options_);
     }
 
-    net::awaitable<void> open_request(state& s, std::size_t index) {
+    // `earliest`: when the request could have started (its t_sched, or when its slot came free).
+    net::awaitable<void> open_request(state& s, std::size_t index, steady::time_point earliest) {
+        if (probe_)
+            probe_->late(run_probe::lateness::schedule,
+                         std::max(0.0, std::chrono::duration<double>(steady::now() - earliest).count()));
         auto conn = take_connection(s);
         co_await send_one(s, *conn, index, s.pattern.schedule[index]);
         --s.in_flight;
+        if (!s.slot_freed) s.slot_freed = steady::now();
         s.slot.cancel();
         if (conn->is_open() && !s.stopping) s.idle.push_back(std::move(conn));
     }
@@ -363,17 +400,23 @@ private:
         net::steady_timer due(io_);
         s.due = &due;
         const auto& schedule = s.pattern.schedule;
+        // When the slot the dispatcher last waited for came free: no later request could start before.
+        steady::time_point free_since = s.start;
         for (std::size_t i = 0; i < schedule.size() && !starting_ended(s); ++i) {
-            due.expires_at(s.start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(schedule[i])));
+            const auto due_at = s.start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(schedule[i]));
+            due.expires_at(due_at);
             boost::system::error_code ec;
             co_await due.async_wait(net::redirect_error(net::use_awaitable, ec));
+            const bool full = s.pattern.max_concurrency > 0 && s.in_flight >= s.pattern.max_concurrency;
+            if (full) s.slot_freed.reset();
             while (s.pattern.max_concurrency > 0 && s.in_flight >= s.pattern.max_concurrency && !starting_ended(s)) {
                 s.slot.expires_at(steady::time_point::max());
                 co_await s.slot.async_wait(net::redirect_error(net::use_awaitable, ec));
             }
             if (starting_ended(s)) break;
+            if (full && s.slot_freed) free_since = *s.slot_freed;
             ++s.in_flight;
-            spawn(s, open_request(s, i));
+            spawn(s, open_request(s, i, std::max(due_at, free_since)));
         }
         s.due = nullptr;
     }
@@ -385,6 +428,7 @@ private:
     state* state_ = nullptr;
     cancel_function cancel_;
     std::function<void(steady::time_point)> on_start_;
+    run_probe* probe_ = nullptr;
 };
 
 } // namespace servestat::load

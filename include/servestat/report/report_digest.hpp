@@ -572,6 +572,49 @@ inline std::string name_list(const std::vector<std::string>& items, std::size_t 
 
 inline std::string count_text(double n) { return fmt::format("{:.0f}", n); }
 
+// The runs servestat's load driver may have limited (run.end.client over stats/client_limits.hpp's
+// limits): a sentence each, "this run" in a report of one; more than two in one sentence naming them.
+inline std::vector<summary_sentence> client_sentences(std::span<const run_stats> runs,
+                                                      std::span<const sweep_analysis> sweeps) {
+    const servestat::validity_options limits;
+    std::vector<std::pair<std::string, client_limit>> limited;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (auto c = check_client(runs[i].meta.run_end, limits.client))
+            limited.emplace_back(runs.size() == 1 ? std::string("this run") : validity_name(sweeps, i, runs[i]), *c);
+    std::vector<summary_sentence> out;
+    if (limited.size() <= 2) {
+        for (const auto& [who, c] : limited) out.push_back({9.15, client_limit_sentence(c, who), true});
+        return out;
+    }
+    std::vector<std::string> names;
+    bool lag = false, turnaround = false, loop = false, cpu = false;
+    for (const auto& [who, c] : limited) {
+        names.push_back(who);
+        lag = lag || c.schedule_lag;
+        turnaround = turnaround || c.turnaround;
+        loop = loop || c.loop_delay;
+        cpu = cpu || c.cpu_share;
+    }
+    std::vector<std::string> what;
+    if (lag) what.push_back("its send schedule slipped");
+    if (turnaround) what.push_back("it was slow to send again after a response");
+    if (loop) what.push_back("its event loop ran late");
+    if (cpu) what.push_back(fmt::format("it used {:.0f}% or more of one core", limits.client.cpu_share * 100));
+    std::string reasons;
+    for (std::size_t i = 0; i < what.size(); ++i)
+        reasons.append(i == 0 ? "" : i + 1 == what.size() ? " or " : ", ").append(what[i]);
+    const bool late_sends = lag || turnaround, late_stamps = loop || cpu;
+    out.push_back({9.15,
+                   fmt::format("The client may have limited {} runs ({}): in each {} (run.end.client in their logs); {}.",
+                               limited.size(), name_list(names), reasons,
+                               late_sends && late_stamps ? "requests went out later than planned and the latencies may "
+                                                           "include the client's own delay"
+                               : late_sends ? "requests went out later than planned, so the server saw less load than configured"
+                                            : "their latencies may include the client's own delay"),
+                   true});
+    return out;
+}
+
 // The runs' validity issues, one sentence per kind, each naming its runs; stragglers and levels
 // run out of order come from the sweep analysis. `told` receives the runs whose errors are told,
 // so that their context-overflow finding is not told again.
@@ -699,6 +742,7 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         } else
             out.push_back({8.9, fmt::format("Short runs: {}{}", name_list(tiny), consequence), true});
     }
+    for (auto& s : client_sentences(runs, sweeps)) out.push_back(std::move(s));
     return out;
 }
 

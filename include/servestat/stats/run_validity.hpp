@@ -13,6 +13,7 @@
 #include <utility>     // std::pair
 
 #include "servestat/core/run.hpp"          // run_metadata, find_reported, run_kind
+#include "servestat/stats/client_limits.hpp" // check_client, client_limit, client_limits
 #include "servestat/stats/error_kinds.hpp" // error_kind
 #include "servestat/stats/run_stats.hpp"   // run_stats
 
@@ -24,6 +25,7 @@ struct validity_options {
     double tiny_requests = 100; // a run of at most this many requests is tiny
     double tiny_seconds = 10;   // and so is one that lasted less than this
     double error_share = 0.01;         // an error rate above this is told
+    client_limits client;              // servestat's driver's own lag, loop delay and CPU (run.end.client)
 };
 
 // What a run was configured to do and did not: `param` names the setting ("benchmark_duration",
@@ -58,6 +60,7 @@ struct run_validity {
     std::optional<driver_stop> stopped_by_driver;
     std::optional<tiny_run> tiny;
     std::optional<error_rate> errors;
+    std::optional<client_limit> client; // the load driver may have limited the run (client_limits.hpp)
     bool ended_early() const { return ended_early_time || ended_early_count || stopped_by_driver; }
 };
 
@@ -162,6 +165,7 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
         out.ended_early_count = early_end{n->first, n->second, *requests};
     if ((requests && *requests <= o.tiny_requests) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
     if (const auto e = run_errors(r); e && e->share() > o.error_share) out.errors = e;
+    out.client = check_client(r.meta.run_end, o.client);
     return out;
 }
 
