@@ -653,6 +653,46 @@ def test_bad_preset_queues_at_higher_concurrency():
         sim.stop()
 
 
+def test_kv_cache_capacity_preempts_and_metrics_show_it():
+    # 64 usable blocks of 16 (--kv-cache-tokens 1040: 65, one the null block); 8 requests of 100 prompt
+    # tokens and 150 output tokens need up to 16 blocks each, 128 in all: the latest admitted are
+    # preempted, recompute, and every request still completes with all its tokens. Each request lasts
+    # ~0.2 s of wall time (time scale 5), so the 8 overlap however the threads are scheduled.
+    sim = Simulator("--kv-cache-tokens", "1040", "--max-model-len", "256", "--time-scale", "5")
+    try:
+        body = {"model": MODEL, "prompt": "word " * 100, "max_tokens": 150}
+        results = [None] * 8
+        barrier = threading.Barrier(8)
+
+        def client(i):
+            barrier.wait()
+            results[i] = sim.post("/v1/completions", body)
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for status, _, out in results:
+            check(status == 200 and json.loads(out)["usage"]["completion_tokens"] == 150,
+                  f"a request under KV pressure completes: {status} {out[:200]!r}")
+        _, _, text = sim.request("GET", "/metrics", headers={})
+        text = text.decode()
+        check("# TYPE vllm:kv_cache_usage_perc gauge" in text and "# TYPE vllm:num_preemptions_total counter" in text,
+              "KV-cache gauge and preemption counter with their TYPE lines")
+        check(metric_value(text, "vllm:num_preemptions_total") > 0,
+              f"preemptions counted: {metric_value(text, 'vllm:num_preemptions_total')}")
+        check(metric_value(text, "vllm:kv_cache_usage_perc") == 0, "the cache is empty once all finished")
+    finally:
+        sim.stop()
+    # Unlimited (the shared server, no preset): no usage to report, no preemption.
+    check(server.metric("vllm:kv_cache_usage_perc") is None and server.metric("vllm:num_preemptions_total") == 0,
+          "unlimited capacity: no kv_cache_usage_perc, num_preemptions_total 0")
+    res = subprocess.run([SERVESTAT, "simulate", "--kv-cache-tokens", "4096"], capture_output=True, text=True)
+    check(res.returncode == 2 and "kv_cache_tokens" in res.stderr,
+          f"a KV cache smaller than max_model_len + the null block is refused: {res.returncode} {res.stderr!r}")
+
+
 def test_options_presets_and_overrides():
     res = subprocess.run([SERVESTAT, "simulate", "--list-presets"], capture_output=True, text=True)
     check(res.returncode == 0 and "l4-qwen2.5-3b-bad" in res.stdout and "l4-qwen2.5-3b-fair" in res.stdout,
@@ -695,5 +735,6 @@ if __name__ == "__main__":
                               test_bad_requests_get_4xx_and_the_server_keeps_serving,
                               test_500_concurrent_streams_all_complete,
                               test_vanished_clients_are_cancelled_and_the_server_goes_on,
-                              test_bad_preset_queues_at_higher_concurrency, test_options_presets_and_overrides,
+                              test_bad_preset_queues_at_higher_concurrency,
+                              test_kv_cache_capacity_preempts_and_metrics_show_it, test_options_presets_and_overrides,
                               test_sigterm_ends_streams_and_exits_0_quickly]))

@@ -26,6 +26,7 @@
 #include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
 #include <servestat/load/failure_guard.hpp>    // failure_guard, is_failure_stop
 #include <servestat/load/log_writer.hpp>       // log_writer, log_line, header_line
+#include <servestat/load/metrics_sampler.hpp>  // metrics_sampler (--scrape-interval)
 #include <servestat/load/precision_target.hpp> // precision_observer, parse_precision_targets (--until)
 #include <servestat/load/run_observer.hpp>     // run_observer, stop_request
 #include <servestat/load/self_measure.hpp>     // self_measure (run.end.client)
@@ -442,12 +443,21 @@ load::session_pattern session_pattern_for(const load_args& a) {
     return {.in_flight = std::max(1, a.sessions_in_flight), .sessions = a.requests, .duration = a.duration};
 }
 
+load::http_options http_options_for(const load_args& a, const load::endpoint& where); // below
+
+// --scrape-interval: the server's /metrics sampled during the run, beside its log.
+std::unique_ptr<load::run_observer> metrics_sampler_for(const load_args& a, const fs::path& log) {
+    const auto where = load::parse_url(a.url);
+    return std::make_unique<load::metrics_sampler>(where, http_options_for(a, where), a.scrape_interval, log);
+}
+
 // What watches one run (each sweep level gets its own).
-observers observers_for(const load_args& a, const run_point& /*point*/) {
+observers observers_for(const load_args& a, const run_point& point) {
     observers out;
     out.push_back(std::make_unique<load::failure_guard>(
         load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
     if (!a.until.empty()) out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true)));
+    if (a.scrape_interval > 0) out.push_back(metrics_sampler_for(a, point.log));
     out.push_back(std::make_unique<load::self_measure>());
     return out;
 }

@@ -66,6 +66,7 @@ struct load_args {
     double server_timeout = 600;
     bool resume = false;
     bool scrape_metrics = false;
+    double scrape_interval = 0; // seconds between samples of /metrics during the run; 0: none
     bool quiet = false;
 };
 
@@ -164,6 +165,9 @@ inline void add_load_options(CLI::App& cmd, load_args& a) {
         ->capture_default_str();
     cmd.add_flag("--resume", a.resume, "Skip sweep points the manifest records as done");
     cmd.add_flag("--scrape-metrics", a.scrape_metrics, "Save the server's /metrics before and after each run");
+    cmd.add_option("--scrape-interval", a.scrape_interval, "Sample the server's /metrics every S seconds during each "
+                                                           "run, into X.metrics-timeline.jsonl beside the log X.jsonl")
+        ->check(CLI::Range(0.01, 3600.0));
     cmd.add_flag("-q,--quiet", a.quiet, "No progress line");
 }
 

@@ -23,13 +23,17 @@ std::string describe(const sim::engine_config& c) {
         c.prefix_caching ? fmt::format("; prefix caching on: blocks of {} tokens, {} tokens at most", c.block_size,
                                        c.prefix_cache_tokens / c.block_size * c.block_size)
                          : std::string();
+    const std::string kv = c.kv_cache_tokens > 0
+                               ? fmt::format("; KV cache {} tokens ({} usable blocks of {})", c.kv_cache_tokens,
+                                             c.kv_cache_tokens / c.block_size - 1, c.block_size)
+                               : std::string("; KV cache unlimited");
     return fmt::format("max_num_seqs {}, max_num_batched_tokens {}, chunked prefill {}, "
                        "long_prefill_token_threshold {}, max_num_partial_prefills {} (long {}), max_model_len {}; "
-                       "step {} s + {} s/prefill token + {} s/decoding seq + {} s/context token{}",
+                       "step {} s + {} s/prefill token + {} s/decoding seq + {} s/context token{}{}",
                        c.max_num_seqs, c.max_num_batched_tokens, c.chunked_prefill ? "on" : "off",
                        c.long_prefill_token_threshold, c.max_num_partial_prefills, c.max_long_partial_prefills,
                        c.max_model_len, c.step_overhead, c.per_prefill_token, c.per_decode_seq, c.per_context_token,
-                       caching);
+                       kv, caching);
 }
 
 } // namespace

@@ -34,6 +34,8 @@ struct simulate_args {
     // vLLM's automatic prefix caching (off unless asked for, so presets keep their timings).
     std::optional<bool> prefix_caching;
     std::optional<std::int32_t> block_size, prefix_cache_tokens;
+    // KV-cache capacity in tokens (0 = unlimited); presets set the L4's.
+    std::optional<std::int32_t> kv_cache_tokens;
     // HTTPS: a PEM certificate (chain) and its private key; both empty: plain HTTP.
     std::string tls_cert, tls_key;
     // Failure injection: a seeded share of generation requests answered HTTP 500, from fail_after
@@ -102,6 +104,10 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
     detail::add_override(cmd, "--prefix-cache-tokens", a.prefix_cache_tokens,
                          "Prefix cache capacity in tokens (whole blocks), least recently used evicted first",
                          d.prefix_cache_tokens);
+    detail::add_override(cmd, "--kv-cache-tokens", a.kv_cache_tokens,
+                         "KV cache size in tokens as vLLM logs it (whole blocks of --block-size, one of them vLLM's "
+                         "null block); running requests are preempted when it is full; 0 = unlimited",
+                         d.kv_cache_tokens);
     cmd.add_option("--tls-cert,--ssl-certfile", a.tls_cert,
                    "PEM certificate (chain) to serve HTTPS with; needs --tls-key")
         ->type_name("FILE");
@@ -143,6 +149,7 @@ inline sim::engine_config simulate_engine_config(const simulate_args& a) {
     if (a.prefix_caching) c.prefix_caching = *a.prefix_caching;
     if (a.block_size) c.block_size = *a.block_size;
     if (a.prefix_cache_tokens) c.prefix_cache_tokens = *a.prefix_cache_tokens;
+    if (a.kv_cache_tokens) c.kv_cache_tokens = *a.kv_cache_tokens;
     sim::validate(c);
     return c;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef> // std::size_t
+#include <memory>  // std::shared_ptr
 #include <string>  // std::string
 #include <string_view> // std::string_view
 #include <vector>  // std::vector
@@ -48,6 +49,9 @@ struct reported_value {
     std::string unit; // "s", "req/s", "tok/s", "tokens", "requests", ...
 };
 
+// The server's /metrics sampled during the run (ingest/metrics_timeline.hpp).
+struct server_timeline;
+
 struct run_metadata {
     std::string label;
     std::string started_at; // ISO 8601 as the log gave it; empty when unknown
@@ -67,6 +71,9 @@ struct run_metadata {
     // servestat's own driver: how the run ended and what the driver measured about it (the log
     // header's run.end, log-format.md#run-end); null for every other source.
     nlohmann::json run_end;
+    // servestat load --scrape-interval: the timeline file beside the log, read whole; null when there
+    // is none. Shared, so the run's statistics and views copy a pointer, not the samples.
+    std::shared_ptr<const servestat::server_timeline> server_timeline;
 };
 
 // The first reported value of that name, or nullptr.

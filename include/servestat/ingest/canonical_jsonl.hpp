@@ -24,6 +24,7 @@
 #include "servestat/ingest/json_document.hpp" // parse_json_text
 #include "servestat/ingest/json_number.hpp"  // json_number
 #include "servestat/ingest/line_source.hpp"  // detail::line_source
+#include "servestat/ingest/metrics_timeline.hpp" // detail::add_metrics_timeline
 #include "servestat/ingest/prometheus_text.hpp" // detail::add_scraped_metrics
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
 
@@ -406,6 +407,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     if (result.requests.empty() && result.skipped.count == 0)
         throw input_error(name, std::max(line_offset, header_lines), "", "no requests after the header");
     add_scraped_metrics(result.meta, file); // the server's /metrics saved beside the log, if any
+    add_metrics_timeline(result.meta, file); // and sampled during the run
     std::vector<run> runs; // not `return {std::move(result)}`: an initializer list is copied from
     runs.push_back(std::move(result));
     return runs;
@@ -430,6 +432,7 @@ run stream_canonical_log(const std::filesystem::path& file, const read_options& 
     if (requests == 0 && result.skipped.count == 0)
         throw input_error(result.meta.source.path, std::max(piece.lines, header_lines), "", "no requests after the header");
     add_scraped_metrics(result.meta, file);
+    add_metrics_timeline(result.meta, file);
     return result;
 }
 

@@ -53,6 +53,8 @@ struct prometheus_scrape {
     std::map<std::string, prometheus_type, std::less<>> types; // from the TYPE lines
     // Every sample except histogram buckets: counters, gauges, a histogram's _sum and _count.
     std::map<std::string, double, std::less<>> samples;
+    // How many label sets each of `samples` summed (a gauge's mean over them is its sum / this).
+    std::map<std::string, std::size_t, std::less<>> label_sets;
     // Histogram name (without _bucket) → le → cumulative count.
     std::map<std::string, std::map<double, double>, std::less<>> buckets;
 
@@ -256,6 +258,7 @@ private:
         const std::string* le = sample.label("le");
         if (!le || !sample.name.ends_with("_bucket")) {
             out.samples[sample.name] += sample.value;
+            ++out.label_sets[sample.name];
             return;
         }
         const auto bound = parse_prometheus_number(*le);

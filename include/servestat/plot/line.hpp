@@ -77,6 +77,8 @@ struct line_options {
     // A note under the x axis, e.g. where bands are missing and why; left out when the axis needs
     // that place for its own note (a log axis over values that are not all positive).
     std::string caption;
+    // [lo, hi] the x axis covers at least (charts of one run over its whole time, side by side).
+    std::optional<std::pair<double, double>> x_span;
 };
 
 namespace detail {
@@ -190,6 +192,9 @@ inline std::optional<std::pair<scale, scale>> line_axes(frame& f, const std::vec
     }
     for (const auto& m : o.marks)
         if (std::isfinite(m.x) && std::isfinite(m.y)) xr.add(m.x), yr.add(m.y);
+    if (o.x_span)
+        for (const double v : {o.x_span->first, o.x_span->second})
+            if (std::isfinite(v)) xr.add(v);
     for (const auto& r : o.references) yr.add(r.y);
     for (const auto& b : o.bands)
         for (std::size_t k = 0; k < b.x.size() && k < b.low.size() && k < b.high.size(); ++k)

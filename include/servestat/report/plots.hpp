@@ -22,6 +22,7 @@
 #include "servestat/core/parallel.hpp"       // parallel_for
 #include "servestat/core/run.hpp"            // run
 #include "servestat/report/plot_file.hpp"    // plot_file
+#include "servestat/report/server_watch.hpp" // server_charts, server_span_end
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
 #include "servestat/plot/box.hpp"            // box_chart, box_chart_ranks
 #include "servestat/plot/ecdf.hpp"           // ecdf_chart, ecdf_chart_ranks
@@ -145,8 +146,17 @@ inline plot::bar_table time_components(const run_stats& st) {
     return t;
 }
 
-// Completions per second and the p99 of their e2e, in bins of about a sixtieth of the run.
-inline std::pair<plot::named_points, plot::named_points> timelines(const run& r) {
+// Completions per second and the p99 of their e2e, in bins of about a sixtieth of the run; x is
+// seconds since `origin`, the first bin's start.
+struct run_timelines {
+    plot::named_points rate, tail;
+    double origin = 0; // the first request's send time, or the run's t = 0 when drawn from there
+    double end = 0;    // where the last bin ends, on the same axis as x
+};
+
+// `from_run_start`: bins from the log's t = 0 rather than the first send (the axis the server's
+// sampled /metrics share, metrics_timeline.hpp).
+inline run_timelines timelines(const run& r, bool from_run_start = false) {
     const auto& t = r.requests;
     const auto status = t.status();
     const auto sent = t.t_sent(), end = t.t_end(); // read inline: metric_value per row cost as much as the rest
@@ -159,7 +169,8 @@ inline std::pair<plot::named_points, plot::named_points> timelines(const run& r)
             any = true;
         }
     plot::named_points rate{"completed requests/s", {}, {}}, tail{"p99 e2e of completions", {}, {}};
-    if (!any || last <= first) return {rate, tail};
+    if (from_run_start) first = std::min(first, 0.0);
+    if (!any || last <= first) return {rate, tail, first, 0};
     const double width = std::max(1.0, std::ceil((last - first) / 60.0));
     const auto bins = static_cast<std::size_t>(std::ceil((last - first) / width));
     const auto for_each_completion = [&](auto&& visit) { // visit(bin, e2e)
@@ -185,7 +196,7 @@ inline std::pair<plot::named_points, plot::named_points> timelines(const run& r)
         tail.x.push_back(middle);
         tail.y.push_back(percentiles_select(latencies[b], p99).front());
     }
-    return {rate, tail};
+    return {rate, tail, first, static_cast<double>(bins) * width};
 }
 
 // Arrivals per second of a workload trace, in bins of about a sixtieth of its span.
@@ -279,15 +290,23 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
         [&] { return scatter(r.requests.prompt_tokens(), "prompt-tokens", "prompt tokens"); },
         [&]() -> files {
             if (!r.meta.shared_clock) return {};
-            auto [rate, tail] = detail::timelines(r);
-            if (rate.x.size() <= 1) return {};
-            const std::vector<plot::named_points> rates{std::move(rate)}, tails{std::move(tail)};
-            return {file("throughput-timeline", "Throughput over the run — " + run_name,
-                         plot::timeline_chart(rates, {"Completed requests per second over the run — " + run_name,
-                                                      "time since start (s)", "requests per second"})),
-                    file("p99-timeline", "Tail latency over the run — " + run_name,
-                         plot::timeline_chart(tails, {"p99 end-to-end latency of completions over the run — " + run_name,
-                                                      "time since start (s)", "p99 end-to-end latency (s)"}))};
+            // With the server's sampled /metrics, every timeline is drawn on the log's clock over one span.
+            const server_timeline* server = r.meta.server_timeline.get();
+            auto timeline = detail::timelines(r, server != nullptr);
+            if (timeline.rate.x.size() <= 1) return {};
+            plot::timeline_options span;
+            if (server) span.x_span = {0.0, std::max(timeline.end, server_span_end(*server, timeline.origin))};
+            const std::vector<plot::named_points> rates{std::move(timeline.rate)}, tails{std::move(timeline.tail)};
+            files out{file("throughput-timeline", "Throughput over the run — " + run_name,
+                           plot::timeline_chart(rates, {"Completed requests per second over the run — " + run_name,
+                                                        "time since start (s)", "requests per second"}, span)),
+                      file("p99-timeline", "Tail latency over the run — " + run_name,
+                           plot::timeline_chart(tails, {"p99 end-to-end latency of completions over the run — " + run_name,
+                                                        "time since start (s)", "p99 end-to-end latency (s)"}, span))};
+            if (server)
+                for (auto& chart : server_charts(*server, timeline.origin, r.meta.params, run_name, span))
+                    out.push_back(file(chart.kind, chart.title, std::move(chart.svg)));
+            return out;
         },
     };
 
@@ -505,7 +524,8 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
 inline std::vector<plot_file> appendix_plots(std::vector<plot_file> plots) {
     std::vector<plot_file> out;
     for (auto& p : plots)
-        for (const char* kind : {"-e2e-ecdf.svg", "-time-breakdown.svg", "-p99-timeline.svg", "-arrival-rate.svg"})
+        for (const char* kind : {"-e2e-ecdf.svg", "-time-breakdown.svg", "-p99-timeline.svg", "-server-queue.svg",
+                                 "-arrival-rate.svg"})
             if (p.name.ends_with(kind)) {
                 out.push_back(std::move(p));
                 break;

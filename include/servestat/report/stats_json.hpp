@@ -4,6 +4,7 @@
 
 #include <cmath>    // std::floor, std::abs, std::isinf
 #include <cstdint>  // std::int64_t
+#include <filesystem> // std::filesystem::path
 #include <optional> // std::optional
 #include <span>     // std::span
 #include <string>   // std::string
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/core/utf8.hpp"            // shortened_text
+#include "servestat/ingest/metrics_timeline.hpp" // server_timeline
 #include "servestat/stats/run_spread.hpp"     // run_spread
 #include "servestat/stats/run_stats.hpp"      // run_stats, stats_options
 #include "servestat/stats/sample_size.hpp"    // few_sample_percentiles
@@ -127,6 +129,18 @@ inline json to_json(const steady_state_detection& d) {
             {"applied", w.applied}};
 }
 
+// The server's sampled /metrics: where they are and what they hold by name; the values stay in the file.
+inline json to_json(const server_timeline& s) {
+    return {{"file", std::filesystem::path(s.file).filename().string()},
+            {"url", s.url},
+            {"interval", s.interval > 0 ? json(s.interval) : json(nullptr)},
+            {"scrapes", s.scrapes()},
+            {"failed", s.failed_at.size()},
+            {"first", s.t.empty() ? json(nullptr) : json(s.t.front())},
+            {"last", s.t.empty() ? json(nullptr) : json(s.t.back())},
+            {"names", s.names}};
+}
+
 } // namespace detail
 
 inline json to_json(const run_stats& r) {
@@ -172,6 +186,7 @@ inline json to_json(const run_stats& r) {
         {"skipped", {{"count", r.skipped.count},
                      {"unit", r.skipped.unit == skipped_unit::record ? "record" : "line"},
                      {"examples", r.skipped.examples}}},
+        {"server_timeline", r.meta.server_timeline ? detail::to_json(*r.meta.server_timeline) : json(nullptr)},
     };
 }
 

@@ -19,6 +19,8 @@
 #include "servestat/report/format.hpp"      // format_seconds, format_share, format_rate
 #include "servestat/report/stats_json.hpp"  // json, stats_document
 #include "servestat/report/grid_view.hpp"   // grid_view
+#include "servestat/report/plots.hpp"       // detail::timelines (the server's sentence reads the p99 timeline)
+#include "servestat/report/server_watch.hpp" // server_watch, watch_server
 #include "servestat/report/report_digest.hpp" // report_summary, report_kpi_sources, sweep_titles
 #include "servestat/report/sweep_view.hpp"  // sweep_view
 #include "servestat/report/with_failed.hpp" // judged_percentile, judged_text, kpi_shows_with_failed, with_failed_note
@@ -42,6 +44,7 @@ struct analysed_run {
     std::optional<linear_fit> e2e_per_output_token;
     std::optional<driver_activity> driver; // servestat's own driver logs: connections, cancellations
     std::optional<session_turns> turns;    // multi-turn session logs
+    std::optional<server_watch> server;    // the server's /metrics sampled during the run (--scrape-interval)
 };
 
 namespace detail {
@@ -359,6 +362,10 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
     view["connections_text"] = connections;
     view["has_driver_cancelled"] = !cancelled.empty();
     view["driver_cancelled_text"] = cancelled;
+    if (a.server && !a.server->sentence.empty()) { // what the server's own gauges say, after the latency findings
+        view["findings"].push_back({{"rule", "server_queue"}, {"text", a.server->sentence}});
+        view["has_findings"] = true;
+    }
     view["has_turns"] = a.turns.has_value();
     view["turns"] = a.turns ? turn_rows(*a.turns) : json::array();
     view["turns_text"] = a.turns ? turns_text(*a.turns) : std::string();
@@ -391,13 +398,32 @@ inline void add_driver_sentences(const std::vector<analysed_run>& runs, std::vec
         const std::string who = runs.size() > 1 ? a.stats.meta.label + ": " : std::string();
         if (a.turns) out.push_back({8.5, capitalised(who + turns_summary_text(*a.turns))});
         if (a.driver && a.driver->cancelled > 0) out.push_back({8.4, capitalised(who + cancelled_summary_text(*a.driver))});
+        if (a.server && a.server->notable) out.push_back({8.6, who + a.server->sentence});
     }
+}
+
+// The server's timeline read against the run's p99 timeline, on the axis the report's charts share.
+inline std::optional<server_watch> server_watch_of(const run& r) {
+    if (!r.meta.server_timeline || !r.meta.shared_clock) return std::nullopt;
+    const auto timeline = timelines(r, true);
+    const double width = timeline.rate.x.empty() ? 0 : timeline.end / static_cast<double>(timeline.rate.x.size());
+    return watch_server(*r.meta.server_timeline, timeline.origin, timeline.tail, width);
+}
+
+// report.json's record of the server timeline: what the stats export says of it, and the report's reading.
+inline void add_server_json(json& stats_run, const server_watch& w) {
+    json charted = json::array();
+    for (const auto* s : {&w.running, &w.waiting, &w.preempted, &w.kv_usage, &w.prefix_hits})
+        if (*s) charted.push_back((*s)->metric);
+    stats_run["server_timeline"]["charted"] = std::move(charted);
+    stats_run["server_timeline"]["summary"] = w.sentence.empty() ? json(nullptr) : json(w.sentence);
 }
 
 } // namespace detail
 
 inline analysed_run analyse(const run& r, const stats_options& o) {
-    return {analyze(r, o), detail::fit_e2e_to_output_tokens(r), driver_activity_of(r.requests), turns_of(r.requests)};
+    return {analyze(r, o), detail::fit_e2e_to_output_tokens(r), driver_activity_of(r.requests), turns_of(r.requests),
+            detail::server_watch_of(r)};
 }
 
 // The stats export under "stats", and everything the templates show next to it.
@@ -437,6 +463,9 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     const bool kpi_has_subsets = std::any_of(kpi.begin(), kpi.end(), [](const json& row) {
         return !row["subset"].get<std::string>().starts_with("all"); // "all", "all (as reported)"
     });
+    json stats_json = stats_document(stats, o, sweeps, grids);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].server) detail::add_server_json(stats_json["runs"][i], *runs[i].server);
     return {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
             {"summary", std::move(summary)},
@@ -463,7 +492,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"sweeps", sweep_views},
             {"grids", grid_views},
             {"has_groups", false}, // report --group-by sets it and adds "group_view"
-            {"stats", stats_document(stats, o, sweeps, grids)}};
+            {"stats", std::move(stats_json)}};
 }
 
 } // namespace servestat::report

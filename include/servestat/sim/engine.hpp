@@ -41,7 +41,16 @@
 //     step is at most max_num_batched_tokens / P;
 //   - at most max_long_partial_prefills long prefills run at once: a waiting long prompt over that
 //     limit keeps its place in the queue, and shorter prompts behind it are scheduled (they jump it).
-// KV-cache capacity and preemption are not modelled (the notebook's L4 runs never preempted).
+// KV-cache capacity (kv_cache_tokens > 0; 0 = unlimited), as vLLM V1's KVCacheManager and
+// Scheduler.schedule() handle it: a sequence holds ceil(tokens with KV / block_size) blocks, one of
+// the kv_cache_tokens / block_size blocks is vLLM's null block. A sequence is scheduled only if the
+// blocks for its tokens of this step can be allocated (a prefill chunk: prefilled + chunk; a decode:
+// prompt + generated). A RUNNING sequence that cannot get them preempts the most recently admitted
+// running sequence (the last in the list; possibly itself, which ends the running pass), in RECOMPUTE
+// mode: its blocks are freed and it goes back to the FRONT of the waiting queue, to prefill its prompt
+// and the tokens it already generated again before emitting the next one. In a step with a
+// preemption no waiting sequence is admitted. A WAITING sequence that cannot get its blocks stops
+// admission for the step (FCFS). Queue and prefill times keep the first scheduling, as vLLM's.
 // With prefix_caching (vLLM's automatic prefix caching, off by default here) a request brings the
 // keys of its prompt's full blocks (prefix_cache.hpp). When it is first scheduled from the waiting
 // queue (vLLM looks up in schedule(), not on arrival), the longest cached run of leading blocks, at
@@ -67,6 +76,8 @@ struct engine_config {
     bool prefix_caching = false;                      // --[no-]enable-prefix-caching (off: see docs)
     std::int32_t block_size = 16;                     // --block-size: tokens per cached block
     std::int32_t prefix_cache_tokens = 262144;        // --prefix-cache-tokens: capacity (whole blocks)
+    std::int32_t kv_cache_tokens = 0;                 // --kv-cache-tokens: KV cache size as vLLM logs it
+                                                      // (whole blocks, one is the null block); 0 = unlimited
 };
 
 namespace detail {
@@ -106,6 +117,14 @@ inline void validate(const engine_config& c) {
     detail::require(c.block_size >= 1, "block_size must be at least 1");
     detail::require(!c.prefix_caching || c.prefix_cache_tokens >= c.block_size,
                     "prefix_cache_tokens must hold at least one block (block_size tokens)");
+    detail::require(c.kv_cache_tokens >= 0, "kv_cache_tokens must not be negative (0 = unlimited)");
+    // vLLM refuses to start when one request of max_model_len tokens cannot fit the KV cache. One block
+    // stricter here (the null block is not usable), so that a request alone always fits: otherwise it
+    // would preempt itself for ever.
+    const std::int64_t blocks_per_request = (static_cast<std::int64_t>(c.max_model_len) + c.block_size - 1) / c.block_size;
+    detail::require(c.kv_cache_tokens == 0 || c.kv_cache_tokens / c.block_size - 1 >= blocks_per_request,
+                    "kv_cache_tokens must hold a request of max_model_len tokens: at least "
+                    "(ceil(max_model_len / block_size) + 1) blocks, one of them vLLM's null block");
 }
 
 struct engine_request {
@@ -134,6 +153,7 @@ struct finished {
     double queue, prefill, decode;
     std::int32_t output_tokens;
     std::int32_t cached_tokens = 0; // prompt tokens found in the prefix cache
+    std::int32_t preemptions = 0;   // times it was preempted (and recomputed)
 };
 
 struct step_result {
@@ -144,6 +164,8 @@ struct step_result {
     // Prefix cache, as vLLM counts it: prompt tokens of the requests first scheduled in this step
     // (queries) and how many of them were cached (hits). Zero with caching off.
     std::int32_t cache_queries = 0, cache_hits = 0;
+    // Running sequences preempted in this step (vLLM's vllm:num_preemptions counts them).
+    std::int32_t preemptions = 0;
 };
 
 namespace detail {
@@ -153,10 +175,14 @@ struct sequence {
     double arrival = 0;
     double first_scheduled = 0;
     double first_token = 0;
-    std::int32_t prefilled = 0; // prompt tokens computed so far (cached ones included)
+    std::int32_t prefill_len = 0; // tokens to compute before the next token: the prompt, or after a
+                                  // preemption the prompt and the tokens generated so far
+    std::int32_t prefilled = 0; // of those, computed so far (cached ones included)
     std::int32_t generated = 0; // output tokens emitted so far
     std::int32_t cached = 0;    // prompt tokens the prefix cache supplied when first scheduled
     std::uint64_t looked_up = 0; // the step whose prefix-cache lookup `prefilled` holds while waiting
+    std::int32_t kv_blocks = 0;  // KV cache blocks it holds (running sequences only)
+    std::int32_t preemptions = 0;
     prefix_blocks blocks;
 };
 
@@ -187,6 +213,7 @@ class engine {
 public:
     explicit engine(engine_config c) : config_(c) {
         validate(config_);
+        if (config_.kv_cache_tokens > 0) kv_blocks_ = config_.kv_cache_tokens / config_.block_size - 1;
         if (config_.prefix_caching)
             cache_.emplace(config_.block_size,
                            static_cast<std::size_t>(config_.prefix_cache_tokens / config_.block_size));
@@ -211,6 +238,7 @@ public:
         detail::sequence s;
         s.request = r;
         s.arrival = now;
+        s.prefill_len = r.prompt_tokens;
         if (cache_) {
             detail::require(blocks.prompt.size() <= static_cast<std::size_t>(r.prompt_tokens / config_.block_size),
                             "more prompt blocks than the prompt has full blocks");
@@ -222,7 +250,10 @@ public:
     // The client went away: drop the request wherever it is; unknown ids are ignored.
     void cancel(std::uint64_t id) {
         if (auto it = detail::find_sequence(waiting_, id); it != waiting_.end()) waiting_.erase(it);
-        if (auto it = detail::find_sequence(running_, id); it != running_.end()) running_.erase(it);
+        if (auto it = detail::find_sequence(running_, id); it != running_.end()) {
+            kv_used_ -= it->kv_blocks;
+            running_.erase(it);
+        }
     }
 
     bool idle() const { return waiting_.empty() && running_.empty(); }
@@ -231,6 +262,17 @@ public:
     const engine_config& config() const { return config_; }
     // The prefix cache, or nullptr with caching off.
     const prefix_cache* cache() const { return cache_ ? &*cache_ : nullptr; }
+    // KV cache blocks sequences can hold (vLLM's num_gpu_blocks less the null block); 0 = unlimited.
+    std::int32_t kv_cache_blocks() const { return kv_blocks_; }
+    // Blocks the running sequences hold now (counted with unlimited capacity too).
+    std::int32_t kv_cache_blocks_used() const { return kv_used_; }
+    // vLLM's kv_cache_usage: the fraction of usable blocks in use; nullopt with unlimited capacity.
+    std::optional<double> kv_cache_usage() const {
+        if (kv_blocks_ == 0) return std::nullopt;
+        return static_cast<double>(kv_used_) / kv_blocks_;
+    }
+    // Preemptions since the engine started.
+    std::uint64_t preemptions() const { return preemptions_; }
 
     // Schedules and runs one step starting at `now`. An idle engine returns an empty result with
     // duration 0.
@@ -241,12 +283,12 @@ public:
         ++steps_;
         std::int32_t budget = config_.max_num_batched_tokens;
         plan_partial_prefills();
-        schedule_running(budget);
-        schedule_waiting(budget, now, out);
+        schedule_running(budget, out);
+        if (out.preemptions == 0) schedule_waiting(budget, now, out); // as V1: none after a preemption
         double context = 0;
         for (const auto& p : plan_) {
             const auto& s = running_[p.index];
-            if (s.prefilled < s.request.prompt_tokens) out.prefill_tokens += p.tokens;
+            if (s.prefilled < s.prefill_len) out.prefill_tokens += p.tokens;
             else ++out.decode_seqs;
             context += static_cast<double>(s.request.prompt_tokens) + s.generated;
         }
@@ -271,7 +313,7 @@ private:
     };
 
     bool is_long(const detail::sequence& s) const {
-        return s.request.prompt_tokens - s.prefilled > partial_.long_threshold;
+        return s.prefill_len - s.prefilled > partial_.long_threshold;
     }
 
     // PartialPrefillMetadata.from_queues: count the prefills that can make progress this step and
@@ -287,7 +329,7 @@ private:
         const std::int32_t most = config_.max_num_partial_prefills;
         std::int32_t prefills = 0;
         for (const auto& s : running_) {
-            if (s.prefilled >= s.request.prompt_tokens) continue;
+            if (s.prefilled >= s.prefill_len) continue;
             ++prefills;
             if (is_long(s)) ++partial_.long_running;
         }
@@ -311,11 +353,46 @@ private:
         return n;
     }
 
-    void schedule_running(std::int32_t& budget) {
+    // Gives `s` the blocks for `tokens` tokens of KV; false (nothing changed) when too few are free.
+    bool allocate(detail::sequence& s, std::int32_t tokens) {
+        const std::int32_t need = (tokens + config_.block_size - 1) / config_.block_size;
+        if (need <= s.kv_blocks) return true;
+        if (kv_blocks_ > 0 && kv_used_ + (need - s.kv_blocks) > kv_blocks_) return false;
+        kv_used_ += need - s.kv_blocks;
+        s.kv_blocks = need;
+        return true;
+    }
+
+    // vLLM V1's FCFS preemption: the most recently admitted running sequence (the last) frees its
+    // blocks and goes to the front of the waiting queue, to recompute everything it had (RECOMPUTE).
+    void preempt_last(step_result& out) {
+        detail::sequence s = std::move(running_.back());
+        running_.pop_back();
+        kv_used_ -= s.kv_blocks;
+        s.kv_blocks = 0;
+        s.prefill_len = s.request.prompt_tokens + s.generated;
+        s.prefilled = 0;
+        s.looked_up = 0; // look up again when next considered
+        ++s.preemptions;
+        ++preemptions_;
+        ++out.preemptions;
+        waiting_.push_front(std::move(s));
+    }
+
+    void schedule_running(std::int32_t& budget, step_result& out) {
         for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
-            const auto& s = running_[i];
-            const std::int32_t remaining = s.request.prompt_tokens - s.prefilled;
+            const std::int32_t remaining = running_[i].prefill_len - running_[i].prefilled;
             const std::int32_t n = remaining > 0 ? prefill_chunk(remaining, budget) : 1;
+            // KV for what this step computes: a chunk more of the prefill, or the last token emitted.
+            const std::int32_t tokens = remaining > 0 ? running_[i].prefilled + n
+                                                      : running_[i].request.prompt_tokens + running_[i].generated;
+            bool preempted_itself = false;
+            while (!allocate(running_[i], tokens)) {
+                preempted_itself = i + 1 == running_.size();
+                preempt_last(out);
+                if (preempted_itself) break;
+            }
+            if (preempted_itself) break; // nothing after it is left to schedule
             plan_.push_back({i, n});
             budget -= n;
         }
@@ -329,7 +406,7 @@ private:
         const auto block = config_.block_size;
         const auto found = cache_->lookup(s.blocks.prompt);
         // At least one prompt token is computed, so a fully cached prompt recomputes its last block.
-        const auto most = static_cast<std::size_t>((s.request.prompt_tokens - 1) / block);
+        const auto most = static_cast<std::size_t>((s.prefill_len - 1) / block);
         s.prefilled = static_cast<std::int32_t>(std::min(found, most)) * block;
     }
 
@@ -343,19 +420,24 @@ private:
                 ++i; // it keeps its place; shorter prompts behind it may go first
                 continue;
             }
-            std::int32_t n = s.request.prompt_tokens - s.prefilled; // the uncached part
+            std::int32_t n = s.prefill_len - s.prefilled; // the uncached part
             if (config_.chunked_prefill) n = prefill_chunk(n, budget);
             else if (n > budget) break; // FCFS: whoever is behind it waits too
+            if (!allocate(s, s.prefilled + n)) break; // too few free KV blocks: FCFS, the rest wait too
             if (long_prefill) ++partial_.long_running;
+            const bool resumed = s.preemptions > 0;
             if (cache_) {
-                s.cached = s.prefilled;
-                cache_->touch(s.blocks.prompt, static_cast<std::size_t>(s.cached / config_.block_size));
-                out.cache_queries += s.request.prompt_tokens;
-                out.cache_hits += s.cached;
+                cache_->touch(s.blocks.prompt, static_cast<std::size_t>(s.prefilled / config_.block_size));
+                // vLLM's counters and the request's cached tokens count its first scheduling only.
+                if (!resumed) {
+                    s.cached = s.prefilled;
+                    out.cache_queries += s.request.prompt_tokens;
+                    out.cache_hits += s.cached;
+                }
             }
             running_.push_back(std::move(s));
             waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
-            running_.back().first_scheduled = now;
+            if (!resumed) running_.back().first_scheduled = now;
             plan_.push_back({running_.size() - 1, n});
             budget -= n;
         }
@@ -364,18 +446,20 @@ private:
     void finish_step(double end, step_result& out) {
         for (const auto& p : plan_) {
             auto& s = running_[p.index];
-            if (s.prefilled < s.request.prompt_tokens) {
+            if (s.prefilled < s.prefill_len) {
                 s.prefilled += p.tokens;
-                if (s.prefilled < s.request.prompt_tokens) continue; // more chunks to go
-                s.first_token = end;
+                if (s.prefilled < s.prefill_len) continue; // more chunks to go
+                if (s.generated == 0) s.first_token = end;  // a recomputation emits a later token
                 if (cache_) cache_->insert(s.blocks.prompt);
             }
             const bool last = ++s.generated == s.request.max_tokens;
             out.tokens.push_back({s.request.id, s.generated - 1, last});
             if (last) {
                 out.done.push_back({s.request.id, s.first_scheduled - s.arrival, s.first_token - s.first_scheduled,
-                                    end - s.first_token, s.generated, s.cached});
+                                    end - s.first_token, s.generated, s.cached, s.preemptions});
                 if (cache_) cache_->insert(s.blocks.finished);
+                kv_used_ -= s.kv_blocks; // freed for the next step
+                s.kv_blocks = 0;
             }
         }
         // One pass keeps the survivors in their scheduling order.
@@ -389,6 +473,9 @@ private:
     partial_prefills partial_;              // this step's concurrent-partial-prefill limits
     std::optional<prefix_cache> cache_;     // with prefix caching only
     std::uint64_t steps_ = 0;               // steps run, for the waiting sequences' lookups
+    std::int32_t kv_blocks_ = 0;            // usable KV cache blocks; 0 = unlimited
+    std::int32_t kv_used_ = 0;              // blocks the running sequences hold
+    std::uint64_t preemptions_ = 0;
 };
 
 } // namespace servestat::sim

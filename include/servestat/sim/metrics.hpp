@@ -5,6 +5,7 @@
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::uint64_t
 #include <limits>      // std::numeric_limits
+#include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <utility>     // std::move
@@ -13,8 +14,10 @@
 #include <fmt/format.h> // fmt::format
 
 // Dashboards and scrapers written for vLLM work unchanged: the names, label (model_name) and bucket
-// bounds are vLLM's (vllm/engine/metrics.py). Times are seconds as the client's clock sees them,
-// i.e. simulated seconds divided by --time-scale.
+// bounds are vLLM's (vllm/engine/metrics.py; the KV-cache gauge and the preemption counter as V1's
+// vllm/v1/metrics/loggers.py names them). Times are seconds as the client's clock sees them,
+// i.e. simulated seconds divided by --time-scale. A counter's HELP and TYPE lines carry its _total
+// name, as prometheus_client writes the 0.0.4 text format.
 
 namespace servestat::sim {
 
@@ -135,15 +138,26 @@ public:
         prefix_cache_hits_ += hits;
     }
 
+    // Running requests preempted (vLLM V1 counts each preemption, so a request preempted twice counts 2).
+    void record_preemptions(std::int32_t n) { preemptions_ += n; }
+
     std::uint64_t finished() const { return finished_; }
 
-    std::string render(std::string_view model, std::int32_t running, std::int32_t waiting) const {
+    // The gauges are the engine's state when scraped. `kv_cache_usage` (0-1) is rendered only when
+    // given: with unlimited KV-cache capacity there is no fraction to report.
+    std::string render(std::string_view model, std::int32_t running, std::int32_t waiting,
+                       std::optional<double> kv_cache_usage = std::nullopt) const {
         std::string labels = "model_name=\"";
         labels.append(detail::prometheus_label_value(model)).append("\"");
         std::string out;
         out.reserve(8192);
         gauge(out, "vllm:num_requests_running", "Number of requests in model execution batches.", labels, running);
         gauge(out, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels, waiting);
+        if (kv_cache_usage)
+            gauge(out, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", labels,
+                  *kv_cache_usage);
+        counter(out, "vllm:num_preemptions_total", "Cumulative number of preemption from the engine.", labels,
+                preemptions_);
         counter(out, "vllm:prompt_tokens_total", "Number of prefill tokens processed.", labels, prompt_tokens_);
         counter(out, "vllm:generation_tokens_total", "Number of generation tokens processed.", labels,
                 generation_tokens_);
@@ -194,6 +208,7 @@ private:
     double prompt_tokens_ = 0, generation_tokens_ = 0;
     bool prefix_caching_ = false;
     double prefix_cache_queries_ = 0, prefix_cache_hits_ = 0;
+    double preemptions_ = 0;
     std::uint64_t finished_ = 0;
 };
 

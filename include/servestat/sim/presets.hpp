@@ -28,6 +28,8 @@ inline constexpr engine_config l4_qwen_3b_costs() {
     c.per_prefill_token = 0.0001;   // ~10k prompt tokens per second (6 GFLOP per token)
     c.per_decode_seq = 0.0003;      // sampling and bookkeeping per sequence
     c.per_context_token = 1.2e-7;   // ~36 KB of KV cache per token (36 layers, 2 KV heads) at 300 GB/s
+    c.kv_cache_tokens = 262144;     // ~9 GiB left for KV cache at the notebook's gpu_memory_utilization
+                                    // 0.70 / 36 KiB per token (docs/simulator.md); its runs need < 60%
     return c;
 }
 

@@ -286,6 +286,7 @@ private:
 
     void deliver(const step_result& step) {
         metrics_.record_step(step.prefill_tokens, step.tokens.size());
+        metrics_.record_preemptions(step.preemptions);
         if (engine_.cache()) metrics_.record_prefix_cache(step.cache_queries, step.cache_hits);
         for (const auto& f : step.done) {
             const auto it = requests_.find(f.id);
@@ -523,7 +524,8 @@ private:
             if (path == "/metrics") {
                 require(request, http::verb::get, "GET");
                 return {text_response(http::status::ok, version, keep, metrics_content_type,
-                                      metrics_.render(options_.model, engine_.running(), engine_.waiting())),
+                                      metrics_.render(options_.model, engine_.running(), engine_.waiting(),
+                                                      engine_.kv_cache_usage())),
                         std::nullopt, std::nullopt};
             }
             throw api_error(404, "NotFoundError", fmt::format("No route for {}", path));
