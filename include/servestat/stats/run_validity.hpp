@@ -2,7 +2,8 @@
 // configured duration or request count, a run of only a few requests or seconds, and a run whose
 // error rate is above 1%. Each is read from the run's own statistics, or from its tool's reported
 // values for a run known only by them. The checks that need a sweep (a straggler setting a level's
-// duration, levels run out of order) are in sweep/sweep_analysis.hpp. docs/sweeps.md#run-validity.
+// duration, levels run out of order) are in sweep/sweep_analysis.hpp; whether servestat's own driver
+// kept up (its run.end.client) in client_limits.hpp. docs/sweeps.md#run-validity.
 #pragma once
 
 #include <cstddef>     // std::size_t
