@@ -89,8 +89,11 @@ TEST_CASE("auto sweep: a saturating curve climbs until a doubling gains under 10
     CHECK(r.said[1] == "c=2: 20 req/s, +80% over c=1; climbing to c=4");
     CHECK_THAT(r.said[7], Contains("c=128: 94.12 req/s, +6% over c=64 (< 10%): the knee (the lowest load within 10% of "
                                    "the 94.12 req/s reached) lies between c=32 and 64; refining at c=45"));
-    CHECK_THAT(r.said[8], Contains("below the knee's 85.56 req/s; it lies between c=45 and 64"));
-    CHECK_THAT(r.said[8], Contains("done: the knee lies between c=45 and 64 (±19% around 53.7)"));
+    CHECK(r.said[8] == "c=45: 84.91 req/s, below the knee's 85.56 req/s: the knee lies between c=45 and 64; done "
+                       "(--auto-resolution 0.25)");
+    CHECK(planner.conclusion() == "the knee lies between c=45 and 64 (±19% around 53.7)"); // √(64/45) = 1.193
+    CHECK(planner.refinement_text() == "done (--auto-resolution 0.25): the knee lies between c=45 and 64 (±19% around "
+                                       "53.7)");
     const auto j = planner.to_json();
     CHECK(j["parameter"] == "concurrency");
     CHECK(j["climb"]["reason"] == "gain");
@@ -122,7 +125,7 @@ TEST_CASE("auto sweep: the resolution and the level budget") {
         const auto r = run(planner, saturating);
         CHECK(r.levels.size() == 9);
         CHECK(planner.refinement() == refinement_end::levels);
-        CHECK_THAT(planner.refinement_text(), Contains("--auto-levels 9 spent; the knee lies between c=45 and 64"));
+        CHECK_THAT(planner.refinement_text(), Contains("--auto-levels 9 spent: the knee lies between c=45 and 64"));
     }
     SECTION("--auto-levels 5 ends the climb") {
         auto s = concurrency_settings();
@@ -140,7 +143,7 @@ TEST_CASE("auto sweep: the resolution and the level budget") {
         CHECK(planner.knee()->low == 1);
         CHECK(planner.knee()->high == 2);
         CHECK(planner.refinement() == refinement_end::resolved);
-        CHECK_THAT(planner.refinement_text(), Contains("adjacent levels"));
+        CHECK(planner.conclusion() == "the knee lies between c=1 and 2 (adjacent levels)");
     }
 }
 
@@ -219,7 +222,7 @@ TEST_CASE("auto sweep: an SLO stops the climb and bounds the capacity") {
     auto s = concurrency_settings();
     s.slos = {slo{metric::e2e, 1.0}};
     SECTION("e2e p95 = 0.1 s × c: fails at 16, capacity refined to [8, 11]") {
-        // c=16: 1.6 s > 1 s. Capacity [8, 16] → 11: 1.1 s fails → [8, 11], 11/8 = 1.375 ≤ 1.5625.
+        // c=16: 1.6 s > 1 s. Capacity [8, 16] → 11 (T = 1100/19 = 57.89): 1.1 s fails → [8, 11], 11/8 = 1.375 ≤ 1.5625.
         curve c = saturating;
         c.p95 = [](double load) { return 0.1 * load; };
         auto_sweep planner(s);
@@ -229,7 +232,8 @@ TEST_CASE("auto sweep: an SLO stops the climb and bounds the capacity") {
         CHECK(planner.capacity()->low == 8);
         CHECK(planner.capacity()->high == 11);
         CHECK_THAT(r.said[4], Contains("(e2e p95 1.6 s > 1 s): the capacity lies between c=8 and 16; refining at c=11"));
-        CHECK_THAT(r.said[5], Contains("c=11 fails (e2e p95 1.1 s > 1 s); the capacity lies between c=8 and 11"));
+        CHECK(r.said[5] == "c=11: 57.89 req/s, fails (e2e p95 1.1 s > 1 s): the capacity lies between c=8 and 11; done "
+                           "(--auto-resolution 0.25)");
         const auto j = planner.to_json();
         CHECK(j["capacity"]["reason"] == "slo");
         CHECK(j["levels"][4]["slos"]["e2e.p95"] == Approx(1.6));
@@ -244,6 +248,7 @@ TEST_CASE("auto sweep: an SLO stops the climb and bounds the capacity") {
         CHECK(planner.climb() == climb_end::slo);
         CHECK_FALSE(planner.capacity()->low);
         CHECK(planner.refinement() == refinement_end::nothing);
+        CHECK(planner.conclusion() == "even c=1, the first level, fails");
     }
     SECTION("the knee and the capacity both bracketed: the wider first, the knee on a tie") {
         // e2e p95 = c / 100 s: c=128 misses 1 s, and 64 → 128 gained 5.9%: knee [32, 64] and capacity

@@ -1,6 +1,7 @@
 // `servestat load`: the load driver. Its own translation unit: Beast compiles here and in simulate.cpp only.
 #include <algorithm>  // std::max, std::min
 #include <chrono>     // std::chrono::system_clock
+#include <cmath>      // std::floor
 #include <cstdio>     // std::fputs, stderr
 #include <cstdlib>    // std::getenv
 #include <filesystem> // std::filesystem
@@ -20,7 +21,9 @@
 #include <servestat/core/iso_time.hpp>         // detail::iso_utc
 #include <servestat/core/random.hpp>           // detail::xoshiro256, draw_below
 #include <servestat/ingest/arrival_trace.hpp>  // read_arrivals
+#include <servestat/ingest/canonical_jsonl.hpp> // canonical_log_format (an auto sweep reads each level back)
 #include <servestat/load/arrivals.hpp>         // open-loop schedules, trace replay
+#include <servestat/load/auto_sweep.hpp>       // auto_sweep (--sweep concurrency=auto)
 #include <servestat/load/budget.hpp>           // budget_chat, budget_prompt
 #include <servestat/load/distribution.hpp>     // distribution (--cancel-after)
 #include <servestat/load/driver.hpp>           // driver, load_pattern, planned_request
@@ -456,9 +459,9 @@ observers observers_for(const load_args& a, const run_point& point) {
     observers out;
     out.push_back(std::make_unique<load::failure_guard>(
         load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
-    if (!a.until.empty()) out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true)));
     if (a.scrape_interval > 0) out.push_back(metrics_sampler_for(a, point.log));
     out.push_back(std::make_unique<load::self_measure>());
+    if (!a.until.empty()) out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true)));
     return out;
 }
 
@@ -624,6 +627,35 @@ int run_single(const load_args& a, const load::endpoint& where) {
     return single_run_code(totals);
 }
 
+// --sweep concurrency=auto or rate=auto: the levels are chosen as the sweep goes (load/auto_sweep.hpp).
+bool auto_sweep_asked(const load_args& a) { return a.sweep == "concurrency=auto" || a.sweep == "rate=auto"; }
+
+load::auto_sweep_settings auto_settings_for(const load_args& a) {
+    load::auto_sweep_settings s;
+    s.parameter = a.sweep.starts_with("rate") ? load::auto_parameter::rate : load::auto_parameter::concurrency;
+    s.start = a.auto_start.value_or(1);
+    s.max = a.auto_max;
+    s.gain = a.auto_gain;
+    s.resolution = a.auto_resolution;
+    s.max_error = a.auto_max_error;
+    s.max_levels = a.auto_levels;
+    s.slos = parse_slos(a.slo);
+    load::validate(s);
+    return s;
+}
+
+// The auto sweep's options mean nothing elsewhere: a usage error rather than silently ignored.
+void check_auto_options(const load_args& a) {
+    if (auto_sweep_asked(a)) return;
+    const load_args defaults;
+    if (a.auto_start || a.auto_max || !a.slo.empty() || a.auto_gain != defaults.auto_gain ||
+        a.auto_resolution != defaults.auto_resolution || a.auto_max_error != defaults.auto_max_error ||
+        a.auto_levels != defaults.auto_levels)
+        throw usage_error("--auto-start, --auto-max, --auto-gain, --auto-resolution, --auto-max-error, --auto-levels and "
+                          "--slo steer an auto sweep: give --sweep concurrency=auto or rate=auto (for a fixed sweep, "
+                          "give --slo to `servestat report`)");
+}
+
 nlohmann::ordered_json sweep_settings(const load_args& a) {
     nlohmann::ordered_json s;
     s["url"] = a.url;
@@ -646,10 +678,12 @@ nlohmann::ordered_json sweep_settings(const load_args& a) {
     s["constant"] = a.constant;
     s["max_concurrency"] = a.max_concurrency;
     s["params"] = a.params;
+    if (auto_sweep_asked(a)) s["auto"] = load::auto_sweep::settings_json(auto_settings_for(a));
     return s;
 }
 
-// The swept dimension: concurrency (closed loop) or rate (open loop); none sweeps only the grid.
+// The swept dimension: concurrency (closed loop) or rate (open loop); none sweeps only the grid. An
+// auto sweep has the key and no values.
 load::dimension swept_dimension(const load_args& a) {
     if (a.sweep.empty()) {
         if (a.concurrency) return {"concurrency", {*a.concurrency}};
@@ -661,6 +695,10 @@ load::dimension swept_dimension(const load_args& a) {
     if (d.key != "concurrency" && d.key != "rate")
         throw usage_error(fmt::format("--sweep {}: sweeps concurrency or rate", a.sweep));
     if (a.concurrency || a.rate) throw usage_error("--sweep replaces --concurrency and --rate");
+    if (auto_sweep_asked(a)) {
+        d.values.clear();
+        return d;
+    }
     for (const auto& v : d.values)
         if (!v.is_number() || v.get<double>() <= 0 || (d.key == "concurrency" && !v.is_number_integer()))
             throw usage_error(fmt::format("--sweep {}: values must be positive {}", a.sweep,
@@ -673,6 +711,7 @@ public:
     sweep_runner(const load_args& a, const load::endpoint& where)
         : a_(a), where_(where), options_(http_options_for(a, where)), dir_(a.output) {
         swept_ = swept_dimension(a);
+        if (auto_sweep_asked(a)) auto_ = auto_settings_for(a);
         for (const auto& g : a.grid) grid_.push_back(load::parse_dimension(g, "--grid"));
         if (!grid_.empty() && a.server_cmd.empty())
             throw usage_error("--grid needs --server-cmd: the grid's values configure the server it starts");
@@ -728,12 +767,18 @@ private:
                 std::size_t requests = 0, std::size_t ok = 0) {
         manifest_.record({label, label + ".jsonl", params, std::move(status), std::move(error), requests, ok});
         load::write_manifest(dir_, manifest_);
+        if (planner_ && !planner_->done()) auto_recorded(*manifest_.find(label));
     }
 
     // Points of a configuration by label, skipping those a resumed manifest has done.
     std::vector<std::pair<std::string, nlohmann::ordered_json>> pending(const std::string& workload,
                                                                        const nlohmann::ordered_json& config) {
         std::vector<std::pair<std::string, nlohmann::ordered_json>> out;
+        if (auto_) { // the planner's first level (on --resume, the first it chooses that is not done)
+            planner_.emplace(*auto_);
+            advance_auto(out, config);
+            return out;
+        }
         for (const auto& level : swept_.values) {
             const auto label = point_label(workload, config, level);
             if (done(label)) {
@@ -781,8 +826,78 @@ private:
                             (dir_ / load::manifest_file_name).string(), exit_server_failing));
     }
 
+    // ---- --sweep concurrency=auto / rate=auto (load/auto_sweep.hpp, docs/load.md#finding-the-knee) ----
+
+    // A level as logs and labels keep it: a whole number as an integer ("-c12", "-r2"), else "-r22.6".
+    static nlohmann::ordered_json level_json(double load) {
+        if (load == std::floor(load) && load < 1e15) return static_cast<std::int64_t>(load);
+        return load;
+    }
+
+    // A level's results from its own log, read back with the library as `servestat stats` reads it.
+    load::level_result auto_level_result(const std::string& label, double load) const {
+        const auto runs = canonical_log_format.read(dir_ / (label + ".jsonl"), read_options{});
+        stats_options o;
+        o.summary.percentiles = {50, 90, 99, auto_->slo_percentile};
+        o.threads = 1;
+        return load::level_result_of(analyze(runs.front(), o), load, *auto_);
+    }
+
+    // What the manifest keeps of this configuration's auto sweep; `ended` says why it ended short of
+    // its plan (a level failed or was interrupted).
+    void save_auto_outcome(const nlohmann::ordered_json& config, const std::string& ended = {}) {
+        nlohmann::ordered_json entry;
+        entry["configuration"] = config;
+        const auto outcome = planner_->to_json();
+        for (const auto& [key, value] : outcome.items())
+            if (key != "settings") entry[key] = value; // in the manifest's settings.auto
+        if (!ended.empty()) entry["ended"] = ended;
+        auto& all = manifest_.auto_sweeps;
+        auto same = std::find_if(all.begin(), all.end(), [&](const auto& e) { return e["configuration"] == config; });
+        if (same != all.end()) *same = std::move(entry);
+        else all.push_back(std::move(entry));
+        load::write_manifest(dir_, manifest_);
+    }
+
+    // A level of the auto sweep was recorded: done or stopped by the failure guard, the planner
+    // reads its log (a guard stop ends the sweep); failed or interrupted, the sweep ends there.
+    void auto_recorded(const load::manifest_point& p) {
+        auto config = p.params;
+        if (!config.contains(swept_.key)) return;
+        const double load = config[swept_.key].get<double>();
+        config.erase(swept_.key);
+        if (p.status == "done" || p.status == "stopped") {
+            say("servestat load: " + planner_->add(auto_level_result(p.label, load)) + "\n");
+            save_auto_outcome(config);
+        } else {
+            save_auto_outcome(config, fmt::format("{} {}: {}", p.label, p.status, p.error));
+        }
+    }
+
+    // Appends the planner's next level to `todo`; on --resume a level the manifest has done is read
+    // back from its log instead of run. Says how the sweep ended once the planner has no next level.
+    void advance_auto(std::vector<std::pair<std::string, nlohmann::ordered_json>>& todo,
+                      const nlohmann::ordered_json& config) {
+        while (const auto next = planner_->next()) {
+            const auto level = level_json(*next);
+            auto label = point_label(workload_name(), config, level);
+            if (!done(label)) {
+                todo.emplace_back(std::move(label), level);
+                return;
+            }
+            say(fmt::format("servestat load: {} is done (manifest); its log is read back\n", label));
+            say("servestat load: " + planner_->add(auto_level_result(label, *next)) + "\n");
+            save_auto_outcome(config);
+        }
+        save_auto_outcome(config);
+        const auto found = planner_->conclusion();
+        say(fmt::format("servestat load: auto sweep{}, {} levels: {}\n",
+                        config.empty() ? "" : " (" + load::configuration_name(config) + ")", planner_->levels().size(),
+                        found.empty() ? planner_->climb_text() : found));
+    }
+
     int run_configuration(const nlohmann::ordered_json& config) {
-        const auto todo = pending(workload_name(), config);
+        auto todo = pending(workload_name(), config);
         if (todo.empty()) return 0;
         std::optional<load::server_process> server;
         fs::path server_log;
@@ -839,6 +954,7 @@ private:
                     continue;
                 }
                 record(label, point.params, "done", "", totals.sent, totals.ok);
+                if (planner_) advance_auto(todo, config); // the level the planner chooses next, if any
             }
         } catch (const servestat::error& e) {
             if (!server) throw;
@@ -858,6 +974,8 @@ private:
     std::vector<load::dimension> grid_;
     load::manifest manifest_;
     std::size_t guard_stops_ = 0; // levels the failure guard stopped in this invocation
+    std::optional<load::auto_sweep_settings> auto_; // --sweep concurrency=auto / rate=auto
+    std::optional<load::auto_sweep> planner_;        // the current configuration's auto sweep
 };
 
 } // namespace
@@ -874,6 +992,7 @@ load::token_counter server_token_counter_for(const std::string& url, const std::
 }
 
 int run_load_command(const load_args& a) {
+    check_auto_options(a);
     load::parse_precision_targets(a.until, a.requests || a.duration || !a.trace.empty()); // usage errors before any request
     const auto where = load::parse_url(a.url);
     if (!a.sweep.empty() || !a.grid.empty()) return sweep_runner(a, where).run();

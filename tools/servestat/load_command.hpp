@@ -60,7 +60,12 @@ struct load_args {
     bool heuristic_tokens = false;              // do not ask /tokenize
     std::vector<std::string> params;            // key=value recorded in the header
     // Sweeps.
-    std::string sweep;                 // concurrency=1,2,4 or rate=1,2
+    std::string sweep;                 // concurrency=1,2,4 or rate=1,2; concurrency=auto or rate=auto
+    // --sweep concurrency=auto / rate=auto (load/auto_sweep.hpp, docs/load.md#finding-the-knee).
+    std::optional<double> auto_start, auto_max; // unset: 1 and 1024 × the start
+    double auto_gain = 0.10, auto_resolution = 0.25, auto_max_error = 0.05;
+    std::size_t auto_levels = 16;
+    std::string slo; // metric=seconds,...: an auto sweep stops climbing when a level's p95 misses one
     std::vector<std::string> grid;     // key=v1,v2 (repeatable): server configurations
     std::string server_cmd;            // {key} placeholders from the grid
     double server_timeout = 600;
@@ -156,7 +161,22 @@ inline void add_load_options(CLI::App& cmd, load_args& a) {
                                         "max_num_batched_tokens=8192")
         ->allow_extra_args(false);
 
-    cmd.add_option("--sweep", a.sweep, "One run per value: concurrency=1,2,4,8 or rate=1,2,4");
+    cmd.add_option("--sweep", a.sweep, "One run per value: concurrency=1,2,4,8 or rate=1,2,4; concurrency=auto or "
+                                       "rate=auto finds the knee by itself (docs/load.md#finding-the-knee)");
+    cmd.add_option("--auto-start", a.auto_start, "Auto sweep: the first level (default 1)");
+    cmd.add_option("--auto-max", a.auto_max, "Auto sweep: the highest level (default 1024 x the start)");
+    cmd.add_option("--auto-gain", a.auto_gain, "Auto sweep: climb until a doubling gains less throughput than this "
+                                               "share")
+        ->capture_default_str();
+    cmd.add_option("--auto-resolution", a.auto_resolution, "Auto sweep: refine the knee and the capacity to +-this "
+                                                           "share")
+        ->capture_default_str();
+    cmd.add_option("--auto-max-error", a.auto_max_error, "Auto sweep: a level fails when its error rate exceeds the "
+                                                         "lowest below it by more than this")
+        ->capture_default_str();
+    cmd.add_option("--auto-levels", a.auto_levels, "Auto sweep: at most this many levels in all")->capture_default_str();
+    cmd.add_option("--slo", a.slo, "Auto sweep: SLOs in seconds, e.g. e2e=1,ttft=0.2; a level meets them when each "
+                                   "metric's p95 does");
     cmd.add_option("--grid", a.grid, "Server configurations key=v1,v2 (repeatable); with --server-cmd")
         ->allow_extra_args(false);
     cmd.add_option("--server-cmd", a.server_cmd, "Command that starts the server, with {key} placeholders from "

@@ -210,6 +210,24 @@ public:
     const std::optional<auto_bracket>& capacity() const { return capacity_; }
     const std::vector<level_result>& levels() const { return levels_; }
 
+    // Where the brackets stand: "the knee lies between c=11 and 16 (±21% around 13.3); the capacity
+    // lies between …"; empty when the climb bracketed nothing.
+    std::string conclusion() const {
+        std::string out;
+        const auto known = [&](const char* what, const auto_bracket& b) {
+            const bool adjacent = s_.parameter == auto_parameter::concurrency && b.high - *b.low <= 1;
+            return fmt::format("{} lies between {} ({})", what, bracket_text(b),
+                               adjacent ? std::string("adjacent levels")
+                                        : fmt::format("±{:.0f}% around {:.3g}", 100 * (std::sqrt(b.high / *b.low) - 1),
+                                                      std::sqrt(b.high * *b.low)));
+        };
+        if (knee_ && knee_->low) out = known("the knee", *knee_);
+        else if (knee_) out = "the knee lies at or below " + level(knee_->high) + ", the first level";
+        if (capacity_ && capacity_->low) out += (out.empty() ? "" : "; ") + known("the capacity", *capacity_);
+        else if (capacity_) out += (out.empty() ? "" : "; ") + ("even " + level(capacity_->high) + ", the first level, fails");
+        return out;
+    }
+
     // "c=16", "rate=2.5".
     std::string level(double load) const {
         return fmt::format("{}{:g}", s_.parameter == auto_parameter::concurrency ? "c=" : "rate=", load);
@@ -449,34 +467,22 @@ private:
         if (!knee_mid && !capacity_mid) {
             refinement_ = (knee_ && knee_->low) || (capacity_ && capacity_->low) ? refinement_end::resolved
                                                                                  : refinement_end::nothing;
-            refinement_text_ = refinement_ == refinement_end::nothing ? "nothing to refine" : resolved_text();
-            return "; " + refinement_text_;
+            if (refinement_ == refinement_end::nothing) {
+                refinement_text_ = "nothing to refine";
+                return "; nothing to refine";
+            }
+            refinement_text_ = fmt::format("done (--auto-resolution {:g}): {}", s_.resolution, conclusion());
+            return fmt::format("; done (--auto-resolution {:g})", s_.resolution);
         }
         if (levels_.size() >= s_.max_levels) {
             refinement_ = refinement_end::levels;
-            refinement_text_ = fmt::format("--auto-levels {} spent", s_.max_levels);
-            if (knee_ && knee_->low) refinement_text_ += "; the knee lies between " + bracket_text(*knee_);
-            if (capacity_ && capacity_->low) refinement_text_ += "; the capacity lies between " + bracket_text(*capacity_);
-            return "; " + refinement_text_;
+            refinement_text_ = fmt::format("--auto-levels {} spent: {}", s_.max_levels, conclusion());
+            return fmt::format("; --auto-levels {} spent", s_.max_levels);
         }
         // The wider bracket first; the knee's on a tie.
         const bool knee_first = knee_mid && (!capacity_mid || width(*knee_) >= width(*capacity_));
         next_ = knee_first ? *knee_mid : *capacity_mid;
         return "; refining at " + level(*next_);
-    }
-
-    std::string resolved_text() const {
-        std::string out;
-        const auto known = [&](const char* what, const auto_bracket& b) {
-            const bool adjacent = s_.parameter == auto_parameter::concurrency && b.high - *b.low <= 1;
-            const double within = std::sqrt(b.high / *b.low) - 1;
-            return fmt::format("{} lies between {} ({})", what, bracket_text(b),
-                               adjacent ? std::string("adjacent levels")
-                                        : fmt::format("±{:.0f}% around {:.3g}", 100 * within, std::sqrt(b.high * *b.low)));
-        };
-        if (knee_ && knee_->low) out = known("the knee", *knee_);
-        if (capacity_ && capacity_->low) out += (out.empty() ? "" : "; ") + known("the capacity", *capacity_);
-        return "done: " + out + fmt::format(" (--auto-resolution {:g})", s_.resolution);
     }
 
     // A refinement level: it moves the ends of the brackets it lies in.
@@ -492,22 +498,22 @@ private:
         if (knee_ && knee_->low && r.load > *knee_->low && r.load < knee_->high) {
             const bool reached = r.throughput >= *knee_target_;
             (reached ? knee_->high : *knee_->low) = r.load;
-            found.push_back(fmt::format("{} the knee's {:.4g} req/s; it lies between {}", reached ? "reaches" : "below",
-                                        *knee_target_, bracket_text(*knee_)));
+            found.push_back(fmt::format("{} the knee's {:.4g} req/s: the knee lies between {}",
+                                        reached ? "reaches" : "below", *knee_target_, bracket_text(*knee_)));
         }
         if (capacity_ && capacity_->low && r.load > *capacity_->low && r.load < capacity_->high) {
             if (passes(r)) {
                 capacity_->low = r.load;
-                found.push_back(fmt::format("{} meets {}; the capacity lies between {}", level(r.load),
+                found.push_back(fmt::format("meets {}: the capacity lies between {}",
                                             s_.slos.empty() ? "the error limit" : "the SLOs", bracket_text(*capacity_)));
             } else {
                 capacity_->high = r.load;
-                found.push_back(fmt::format("{} fails ({}); the capacity lies between {}", level(r.load),
+                found.push_back(fmt::format("fails ({}): the capacity lies between {}",
                                             errors_rose(r) ? error_rise(r) : slo_miss(r), bracket_text(*capacity_)));
             }
         }
         std::string out = head;
-        for (const auto& f : found) out += ": " + f;
+        for (const auto& f : found) out += (out == head ? ", " : "; ") + f;
         return out + plan_refinement();
     }
 

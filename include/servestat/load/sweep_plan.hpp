@@ -136,6 +136,10 @@ struct manifest_point {
 struct manifest {
     nlohmann::ordered_json settings;
     std::vector<manifest_point> points;
+    // Auto sweeps (--sweep concurrency=auto): per configuration, the levels the planner chose and why
+    // its climb and refinement ended (load/auto_sweep.hpp's to_json, with "configuration"). Rebuilt
+    // on --resume from the levels' logs, so it is written but not read back.
+    nlohmann::ordered_json auto_sweeps = nlohmann::ordered_json::array();
 
     const manifest_point* find(const std::string& label) const {
         for (const auto& p : points)
@@ -159,6 +163,7 @@ inline nlohmann::ordered_json to_json(const manifest& m) {
     j["servestat"] = "load-manifest";
     j["version"] = 1;
     j["settings"] = m.settings;
+    if (!m.auto_sweeps.empty()) j["auto"] = m.auto_sweeps;
     j["points"] = nlohmann::ordered_json::array();
     for (const auto& p : m.points) {
         nlohmann::ordered_json e{{"label", p.label}, {"log", p.log}, {"params", p.params}, {"status", p.status},
