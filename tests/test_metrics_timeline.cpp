@@ -223,6 +223,11 @@ TEST_CASE("the queue sentence: when waiting first lasted two scrapes, its peak, 
     const auto shifted = servestat::report::watch_server(s, 0.5, p99, 1.0);
     CHECK(shifted.waiting->x.front() == 0.0);
     CHECK(shifted.sentence.starts_with("Requests began to wait on the server at t = 1.0 s; the queue reached 41 at t = 2.5 s"));
+    // Bins of 4 s: the start and the peak share the bin at 2.0, whose one p99 is said once.
+    const servestat::plot::named_points coarse{"p99", {2.0}, {0.9}};
+    CHECK(servestat::report::watch_server(s, 0.0, coarse, 4.0).sentence ==
+          "Requests began to wait on the server at t = 1.5 s; the queue reached 41 at t = 3.0 s "
+          "(vllm:num_requests_waiting); the p99 e2e of completions was 900 ms then.");
 }
 
 TEST_CASE("no queue: one short sentence, and nothing for the summary") {

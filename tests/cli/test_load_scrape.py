@@ -3,11 +3,12 @@
 into X.metrics-timeline.jsonl beside the log X.jsonl (docs/load.md, "Watching the server"), and what
 the commands that read the log make of it.
 
-Against `servestat simulate --time-scale 20 --max-num-seqs 4`, a closed loop of 24 clients on long
-prompts keeps 20 requests waiting on the server: the file's times increase from 0 and lie within the
-run, its names include vLLM's running and waiting gauges, waiting is above 0 at some sample and
-running never above --max-num-seqs. The report charts both on the p99 timeline's time axis and its
-summary says when the queue built up, with the time and size recomputed here from the file. A run
+Against `servestat simulate --time-scale 20 --max-num-seqs 4 --kv-cache-tokens 12000`, a closed loop
+of 24 clients on long prompts keeps 20 requests waiting on the server and fills its KV cache: the
+file's times increase from 0 and lie within the run, its names include vLLM's running and waiting
+gauges, waiting is above 0 at some sample and running never above --max-num-seqs. The report charts
+them, preemptions and KV-cache usage on the p99 timeline's time axis, and its summary says when the
+queue built up and the cache filled, with the times and counts recomputed here from the file. A run
 killed with SIGKILL keeps the samples so far; a server that cannot be reached leaves gaps, counted;
 a bad line names the file, the line and the field; a sweep writes a timeline per level and a report
 of its folder lists none of them as a run or as a file passed over. No assertion depends on timing
@@ -67,7 +68,8 @@ def first_queue(samples):
 
 
 def test_queue_sampled_and_reported():
-    sim = base.Simulator("--time-scale", "20", "--max-num-seqs", str(MAX_NUM_SEQS))
+    # A KV cache of 12,000 tokens holds about three of these prompts: it fills and preempts.
+    sim = base.Simulator("--time-scale", "20", "--max-num-seqs", str(MAX_NUM_SEQS), "--kv-cache-tokens", "12000")
     log = path("run.jsonl")
     try:
         r = servestat("load", "--url", sim.url, "-q", "--workload", long_workload(), "--concurrency", 24, "-n", 72,
@@ -136,6 +138,18 @@ def test_queue_sampled_and_reported():
     check(summary.startswith(expected), f"report.json summary {summary!r} starts {expected!r}")
     check(f"{peak:.0f}" in summary and "(vllm:num_requests_waiting)" in summary and "p99 e2e of completions" in summary,
           f"the peak {peak:.0f} at {peak_t} and the p99 in {summary!r}")
+    # The KV cache and preemptions, recomputed from the file.
+    kv = [(s["t"], s["values"]["vllm:kv_cache_usage_perc"]) for s in samples if "vllm:kv_cache_usage_perc" in s["values"]]
+    check(kv and all(0 <= v <= 1 for _, v in kv), f"KV-cache usage a fraction: {kv[:5]}")
+    full = next((t for t, v in kv if v >= 0.9), None)
+    if full is not None:
+        check(f"The KV cache passed 90% at t = {full:.1f} s" in summary, f"KV past 90% at {full} in {summary!r}")
+    else:
+        check("KV-cache usage stayed below 90%" in summary, f"KV below 90% in {summary!r}")
+    preempted = [s["values"]["vllm:num_preemptions_total"] for s in samples]
+    if preempted[-1] > preempted[0]:
+        check(f"The server preempted requests {preempted[-1] - preempted[0]:.0f} times" in summary,
+              f"{preempted[-1] - preempted[0]} preemptions in {summary!r}")
     with open(os.path.join(out, "report.html")) as f:
         html = f.read()
     digest = html[html.find('<ul class="summary">'):]
@@ -152,9 +166,16 @@ def test_queue_sampled_and_reported():
         for name in ("running (vllm:num_requests_running)", "waiting (vllm:num_requests_waiting)",
                      "Requests on the server over the run", "time since start (s)"):
             check(name in queue, f"{name!r} in the queue chart")
-        kv = "vllm:kv_cache_usage_perc" in charted
-        check(os.path.exists(kv_svg) == kv and (not kv or "KV usage (vllm:kv_cache_usage_perc)" in open(kv_svg).read()),
-              "a KV chart where the server reports KV-cache usage")
+        check(charted == ["vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:num_preemptions_total",
+                          "vllm:kv_cache_usage_perc"], f"charted: {charted}")
+        check("preempted (vllm:num_preemptions_total)" in queue, "preemptions in the queue chart")
+        check(os.path.exists(kv_svg), "a KV-cache chart")
+        if os.path.exists(kv_svg):
+            with open(kv_svg) as f:
+                kv_chart = f.read()
+            check("KV usage (vllm:kv_cache_usage_perc)" in kv_chart and "share (%)" in kv_chart
+                  and "90% KV-cache usage" in kv_chart, "the KV chart's series, axis and 90% line")
+            check(x_ticks(kv_chart) == x_ticks(p99), f"the KV chart on the same axis: {x_ticks(kv_chart)}")
         check(x_ticks(queue) == x_ticks(p99) and x_ticks(queue), f"one time axis: {x_ticks(queue)} and {x_ticks(p99)}")
 
 

@@ -115,14 +115,19 @@ inline std::optional<watched_series> prefix_hit_series(const server_timeline& s,
     return first_series(s, prefix_hit_rate_names, origin, true);
 }
 
-// The p99 of the completions in the timeline bin nearest to x (within one bin's width); none
-// where that bin had no completion.
-inline std::optional<double> p99_near(const plot::named_points& p99, double x, double width) {
+// The timeline bin nearest to x (within one bin's width), or none where the bins near x had no completion.
+inline std::optional<std::size_t> bin_near(const plot::named_points& p99, double x, double width) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < p99.x.size(); ++i)
         if (!best || std::abs(p99.x[i] - x) < std::abs(p99.x[*best] - x)) best = i;
     if (!best || std::abs(p99.x[*best] - x) > width) return std::nullopt;
-    return p99.y[*best];
+    return best;
+}
+
+// The p99 of the completions in the timeline bin nearest to x.
+inline std::optional<double> p99_near(const plot::named_points& p99, double x, double width) {
+    const auto bin = bin_near(p99, x, width);
+    return bin ? std::optional<double>(p99.y[*bin]) : std::nullopt;
 }
 
 // "t = 0.4 s", "t = 12 s": the charts' axis, to a tenth of a second below 100 s.
@@ -163,10 +168,11 @@ inline std::string queue_sentence(const watched_series& waiting, std::size_t sta
                            waiting.metric);
     else
         out += fmt::format(", {} at once ({})", whole_count(waiting.y[peak]), waiting.metric);
-    const auto before = p99_near(p99, waiting.x[start], width), at_peak = p99_near(p99, waiting.x[peak], width);
-    if (peak != start && before && at_peak)
-        return out + ", while the p99 e2e of completions " + p99_change_text(*before, *at_peak) + ".";
-    if (at_peak) return out + fmt::format("; the p99 e2e of completions was {} then.", format_seconds(*at_peak));
+    // A change of the p99 only between two bins: within one there is one value.
+    const auto before = bin_near(p99, waiting.x[start], width), at_peak = bin_near(p99, waiting.x[peak], width);
+    if (before && at_peak && *before != *at_peak)
+        return out + ", while the p99 e2e of completions " + p99_change_text(p99.y[*before], p99.y[*at_peak]) + ".";
+    if (at_peak) return out + fmt::format("; the p99 e2e of completions was {} then.", format_seconds(p99.y[*at_peak]));
     return out + ".";
 }
 
