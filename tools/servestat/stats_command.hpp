@@ -189,6 +189,10 @@ inline std::string knee_lines(const sweep_analysis& a) {
                                                                     : "");
         if (k.form.kind != curve_kind::unclassified) out += fmt::format("    curve: {}\n", describe(k.form.kind));
         if (!k.caveat.empty()) out += "    caveat: " + k.caveat + "\n";
+        if (const auto& t = k.two_segment)
+            out += fmt::format("    two-segment fit (against {}{}): break at {}={:.4g}, {}={:.4g}{}\n", t->log_x ? "log2 " : "",
+                               a.curve.param, a.curve.param, t->load, k.y_name, t->y,
+                               t->levels_off() ? "" : " (no levelling off)");
         if (k.threshold && k.threshold->baseline)
             out += fmt::format("    threshold knee ({} > {:.4g} = {:.4g} at {} x {:g}): {}\n", k.y_name, *k.threshold->limit,
                                *k.threshold->baseline, servestat::detail::format_load(a.curve.param, *k.threshold->baseline_x),

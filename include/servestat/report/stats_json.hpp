@@ -226,6 +226,20 @@ inline void add_knee_qualifiers(json& out, const sweep_knee& k) {
     out["caveat"] = k.caveat.empty() ? json(nullptr) : json(k.caveat);
     out["withheld_x"] = or_null(k.withheld_x);
     out["withheld_load"] = k.withheld_load ? load_json(*k.withheld_load) : json(nullptr);
+    if (const auto& t = k.two_segment) // throughput: the two-segment fit's break (docs/knee.md#two-segment-fit)
+        out["two_segment"] = {{"load", t->load},
+                              {"y", t->y},
+                              {"axis", t->log_x ? "log2" : "linear"},
+                              {"breakpoint", t->fit.breakpoint},
+                              {"slope_before", t->fit.slope_before},
+                              {"slope_after", t->fit.slope_after},
+                              {"levels_off", t->levels_off()},
+                              {"at_level", t->fit.at_point},
+                              {"sse", t->fit.sse},
+                              {"sse_one_line", t->fit.sse_one_line},
+                              {"points", t->fit.points}};
+    else
+        out["two_segment"] = nullptr;
     if (!k.threshold) {
         out["threshold"] = nullptr;
         return;

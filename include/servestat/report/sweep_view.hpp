@@ -48,6 +48,37 @@ inline std::string threshold_sentence(const sweep_analysis& a, const sweep_knee&
     return fmt::format(" Threshold knee ({}): {}, {}.", rule, format_load(a.curve.param, *t.x), format_seconds(t.y));
 }
 
+// A load between two measured levels, to the precision a straight line between them supports:
+// "36", not "36.1"; "2.5" for a request rate.
+inline std::string interpolated_load(double load) {
+    return load >= 10 ? fmt::format("{:.0f}", load) : fmt::format("{:.2g}", load);
+}
+
+// Two knees further apart than this share of Kneedle's are told as a disagreement.
+inline constexpr double knee_agreement = 0.1;
+
+// " Two-segment fit (…): break at c≈12, 95.7 req/s (+18.2 req/s per doubling before, +6.50 after).
+// Kneedle puts the knee at c=16, the two-segment fit at c≈12: the knee lies between them." —
+// beside Kneedle's throughput knee.
+inline std::string two_segment_sentence(const sweep_analysis& a, const sweep_knee& k) {
+    if (!k.two_segment) return {};
+    const two_segment_knee& t = *k.two_segment;
+    const std::string at = (a.curve.param == "concurrency" ? "c≈" : a.curve.param + "≈") + interpolated_load(t.load);
+    const std::string method = fmt::format("two straight lines meeting, least squares against {}", t.log_x ? "log₂ " + a.curve.param : a.curve.param);
+    if (!t.levels_off())
+        return fmt::format(" Two-segment fit ({}): no levelling off, the line after its break at {} rises at least as "
+                           "fast as the one before.", method, at);
+    const std::string per = t.log_x ? " per doubling" : " per unit of " + a.curve.param;
+    std::string out = fmt::format(" Two-segment fit ({}): break at {}, {:.3g} req/s ({:+.3g} req/s{} before, {:+.3g} after).",
+                                  method, at, t.y, t.fit.slope_before, per, t.fit.slope_after);
+    const auto kneedle = k.x ? k.x : k.withheld_x;
+    if (!kneedle) return out;
+    if (std::abs(t.load - *kneedle) <= knee_agreement * *kneedle)
+        return out + fmt::format(" It agrees with Kneedle's {}.", format_load(a.curve.param, *kneedle));
+    return out + fmt::format(" Kneedle {} the knee at {}, the two-segment fit at {}: the knee lies between them.",
+                             k.x ? "puts" : "would put", format_load(a.curve.param, *kneedle), at);
+}
+
 inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
     static constexpr std::pair<const char*, const char*> names[] = {
         {"throughput", "Saturation (throughput against load)"},
@@ -71,13 +102,7 @@ inline std::string knee_sentence(const sweep_analysis& a, const sweep_knee& k) {
         out = k.caveat.empty() ? fmt::format("{}: knee at {}, where it is {} ({}{}).", what, at, y, k.shape, form)
                                : fmt::format("{}: knee at {}, where it is {} ({}) — caveat: {}.", what, at, y, k.shape, k.caveat);
     }
-    return out + threshold_sentence(a, k);
-}
-
-// A load between two measured levels, to the precision a straight line between them supports:
-// "36", not "36.1"; "2.5" for a request rate.
-inline std::string interpolated_load(double load) {
-    return load >= 10 ? fmt::format("{:.0f}", load) : fmt::format("{:.2g}", load);
+    return out + threshold_sentence(a, k) + two_segment_sentence(a, k);
 }
 
 inline std::string capacity_sentence(const sweep_analysis& a, const slo_capacity& c) {

@@ -3,9 +3,9 @@
 // as many requests in flight as it claimed (Little's law).
 #pragma once
 
-#include <algorithm>   // std::sort, std::min, std::max
+#include <algorithm>   // std::sort, std::min, std::max, std::all_of
 #include <charconv>    // std::from_chars
-#include <cmath>       // std::isinf, std::isfinite
+#include <cmath>       // std::isinf, std::isfinite, std::log2, std::exp2
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
 #include <span>        // std::span
@@ -26,6 +26,7 @@
 #include "servestat/sweep/curve_shape.hpp"    // classify_curve, curve_shape
 #include "servestat/sweep/kneedle.hpp"        // find_knee
 #include "servestat/sweep/threshold_knee.hpp" // find_threshold_knee, default_degradation
+#include "servestat/sweep/two_segment.hpp"    // fit_two_segments
 #include "servestat/sweep/sweep.hpp"     // sweep, sweep_value
 
 namespace servestat {
@@ -81,6 +82,18 @@ struct sweep_validity {
     std::vector<double> start_order;
 };
 
+// The two-segment knee of throughput against load (two_segment.hpp, docs/knee.md#two-segment-fit):
+// fitted against log2 of the load when every level is above 0 (levels that double are evenly spaced
+// there, as the sweep charts draw them), else against the load.
+struct two_segment_knee {
+    two_segment_fit fit; // in the fitted coordinates (log2 load, or load)
+    bool log_x = true;
+    double load = 0; // the break as a load: 2^breakpoint on the log axis
+    double y = 0;    // the fitted throughput there
+    // The fitted throughput rises less (or falls) after the break than before: the curve levels off.
+    bool levels_off() const { return fit.slope_after < fit.slope_before; }
+};
+
 // A knee of one curve of the sweep: `x` where Kneedle found it, `y` the curve's value there, and
 // how far it can be read as a saturation point (docs/knee.md#curve-shapes).
 struct sweep_knee {
@@ -95,6 +108,7 @@ struct sweep_knee {
     std::optional<double> withheld_x, withheld_load;
     std::string caveat; // why the knee is not a saturation point; empty for a smooth saturation
     std::optional<threshold_knee> threshold; // latency curves: first level more than d above the lowest
+    std::optional<two_segment_knee> two_segment; // throughput: the two-segment fit's break, beside Kneedle's
 };
 
 // The largest load meeting an objective "percentile of metric ≤ max_seconds" over all requests.
@@ -374,6 +388,23 @@ inline std::optional<threshold_knee> threshold_of(const sweep_analysis& a, const
             values.push_back(*row.values[column]);
         }
     return find_threshold_knee(loads, values, degradation);
+}
+
+// The two-segment fit of a throughput curve over the levels Kneedle saw (excluded and unbounded
+// levels left out); none for other curves or fewer than four levels.
+inline std::optional<two_segment_knee> two_segment_of(const sweep_analysis& a, const sweep_knee& k) {
+    if (k.y_name != "rps" || k.x_name != a.curve.param) return std::nullopt;
+    auto [xs, ys] = sweep_curve(a, column_index(k.x_name), column_index(k.y_name), true);
+    two_segment_knee out;
+    out.log_x = !xs.empty() && std::all_of(xs.begin(), xs.end(), [](double x) { return x > 0; });
+    if (out.log_x)
+        for (double& x : xs) x = std::log2(x);
+    const auto fit = fit_two_segments(xs, ys);
+    if (!fit) return std::nullopt;
+    out.fit = *fit;
+    out.load = out.log_x ? std::exp2(fit->breakpoint) : fit->breakpoint;
+    out.y = fit->y_at_break;
+    return out;
 }
 
 // Whether a knee's curve is over load and one jump: the jump is then a finding of its own.
@@ -658,6 +689,7 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
     for (auto& k : a.knees) {
         detail::qualify_knee(a, k);
         k.threshold = detail::threshold_of(a, k, degradation);
+        k.two_segment = detail::two_segment_of(a, k);
     }
     for (const auto& objective : slos) a.capacity.push_back(detail::capacity_for(a, levels, objective, slo_percentile));
     if (s.param == "concurrency" || s.param == "max_concurrency")
