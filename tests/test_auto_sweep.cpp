@@ -6,6 +6,7 @@
 #include <cmath>     // std::sqrt
 #include <functional> // std::function
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK
@@ -312,6 +313,48 @@ TEST_CASE("auto sweep: settings and misuse") {
     level_result wrong;
     wrong.load = 2;
     CHECK_THROWS_WITH(planner.add(wrong), Contains("expected the results of c=1, got c=2"));
+}
+
+TEST_CASE("auto sweep: a level's results from its run's statistics") {
+    // Four ok requests (e2e 2, 1, 4, 7 s) and three failures, from t = 0 to t = 10 s: throughput
+    // 4 / 10 = 0.4 req/s, error rate 3/7; e2e p95 (linear) over 1 2 4 7: rank 0.95 × 3 = 2.85,
+    // 4 + 0.85 × (7 − 4) = 6.55 s.
+    servestat::run r;
+    const auto request = [](double sent, double end, servestat::request_status status) {
+        servestat::request_record q;
+        q.t_sched = q.t_sent = sent;
+        q.t_end = end;
+        q.status = status;
+        if (status == servestat::request_status::ok) q.t_first = sent + 0.1;
+        return q;
+    };
+    using servestat::request_status;
+    for (const auto& [sent, end] : {std::pair{0.0, 2.0}, {1.0, 2.0}, {2.0, 6.0}, {3.0, 10.0}})
+        r.requests.push_back(request(sent, end, request_status::ok));
+    for (double sent : {4.0, 5.0, 6.0}) r.requests.push_back(request(sent, sent + 1, request_status::error));
+    auto_sweep_settings s;
+    s.slos = {slo{metric::e2e, 5.0}};
+    servestat::stats_options o;
+    o.summary.percentiles = {95};
+    SECTION("throughput, errors and the SLO's p95") {
+        const auto level = servestat::load::level_result_of(servestat::analyze(r, o), 8, s);
+        CHECK(level.load == 8);
+        CHECK(level.requests == 7);
+        CHECK(level.ok == 4);
+        CHECK(level.throughput == Approx(0.4));
+        CHECK(level.error_rate() == Approx(3.0 / 7));
+        REQUIRE(level.slos.size() == 1);
+        CHECK(*level.slos[0].value == Approx(6.55));
+        CHECK_FALSE(level.slos[0].met());
+        CHECK(level.ended_early.empty());
+    }
+    SECTION("run.end: a failure-guard stop ended the level early; a precision stop did not") {
+        r.meta.run_end = {{"reason", "server_gone"}, {"detail", "10 connection failures in a row"}};
+        CHECK(servestat::load::level_result_of(servestat::analyze(r, o), 8, s).ended_early ==
+              "server_gone: 10 connection failures in a row");
+        r.meta.run_end = {{"reason", "precise"}};
+        CHECK(servestat::load::level_result_of(servestat::analyze(r, o), 8, s).ended_early.empty());
+    }
 }
 
 } // namespace test_auto_sweep
