@@ -203,6 +203,24 @@ TEST_CASE("the observer stops sending once every target is met, and run.end cove
                          "stopped moved it)");
 }
 
+// The six values of the test above met ±5% after 7 requests; with 4 requests in flight (a closed loop
+// of 4) no stop is taken before 2 × 4 = 8 are logged: the first to complete are the short ones.
+TEST_CASE("no stop while the requests in flight number more than half of those logged", "[precision_target]") {
+    std::size_t in_flight = 4;
+    precision_observer o({parse_precision_target("e2e.p50:5%")}, [&in_flight] { return in_flight; });
+    const double e2e[] = {1.000, 1.010, 1.020, 1.005, 1.015, 1.001, 1.003};
+    for (double v : e2e) CHECK_FALSE(o.observe(ok_request(v))); // 7 logged < 8
+    const auto stop = o.observe(ok_request(1.002));
+    REQUIRE(stop);
+    CHECK(stop->reason.ends_with("after 8 requests"));
+    SECTION("with fewer in flight the same values stop earlier") {
+        in_flight = 3;
+        precision_observer p({parse_precision_target("e2e.p50:5%")}, [&in_flight] { return in_flight; });
+        for (int i = 0; i < 5; ++i) CHECK_FALSE(p.observe(ok_request(e2e[i])));
+        CHECK(p.observe(ok_request(e2e[5]))); // 6 logged = 2 × 3
+    }
+}
+
 TEST_CASE("a stop whose target still holds over the final log adds nothing to the summary", "[precision_target]") {
     precision_observer o({parse_precision_target("e2e.mean:5%")});
     CHECK_FALSE(o.observe(ok_request(1.00)));

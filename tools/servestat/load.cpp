@@ -455,13 +455,15 @@ std::unique_ptr<load::run_observer> metrics_sampler_for(const load_args& a, cons
 }
 
 // What watches one run (each sweep level gets its own).
-observers observers_for(const load_args& a, const run_point& point) {
+observers observers_for(const load_args& a, const run_point& point, const load::driver& driver) {
     observers out;
     out.push_back(std::make_unique<load::failure_guard>(
         load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
     if (a.scrape_interval > 0) out.push_back(metrics_sampler_for(a, point.log));
     out.push_back(std::make_unique<load::self_measure>());
-    if (!a.until.empty()) out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true)));
+    if (!a.until.empty())
+        out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true),
+                                                                 [&driver] { return driver.in_flight(); }));
     return out;
 }
 
@@ -496,7 +498,7 @@ load::run_totals run_one(const load_args& a, load::driver& driver, const run_poi
     load::log_writer log(point.log);
     auto header = run_header(a, point, w, server, now_iso());
     log.write(load::header_line(header));
-    const auto watching = observers_for(a, point);
+    const auto watching = observers_for(a, point, driver);
     for (const auto& o : watching) // the self-measurement also hooks into the driver
         if (auto* probe = dynamic_cast<load::run_probe*>(o.get())) driver.set_probe(probe);
     driver.on_start([&watching](load::steady::time_point t) {

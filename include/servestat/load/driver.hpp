@@ -145,6 +145,8 @@ public:
     void set_probe(run_probe* p) { probe_ = p; }
     const tcp::resolver::results_type& addresses() const { return addresses_; }
     const http_options& options() const { return options_; }
+    // Requests sent and not yet completed (0 between runs).
+    std::size_t in_flight() const { return state_ ? state_->active.size() : 0; }
 
     // Runs the pattern to the end (or to stop()); `on_result` sees every request as it completes.
     run_totals run(const load_pattern& pattern, const plan_function& plan, const result_function& on_result) {
