@@ -216,17 +216,17 @@ TEST_CASE("the queue sentence: when waiting first lasted two scrapes, its peak, 
     const servestat::plot::named_points p99{"p99", {0.5, 1.5, 2.5, 3.5, 4.5}, {0.7, 0.8, 3.1, 3.3, 2.0}};
     const auto w = servestat::report::watch_server(s, 0.0, p99, 1.0);
     CHECK(w.notable);
-    CHECK(w.sentence == "Requests began to wait on the server at t = 1.5 s; the queue reached 41 at t = 3.0 s "
+    CHECK(w.sentence == "Requests began to wait on the server at t = 1.5 s; the queue peaked at 41 at t = 3.0 s "
                         "(vllm:num_requests_waiting), while the p99 e2e of completions rose from 800 ms to 3.10 s.");
     // The same on an axis that starts at 0.5 s (the first request's send): every time 0.5 s earlier,
     // the scrape at 0 left out.
     const auto shifted = servestat::report::watch_server(s, 0.5, p99, 1.0);
     CHECK(shifted.waiting->x.front() == 0.0);
-    CHECK(shifted.sentence.starts_with("Requests began to wait on the server at t = 1.0 s; the queue reached 41 at t = 2.5 s"));
+    CHECK(shifted.sentence.starts_with("Requests began to wait on the server at t = 1.0 s; the queue peaked at 41 at t = 2.5 s"));
     // Bins of 4 s: the start and the peak share the bin at 2.0, whose one p99 is said once.
     const servestat::plot::named_points coarse{"p99", {2.0}, {0.9}};
     CHECK(servestat::report::watch_server(s, 0.0, coarse, 4.0).sentence ==
-          "Requests began to wait on the server at t = 1.5 s; the queue reached 41 at t = 3.0 s "
+          "Requests began to wait on the server at t = 1.5 s; the queue peaked at 41 at t = 3.0 s "
           "(vllm:num_requests_waiting); the p99 e2e of completions was 900 ms then.");
 }
 

@@ -4,6 +4,7 @@ import math
 import os
 import re
 import shutil
+import sys
 import subprocess
 
 failures = []
@@ -15,8 +16,20 @@ def check(condition, what):
         print("FAIL:", what)
 
 
+def holds_data_sets(folder):
+    """Whether `folder` looks like a data folder (shared/data: a SOURCE.md per set), not a test's work."""
+    if not os.path.isdir(folder):
+        return False
+    return os.path.exists(os.path.join(folder, "SOURCE.md")) or any(
+        os.path.exists(os.path.join(e.path, "SOURCE.md")) for e in os.scandir(folder) if e.is_dir())
+
+
 def run_tests(work_dir, tests):
-    """Runs each test in a fresh work_dir; the exit status is 1 when any check failed."""
+    """Runs each test in a fresh work_dir; the exit status is 1 when any check failed. A work_dir that
+    holds data sets is refused, not emptied: the arguments were given in the wrong order (it happened)."""
+    if holds_data_sets(work_dir):
+        sys.exit(f"refusing to empty {work_dir}: it holds data sets (SOURCE.md), not a test's work; "
+                 "check the order of the arguments (see the test's usage line)")
     shutil.rmtree(work_dir, ignore_errors=True)
     os.makedirs(work_dir)
     for fn in tests:

@@ -297,6 +297,16 @@ inline std::string token_growth_clause(const sweep_analysis& a, const std::vecto
 // peak throughput and where, where growth stops (a knee, else the first level within 10% of the
 // peak, or that it does not within the range), the tail knee when there is one, and the p99 e2e
 // and TTFT at the top level (left out when the side-by-side sentence gives that level: `shown`).
+// "; the two-segment fit puts it at c≈12" beside Kneedle's throughput knee, or "; the two-segment fit
+// agrees" (sweep_view.hpp's knee_agreement); nothing when the fit found no levelling off.
+inline std::string two_segment_clause(const sweep_analysis& a, const sweep_knee& k) {
+    if (!k.two_segment || !k.two_segment->levels_off() || !k.load) return {};
+    const double at = k.two_segment->load;
+    if (std::abs(at - *k.load) <= knee_agreement * *k.load) return "; the two-segment fit agrees";
+    return "; the two-segment fit puts it at " + (a.curve.param == "concurrency" ? std::string("c≈") : a.curve.param + "≈") +
+           interpolated_load(at);
+}
+
 inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index, bool alone,
                                   std::optional<double> shown = std::nullopt) {
     const std::string param = a.curve.param;
@@ -315,7 +325,8 @@ inline std::string sweep_sentence(const sweep_analysis& a, std::size_t index, bo
         const sweep_knee* knee = nullptr;
         for (const auto& k : a.knees)
             if (k.curve == "throughput" && k.load && k.y && k.caveat.empty()) knee = &k;
-        out += knee ? fmt::format(", gaining little beyond its knee at {} ({:.2f} req/s)", load(*knee->load), *knee->y)
+        out += knee ? fmt::format(", gaining little beyond its knee at {} ({:.2f} req/s{})", load(*knee->load), *knee->y,
+                                  two_segment_clause(a, *knee))
                     : growth_clause(a, rows, *peak);
     } else
         out += ": no level has a throughput";

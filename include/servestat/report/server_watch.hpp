@@ -164,7 +164,7 @@ inline std::string queue_sentence(const watched_series& waiting, std::size_t sta
     const std::size_t peak = first_peak(waiting.y);
     std::string out = fmt::format("Requests began to wait on the server at {}", at_time(waiting.x[start]));
     if (peak != start)
-        out += fmt::format("; the queue reached {} at {} ({})", whole_count(waiting.y[peak]), at_time(waiting.x[peak]),
+        out += fmt::format("; the queue peaked at {} at {} ({})", whole_count(waiting.y[peak]), at_time(waiting.x[peak]),
                            waiting.metric);
     else
         out += fmt::format(", {} at once ({})", whole_count(waiting.y[peak]), waiting.metric);
