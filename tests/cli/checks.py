@@ -1,5 +1,6 @@
 """What the CLI test scripts share: soft checks that record failures, running the tests in order, and
 starting the simulator."""
+import json
 import math
 import os
 import re
@@ -37,6 +38,13 @@ def run_tests(work_dir, tests):
         fn()
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
+
+
+def read_driver_log(log):
+    """A log `servestat load` wrote: its header's run object and its request lines, each parsed."""
+    with open(log) as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    return lines[0]["run"], lines[1:]
 
 
 def start_simulator(servestat, log, *args):

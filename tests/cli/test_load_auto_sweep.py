@@ -32,7 +32,7 @@ import sys
 import numpy as np
 
 import test_load as base
-from checks import check, run_tests
+from checks import check, read_driver_log as read_log, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,12 +44,6 @@ PER_LEVEL = 150  # requests per level: small, so the test stays short under ASan
 
 def path(name):
     return os.path.join(WORK, name)
-
-
-def read_log(log):
-    with open(log) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    return lines[0]["run"], lines[1:]
 
 
 def level_of_log(log):

@@ -29,19 +29,13 @@ import sys
 import numpy as np
 
 import test_load as base
-from checks import check, order_statistic_ranks, run_tests
+from checks import check, order_statistic_ranks, read_driver_log as read_log, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 
 
 def path(name):
     return os.path.join(WORK, name)
-
-
-def read_log(log):
-    with open(log) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    return lines[0]["run"], lines[1:]
 
 
 def metric_values(rows, metric):
