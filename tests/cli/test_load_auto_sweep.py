@@ -35,6 +35,7 @@ import test_load as base
 from checks import check, read_driver_log as read_log, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
+SHARED = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data")
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES_BAD = os.path.join(HERE, "..", "..", "examples", "live", "bad")
 FIXED_LEVELS = [1, 2, 4, 8, 16, 32, 48, 64]
@@ -289,6 +290,29 @@ def test_auto_sweep_finds_the_knee():
         sim.stop()
 
 
+def test_two_segment_on_published_sweeps():
+    """The two-segment knee of published sweeps (AIPerf's InferenceX sweep on a B200, the LLMPerf SGLang
+    sweeps) equals numpy's fit of their throughput against log2 concurrency."""
+    if not os.path.isdir(SHARED):
+        check(False, f"shared data missing: {SHARED}")
+        return
+    fits = 0
+    for folder in ["aiperf-inferencex-sweep-b200", os.path.join("llmperf-sglang-sweep-hongxuanzhang", "result_outputs")]:
+        r = base.servestat("stats", "--json", os.path.join(SHARED, folder))
+        check(r.returncode == 0, f"stats {folder}: {r.stderr[-300:]}")
+        for sweep in json.loads(r.stdout)["sweeps"]:
+            points = sorted((p["load"], p["rps"]) for p in sweep["points"] if p.get("rps") is not None)
+            fit = knee_of(sweep, "throughput").get("two_segment")
+            if len(points) < 4 or fit is None:
+                continue
+            loads, rps = zip(*points)
+            brk, y = two_segment_break(np.log2(loads), rps)
+            check(fit["axis"] == "log2" and math.isclose(fit["load"], 2 ** brk, rel_tol=1e-9) and
+                  math.isclose(fit["y"], y, rel_tol=1e-9), f"{folder}: two-segment {fit} vs numpy {2 ** brk}, {y}")
+            fits += 1
+    check(fits >= 2, f"published sweeps with a two-segment fit: {fits}")
+
+
 def test_usage_errors():
     for args, text in [(["--concurrency", 2, "-n", 5, "--auto-gain", 0.2], "steer an auto sweep"),
                        (["--sweep", "concurrency=1,2", "-n", 5, "--slo", "e2e=1"], "steer an auto sweep"),
@@ -301,4 +325,5 @@ def test_usage_errors():
 
 
 if __name__ == "__main__":
-    sys.exit(run_tests(WORK, [test_bundled_fixed_sweep_knee, test_auto_sweep_finds_the_knee, test_usage_errors]))
+    sys.exit(run_tests(WORK, [test_bundled_fixed_sweep_knee, test_auto_sweep_finds_the_knee,
+                              test_two_segment_on_published_sweeps, test_usage_errors]))
