@@ -6,6 +6,7 @@ Usage: test_cli.py SERVESTAT_BINARY WORK_DIR   (run by ctest; needs Debian's pyt
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -673,8 +674,24 @@ def test_bad_summaries_are_named():
     expect_error(["compare", cut, good], 3, cut)
 
 
+def test_version_names_the_source_revision():
+    """--version: the project's version (CMakeLists.txt) and the commit the tool was built from."""
+    source = os.path.join(HERE, "..", "..")
+    r = servestat("--version")
+    check(r.returncode == 0, f"--version exit {r.returncode}: {r.stderr}")
+    with open(os.path.join(source, "CMakeLists.txt")) as f:
+        version = re.search(r"project\(servestat VERSION (\S+)", f.read()).group(1)
+    line = r.stdout.strip()
+    check(line.startswith(f"servestat {version}, source revision "), f"--version: {line!r}")
+    if os.path.exists(os.path.join(source, ".git")):
+        head = subprocess.run(["git", "-C", source, "log", "-1", "--format=%h (%cs)", "--abbrev=12"],
+                              capture_output=True, text=True)
+        if head.returncode == 0:
+            check(head.stdout.strip() in line, f"--version {line!r} does not name {head.stdout.strip()!r}")
+
+
 if __name__ == "__main__":
-    sys.exit(run_tests(WORK, [test_random_log_agrees_with_numpy, test_output_is_deterministic, test_threads_give_identical_output,
+    sys.exit(run_tests(WORK, [test_version_names_the_source_revision, test_random_log_agrees_with_numpy, test_output_is_deterministic, test_threads_give_identical_output,
                               test_bad_input_exit_codes_and_messages, test_quoted_globs_are_expanded,
                               test_input_format_is_detected_from_content, test_map_reads_an_unknown_layout,
                               test_folder_lists_each_run_once, test_steady_state_cuts_to_the_reported_window,

@@ -14,6 +14,7 @@
 #include "simulate_command.hpp" // simulate_args, run_simulate_command
 #include "stats_command.hpp"  // stats_args, run_stats_command
 #include "summarize_command.hpp" // summarize_args, run_summarize_command
+#include "version.hpp"        // version_line
 #include "workload_command.hpp" // workload_args, run_workload_command
 
 namespace {
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
     servestat::cli::restart_with_huge_pages(argv);
     CLI::App app{"servestat: statistics and reports for LLM-serving load tests"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "servestat 0.1.0");
+    app.set_version_flag("--version", servestat::cli::version_line);
 
     servestat::cli::stats_args stats;
     auto* stats_cmd = app.add_subcommand("stats", "Summaries of every metric per run and prompt-length subset");
