@@ -22,6 +22,7 @@
 
 #include "servestat/compare/verdict.hpp"    // verdict, decide
 #include "servestat/core/parallel.hpp"      // parallel_for, worker_count
+#include "servestat/core/progress.hpp"      // progress_state, progress_scope
 #include "servestat/core/run.hpp"           // run
 #include "servestat/stats/bootstrap.hpp"    // request_resampler, percentile_interval (of the draws)
 #include "servestat/stats/mann_whitney.hpp" // mann_whitney_u
@@ -45,6 +46,10 @@ struct compare_options {
     bool add_client_queueing = true;
     verdict_options verdicts;
     bootstrap_options bootstrap;
+    // The bootstrap's resamples counted as each block of them is drawn (each pair an item of the
+    // current stage); null: not counted. compare() adds the stage's total, bootstrap.resamples a
+    // pair (only `all` has shares to bootstrap); compare_runs called alone adds none.
+    progress_state* progress = nullptr;
 };
 
 inline void validate(const compare_options& o) {
@@ -426,9 +431,16 @@ inline run_comparison compare_runs(const run& before, const run& after, const co
             for (std::size_t b = 0; b < per_subset[s].bootstrap->blocks(); ++b) blocks.emplace_back(s, b);
     std::vector<std::pair<request_resampler::draw_state, request_resampler::draw_state>> scratch(
         worker_count(blocks.size(), o.stats.threads));
+    const auto resamples_in = [&](std::size_t block) {
+        return std::min(o.bootstrap.resamples, (block + 1) * resamples_per_block) - block * resamples_per_block;
+    };
+    std::uint64_t resamples = 0;
+    for (const auto& [s, block] : blocks) resamples += resamples_in(block);
+    const progress_scope counted(o.progress, before.meta.label + " / " + after.meta.label, resamples);
     parallel_for(blocks.size(), o.stats.threads, [&](std::size_t task, std::size_t worker) {
         const auto [s, block] = blocks[task];
         per_subset[s].bootstrap->draw_block(block, scratch[worker].first, scratch[worker].second);
+        if (counted.item()) counted.item()->add(resamples_in(block));
     });
     scratch.clear();
     parallel_for(per_subset.size(), o.stats.threads, [&](std::size_t s) {

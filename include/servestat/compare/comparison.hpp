@@ -5,8 +5,10 @@
 
 #include <algorithm> // std::find
 #include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint64_t
 #include <map>      // std::map
 #include <optional> // std::optional
+#include <set>      // std::set
 #include <span>     // std::span
 #include <string>   // std::string
 #include <vector>   // std::vector
@@ -85,6 +87,11 @@ inline std::vector<run_stats> analyze_all(std::span<const run> runs, const std::
     return out;
 }
 
+// A progress stage's total: the resamples of `pairs` pairs (compare_runs counts them as drawn).
+inline void expect_pairs(const compare_options& o, std::size_t pairs) {
+    if (o.progress) o.progress->add_total(static_cast<std::uint64_t>(pairs) * o.bootstrap.resamples);
+}
+
 inline compared_pair pair_up(std::span<const run> before, std::size_t b, std::span<const run> after, std::size_t a,
                              std::optional<double> load, const compare_options& o) {
     return {load, compare_runs(before[b], after[a], o), b, a};
@@ -139,6 +146,7 @@ inline std::optional<comparison> compare_replicates(std::span<const run> before,
     // labels that at most number the runs (run_0001, run_0002) make replicates.
     if (!numbered_alike(sb) || !numbered_alike(sa)) return std::nullopt;
     comparison out{"replicates", {}, std::nullopt, {}};
+    expect_pairs(o.compare, 1);
     out.pairs.push_back({std::nullopt, compare_runs(pooled_level(before, b_runs, pb), pooled_level(after, a_runs, pa), o.compare),
                          b_runs.front(), a_runs.front()});
     out.pairs.back().runs = compare_runs_as_unit(sb, sa, &out.pairs.back().comparison, o.compare);
@@ -190,6 +198,9 @@ inline comparison compare_sweeps(std::span<const run> before, const std::vector<
     comparison out{"load", {}, std::nullopt, {}};
     std::map<double, const sweep_point*> after_at;
     for (const auto& p : a.points) after_at[p.load] = &p;
+    std::size_t levels = 0;
+    for (const auto& p : b.points) levels += after_at.contains(p.load);
+    expect_pairs(o.compare, levels);
     for (const auto& p : b.points) {
         const auto it = after_at.find(p.load);
         if (it == after_at.end()) continue;
@@ -223,6 +234,10 @@ inline comparison compare_by_label(std::span<const run> before, const std::vecto
     comparison out{"label", {}, std::nullopt, {}};
     std::map<std::string, std::size_t> after_by_label;
     for (std::size_t i : a_runs) after_by_label.emplace(after[i].meta.label, i);
+    std::set<std::string> labels; // the pairs the loop below makes: each label of BEFORE found in AFTER, once
+    for (std::size_t i : b_runs)
+        if (after_by_label.contains(before[i].meta.label)) labels.insert(before[i].meta.label);
+    expect_pairs(o.compare, labels.size());
     std::map<std::string, bool> paired;
     for (std::size_t i : b_runs) {
         const std::string& label = before[i].meta.label;
@@ -258,8 +273,10 @@ inline comparison compare(std::span<const run> before, std::span<const run> afte
     if (std::find(ps.begin(), ps.end(), o.slo_percentile) == ps.end()) ps.push_back(o.slo_percentile);
     const auto b = detail::measured_runs(before, "BEFORE");
     const auto a = detail::measured_runs(after, "AFTER");
-    if (b.size() == 1 && a.size() == 1)
+    if (b.size() == 1 && a.size() == 1) {
+        detail::expect_pairs(o.compare, 1);
         return {"single", {detail::pair_up(before, b.front(), after, a.front(), std::nullopt, o.compare)}, std::nullopt, {}};
+    }
     const auto before_stats = detail::analyze_all(before, b, o.compare.stats);
     const auto after_stats = detail::analyze_all(after, a, o.compare.stats);
     const std::string param = detail::swept_param(before_stats, after_stats, o.sweep_by);

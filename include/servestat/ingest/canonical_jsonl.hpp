@@ -385,13 +385,18 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     std::vector<canonical_piece> pieces(std::max<std::size_t>(ranges.size(), 1));
     std::size_t line_offset = 0;
     if (ranges.size() <= 1) {
+        lines.count_into(options.progress); // the header's chunk and every one after
         read_canonical_piece(lines, options, size > rest_begin ? size - rest_begin : 0, pieces[0]);
     } else {
+        // The header's source read a chunk the first piece reads again: only the header is counted
+        // here, each piece counts its own range.
+        if (options.progress) options.progress->add(rest_begin);
         line_offset = header_lines;
         // The first piece's table is sized for the whole file, so the others are appended into room
         // it already has (pages not yet touched cost nothing) instead of both being copied anew.
         parallel_for(ranges.size(), threads, [&](std::size_t k) {
             line_source piece_lines(file, options.max_line_bytes, ranges[k]);
+            piece_lines.count_into(options.progress);
             read_canonical_piece(piece_lines, options, k == 0 ? size - rest_begin : ranges[k].end - ranges[k].begin, pieces[k]);
         });
     }
@@ -420,6 +425,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
 template <class Use>
 run stream_canonical_log(const std::filesystem::path& file, const read_options& options, Use&& use) {
     line_source lines(file, options.max_line_bytes);
+    lines.count_into(options.progress);
     run result = read_canonical_header(lines, file);
     const std::size_t header_lines = lines.line_number();
     canonical_piece piece;

@@ -25,6 +25,7 @@
 #include "servestat/core/errors.hpp"            // input_error, usage_error
 #include "servestat/core/natural_order.hpp"     // natural_less
 #include "servestat/core/parallel.hpp"          // parallel_for, resolve_threads
+#include "servestat/core/progress.hpp"          // progress_state, progress_scope
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
 #include "servestat/ingest/aiperf_multi_run.hpp"  // aiperf_multi_run_format
@@ -137,6 +138,10 @@ struct load_options {
     std::function<void(const std::string&)> warn = [](const std::string&) {};
     // Told, for each directory argument, which files were read and which were passed over.
     std::function<void(const directory_listing&)> listed = [](const directory_listing&) {};
+    // Bytes of the inputs counted as they are read (each file an item of the current stage,
+    // read.progress while it is read) and as files are passed over; null: not counted. The stage
+    // and its total (input_bytes) are the caller's.
+    progress_state* progress = nullptr;
 };
 
 namespace detail {
@@ -376,7 +381,16 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
         parallel_for(count, threads, [&](std::size_t k) {
             try {
                 const file_to_read& f = files[first + k];
-                window[k].runs = read_runs(f.path, count > 1 ? each : o, f.name_parts);
+                if (!o.progress) {
+                    window[k].runs = read_runs(f.path, count > 1 ? each : o, f.name_parts);
+                    return;
+                }
+                std::error_code ec;
+                const std::uintmax_t size = std::filesystem::file_size(f.path, ec);
+                const progress_scope counted(o.progress, f.path.string(), ec ? 0 : size);
+                load_options mine = count > 1 ? each : o;
+                mine.read.progress = counted.item();
+                window[k].runs = read_runs(f.path, mine, f.name_parts);
             } catch (...) {
                 window[k].error = std::current_exception();
             }
@@ -428,14 +442,21 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     directory_listing listing{dir.string(), 0, {}};
     std::vector<file_to_read> logs;
     std::vector<std::filesystem::path> unrecognised;
+    const auto passed_over = [&](const std::filesystem::path& file) { // its bytes are done with
+        std::error_code ec;
+        if (!o.progress) return;
+        if (const auto size = std::filesystem::file_size(file, ec); !ec) o.progress->add_done(size);
+    };
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto& file = all[i];
         if (!forced && !detect_format(read_head(file))) {
             unrecognised.push_back(file);
+            passed_over(file);
             continue;
         }
         if (auto why = phase_copy_or_warmup(dir, file); why || repeated[i]) {
             listing.passed_over.push_back({file.string(), why ? *why : *repeated[i]});
+            passed_over(file);
             continue;
         }
         logs.push_back({file, name_parts_below(dir, file)});
@@ -510,6 +531,32 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
         }
     }
     read_named_files();
+}
+
+// The bytes for_each_run reads of `inputs`, the total of a progress stage: a file's size, and the
+// sizes of the files a directory lists (read or passed over, as read_directory counts them). An
+// input that is not there, or cannot be listed, counts 0 (reading it says why).
+inline std::uintmax_t input_bytes(std::span<const std::string> inputs) {
+    namespace fs = std::filesystem;
+    std::uintmax_t total = 0;
+    const auto add = [&](const fs::path& file) {
+        std::error_code ec;
+        if (const auto size = fs::file_size(file, ec); !ec) total += size;
+    };
+    for (const auto& input : inputs) {
+        std::error_code ec;
+        const auto status = fs::status(input, ec);
+        if (ec) continue;
+        if (fs::is_regular_file(status)) {
+            add(input);
+        } else if (fs::is_directory(status)) {
+            try {
+                for (const auto& file : detail::files_in(input, [](const std::string&) {})) add(file);
+            } catch (const input_error&) {
+            }
+        }
+    }
+    return total;
 }
 
 inline std::vector<run> read_logs(std::span<const std::string> inputs, const load_options& o = {}) {

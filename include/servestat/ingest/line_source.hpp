@@ -16,6 +16,7 @@
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp" // input_error
+#include "servestat/core/progress.hpp" // progress_item
 #include "servestat/ingest/input_file.hpp" // open_input
 
 namespace servestat::detail {
@@ -46,7 +47,16 @@ public:
         } else {
             start_ = range.begin;
         }
+        skipped_ = range.begin == 0 ? start_ : 0;
         buffer_.resize(chunk_ + padding);
+    }
+
+    // From now on every chunk read is added to `item` (nothing when null), and what was read
+    // already (a BOM stepped over included) is added at once: a whole file's sources together
+    // count its size. Per chunk, not per line: one atomic add a megabyte.
+    void count_into(progress_item* item) noexcept {
+        counted_ = item;
+        if (counted_) counted_->add(skipped_ + read_);
     }
 
     const std::string& name() const noexcept { return name_; }
@@ -114,6 +124,8 @@ private:
         }
         left_ -= got;
         end_ += got;
+        read_ += got;
+        if (counted_) counted_->add(got);
     }
 
     std::string name_;
@@ -123,6 +135,8 @@ private:
     std::uintmax_t left_; // bytes of the range not read yet
     std::uintmax_t start_ = 0, consumed_ = 0;
     std::uintmax_t size_ = 0;
+    std::uintmax_t skipped_ = 0, read_ = 0; // a BOM stepped over; bytes read since
+    progress_item* counted_ = nullptr;
     std::vector<char> buffer_;
     std::size_t begin_ = 0, end_ = 0, line_end_ = 0, line_ = 0;
     bool eof_ = false;

@@ -8,6 +8,7 @@
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
+#include "servestat/core/progress.hpp" // progress_item
 #include "servestat/core/run.hpp" // run
 
 namespace servestat {
@@ -17,6 +18,10 @@ struct read_options {
     std::size_t max_line_bytes = std::size_t{64} << 20;
     std::size_t threads = 0; // readers that split a file read its pieces on this many threads; 0 = all cores
     std::uintmax_t min_piece_bytes = std::uintmax_t{4} << 20; // ... into pieces no smaller than this
+    // The file's bytes as they are read, for a progress display (core/progress.hpp); null: not
+    // counted. The canonical log counts each chunk read; readers that do not count are counted whole
+    // when read_files_in_order ends the file's item.
+    progress_item* progress = nullptr;
 };
 
 struct log_format {
