@@ -1,7 +1,7 @@
 // servestat for Python: the extension module behind `import servestat` (python/servestat/__init__.py
-// is its face). It calls what the command-line tool calls, from the same headers, so a number and a
-// JSON document come out as `servestat stats --json` gives them, byte for byte. The GIL is released
-// while logs are read and statistics computed.
+// is its face). It calls the application layer the command-line tool calls (include/servestat/app/),
+// so a number and a JSON document come out as `servestat stats --json` gives them, byte for byte. The
+// GIL is released while logs are read and statistics computed. Nothing here comes from tools/.
 #include <cmath>      // std::isnan, std::floor
 #include <memory>     // std::shared_ptr
 #include <optional>   // std::optional
@@ -12,11 +12,19 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "compare_command.hpp"   // compare_args, compare, compare_view_model
-#include "knee_command.hpp"      // knee_args, knee_json
-#include "report_command.hpp"    // report_args, write_runs_report
-#include "stats_command.hpp"     // stats_json_text
-#include "summarize_command.hpp" // summarize_args, detail::summarize_shard
+#include <servestat/app/analysis_args.hpp>  // analysis_args, to_stats_options
+#include <servestat/app/bounded_inputs.hpp> // sketched_stats, summary_note, check_summary_options
+#include <servestat/app/compare.hpp>        // compare_args, to_comparison_options, write_compare_report
+#include <servestat/app/input_runs.hpp>     // for_each_input_run, name_inputs_apart
+#include <servestat/app/knee.hpp>           // knee_args, knee_input, to_kneedle_options, knee_json
+#include <servestat/app/report.hpp>         // report_args, report_inputs, report_stats_options, write_runs_report
+#include <servestat/app/report_files.hpp>   // report_files, check_report_files
+#include <servestat/app/stats.hpp>          // stats_json_text
+#include <servestat/app/summarize.hpp>      // summarize_args, summarize_shard
+#include <servestat/core/request_record.hpp> // request_record, time_fault
+#include <servestat/core/request_status.hpp> // parse_request_status
+#include <servestat/report/compare_view.hpp> // compare_view_model
+#include <servestat/report/summary_file.hpp> // run_summary, merge, parse_summary_text, summary_file_text
 
 namespace py = pybind11;
 
@@ -42,7 +50,7 @@ struct analysis_kwargs {
     std::size_t threads;
     double confidence; // of each percentile's and mean's interval
 
-    void apply(cli::analysis_args& a) const {
+    void apply(app::analysis_args& a) const {
         if (!percentiles.empty()) a.percentiles = percentiles;
         a.confidence = confidence;
         a.method = method;
@@ -58,7 +66,7 @@ struct analysis_kwargs {
 
 std::vector<py_run> read_runs(const std::vector<std::string>& paths, const std::string& input_format, const std::string& map,
                          const std::string& ok_if, bool skip_bad, std::size_t threads) {
-    cli::analysis_args a;
+    app::analysis_args a;
     a.logs = paths;
     a.input_format = input_format;
     a.map = map;
@@ -67,8 +75,8 @@ std::vector<py_run> read_runs(const std::vector<std::string>& paths, const std::
     a.threads = threads;
     std::vector<run> runs;
     py::gil_scoped_release unlocked;
-    cli::for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
-    cli::name_inputs_apart(runs); // as the CLI names them
+    app::for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
+    app::name_inputs_apart(runs); // as the CLI names them
     std::vector<py_run> out;
     for (auto& r : runs) out.push_back({std::make_shared<const run>(std::move(r))});
     return out;
@@ -199,43 +207,43 @@ std::vector<input_item> items_of(const py::list& list) {
 // sketched statistics say about themselves.
 run metadata_of(const run_summary& s) { return {s.meta, {}, s.skipped}; }
 std::string note_of(const run_summary& s) {
-    return cli::detail::summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha());
+    return app::summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha());
 }
 
 std::string stats_json(const py::list& list, const analysis_kwargs& kw) {
-    cli::analysis_args a;
+    app::analysis_args a;
     kw.apply(a);
-    const stats_options o = cli::to_stats_options(a);
+    const stats_options o = app::to_stats_options(a);
     const auto items = items_of(list);
     py::gil_scoped_release unlocked;
     std::vector<run_stats> results;
     for (const auto& item : items)
         results.push_back(item.whole ? analyze(*item.whole, o)
-                                     : cli::sketched_stats(item.summary->stats, metadata_of(*item.summary), note_of(*item.summary), o));
-    return cli::stats_json_text(a, results, o);
+                                     : app::sketched_stats(item.summary->stats, metadata_of(*item.summary), note_of(*item.summary), o));
+    return app::stats_json_text(a, results, o);
 }
 
 void write_report(const py::list& items, const std::string& out_dir, const std::vector<std::string>& formats,
             const std::string& title, const analysis_kwargs& kw) {
-    cli::report_args a;
+    app::report_args a;
     kw.apply(a);
     a.out_dir = out_dir;
     a.formats = formats;
     a.title = title;
-    const stats_options o = cli::report_stats_options(a);
+    const stats_options o = app::report_stats_options(a);
     const auto list = items_of(items);
     py::gil_scoped_release unlocked;
-    cli::detail::report_inputs in;
+    app::report_inputs in;
     for (const auto& item : list) {
         if (item.whole) {
             in.add(run(*item.whole)); // the report command takes its runs by value
             continue;
         }
         const run_summary& s = *item.summary;
-        cli::detail::check_summary_options(s.meta.source.path, s.stats.options(), o, "report");
+        app::check_summary_options(s.meta.source.path, s.stats.options(), o, "report");
         in.add(metadata_of(s), std::nullopt, s.stats, note_of(s));
     }
-    cli::write_runs_report(a, o, in);
+    app::write_runs_report(a, o, in);
 }
 
 std::vector<run> runs_of(const std::vector<py_run>& side) {
@@ -257,7 +265,7 @@ struct compare_kwargs {
 
 std::string compare_json(const std::vector<py_run>& before_runs, const std::vector<py_run>& after_runs,
                          const analysis_kwargs& kw, const compare_kwargs& ck) {
-    cli::compare_args a;
+    app::compare_args a;
     kw.apply(a);
     a.noise = ck.noise;
     a.alpha = ck.alpha;
@@ -268,36 +276,34 @@ std::string compare_json(const std::vector<py_run>& before_runs, const std::vect
     a.out_dir = ck.out_dir;
     a.formats = ck.formats;
     a.title = ck.title;
-    const cli::detail::report_files files{a.out_dir, a.formats, a.template_file};
-    cli::detail::check(files);
-    const comparison_options o = cli::detail::to_comparison_options(a);
+    const app::report_files files{a.out_dir, a.formats, a.template_file};
+    app::check_report_files(files);
+    const comparison_options o = app::to_comparison_options(a);
     py::gil_scoped_release unlocked;
     const auto before = runs_of(before_runs), after = runs_of(after_runs);
     const comparison c = compare(before, after, o);
     json view = report::compare_view_model(c, o, std::nullopt, {.title = a.title});
     if (!a.out_dir.empty()) {
         const std::vector<const run_accumulator*> none{nullptr}; // each side's runs are whole
-        const auto plots = report::compare_plot_set(c, before, after, o, none, none);
-        report::attach_compare_plots(view, plots);
-        cli::detail::write_report(files, "compare", view, report::all_plots(plots));
+        app::write_compare_report(files, view, c, before, after, o, none, none);
     }
     return view["stats"].dump(2) + "\n";
 }
 
-std::string knee_json(std::vector<double> x, std::vector<double> y, const cli::knee_args& a) {
+std::string knee_json(std::vector<double> x, std::vector<double> y, const app::knee_args& a) {
     if (x.size() != y.size())
         throw usage_error(fmt::format("knee: x has {} values and y {}: they must be as long", x.size(), y.size()));
-    const kneedle_options o = cli::to_kneedle_options(a);
-    const cli::knee_input in{"x", "y", std::move(x), std::move(y), 0};
+    const kneedle_options o = app::to_kneedle_options(a);
+    const app::knee_input in{"x", "y", std::move(x), std::move(y), 0};
     const knee_result k = find_knee(in.x, in.y, o);
-    return cli::knee_json(a, in, k).dump(2) + "\n";
+    return app::knee_json(a, in, k).dump(2) + "\n";
 }
 
 // --- summaries ---
 
 py_summary summarize_inputs(const py::list& items, double sketch_alpha, const analysis_kwargs& kw, const std::string& input_format,
                      const std::string& map, const std::string& ok_if, bool skip_bad) {
-    cli::summarize_args a;
+    app::summarize_args a;
     kw.apply(a);
     a.sketch_alpha = sketch_alpha;
     a.input_format = input_format;
@@ -305,7 +311,7 @@ py_summary summarize_inputs(const py::list& items, double sketch_alpha, const an
     a.ok_if = ok_if;
     a.skip_bad = skip_bad;
     if (!(a.sketch_alpha > 0 && a.sketch_alpha < 1)) throw usage_error("sketch_alpha must lie between 0 and 1");
-    const stats_options o = cli::to_stats_options(a);
+    const stats_options o = app::to_stats_options(a);
     std::vector<std::optional<std::string>> paths;
     std::vector<std::shared_ptr<const run>> runs;
     for (const auto& item : items) {
@@ -322,7 +328,7 @@ py_summary summarize_inputs(const py::list& items, double sketch_alpha, const an
     std::optional<run_summary> merged;
     for (std::size_t i = 0; i < paths.size(); ++i) {
         run_summary shard{{}, {}, run_accumulator(o, a.sketch_alpha)};
-        if (paths[i]) shard = cli::detail::summarize_shard(*paths[i], a, o);
+        if (paths[i]) shard = app::summarize_shard(*paths[i], a, o);
         else {
             shard.stats.add(runs[i]->requests);
             shard.meta = runs[i]->meta;
@@ -403,7 +409,7 @@ PYBIND11_MODULE(_servestat, m) {
     m.def("compare_json", &compare_json);
     m.def("knee_json", [](std::vector<double> x, std::vector<double> y, std::string curve, std::string direction, double S,
                           bool online, bool all_knees, std::string interp, int degree) {
-        cli::knee_args a;
+        app::knee_args a;
         a.curve = std::move(curve);
         a.direction = std::move(direction);
         a.S = S;

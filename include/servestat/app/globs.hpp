@@ -1,17 +1,19 @@
-// Log arguments that are glob patterns the shell did not expand (quoted, or from a script).
+// Input arguments that are glob patterns the shell did not expand (quoted, or from a script), as
+// every front end takes them.
 #pragma once
 
-#include <algorithm>  // std::sort
-#include <filesystem> // std::filesystem::exists
-#include <string>     // std::string
-#include <vector>     // std::vector
+#include <algorithm>    // std::sort
+#include <filesystem>   // std::filesystem::exists
+#include <string>       // std::string
+#include <system_error> // std::error_code
+#include <vector>       // std::vector
 
 #include <glob.h> // glob, globfree
 
-#include <servestat/core/errors.hpp>        // input_error
-#include <servestat/core/natural_order.hpp> // natural_less
+#include "servestat/core/errors.hpp"        // input_error
+#include "servestat/core/natural_order.hpp" // natural_less
 
-namespace servestat::cli {
+namespace servestat::app {
 
 // An argument naming an existing path is taken as it is; one with wildcards is replaced by its
 // matches in natural name order (run-c2 before run-c16), and a pattern that matches nothing is an input error.
@@ -36,4 +38,4 @@ inline std::vector<std::string> expand_globs(const std::vector<std::string>& arg
     return out;
 }
 
-} // namespace servestat::cli
+} // namespace servestat::app

@@ -1,0 +1,107 @@
+// Reading the runs of the inputs as the options ask (files, directories, globs; --input-format,
+// --map, --skip-bad, --steady-state), with what was skipped or passed over said on standard error:
+// every front end reads its logs through for_each_input_run.
+#pragma once
+
+#include <cstdio>      // std::fputs
+#include <filesystem>  // std::filesystem::path
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <type_traits> // std::is_invocable_v
+#include <utility>     // std::move
+#include <vector>      // std::vector
+
+#include <fmt/format.h> // fmt::format
+
+#include "servestat/app/analysis_args.hpp"   // analysis_args
+#include "servestat/app/globs.hpp"           // expand_globs
+#include "servestat/core/errors.hpp"         // usage_error
+#include "servestat/core/run.hpp"            // run, run_kind, run_metadata, skipped_lines
+#include "servestat/core/run_names.hpp"      // name_runs_apart
+#include "servestat/ingest/detect.hpp"       // for_each_run, load_options, directory_listing
+#include "servestat/ingest/mapping_spec.hpp" // parse_mapping
+#include "servestat/stats/run_stats.hpp"     // run_stats
+#include "servestat/stats/steady_state.hpp"  // detect_steady_state, cut_to_steady_state, steady_state
+
+namespace servestat::app {
+
+// With --steady-state: the run cut to the requests sent within its steady-state window, with a
+// note saying what was removed, and the window cut to (empty when there is none: the run stays
+// whole, and a note says so). Without it: the run as read.
+inline std::optional<steady_state> cut_if_asked(const analysis_args& a, run& r) {
+    if (!a.steady_state || r.meta.kind != run_kind::requests) return std::nullopt;
+    auto detection = detect_steady_state(r);
+    if (!detection.window) {
+        r.meta.notes.push_back("no steady state (" + detection.reason + "): --steady-state left the run whole");
+        return std::nullopt;
+    }
+    r = cut_to_steady_state(r, *detection.window);
+    detection.window->applied = true;
+    return detection.window;
+}
+
+// The statistics of a cut run report the window it was cut to.
+inline void record_cut(run_stats& s, const std::optional<steady_state>& cut) {
+    if (cut) s.steady_state = {cut, {}};
+}
+
+// The lines --skip-bad skipped in one input, with the first reasons, on stderr.
+inline void warn_skipped(const std::string& input, const skipped_lines& skipped) {
+    if (skipped.count == 0) return;
+    std::fputs(fmt::format("servestat: {}: skipped {} bad {}\n", input, skipped.count, skipped.noun(skipped.count)).c_str(),
+               stderr);
+    for (const auto& e : skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
+}
+
+// What a directory read passed over, in one note on stderr: a few files by name, then a count.
+inline void say_passed_over(const directory_listing& listing) {
+    if (listing.passed_over.empty()) return;
+    constexpr std::size_t named = 6;
+    std::string text = fmt::format("servestat: {}: read {} log{}; passed over {} file{}:", listing.directory, listing.logs,
+                                   listing.logs == 1 ? "" : "s", listing.passed_over.size(),
+                                   listing.passed_over.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < listing.passed_over.size() && i < named; ++i) {
+        const auto& f = listing.passed_over[i];
+        text += fmt::format("\n  {} ({})", std::filesystem::path(f.path).lexically_relative(listing.directory).generic_string(), f.reason);
+    }
+    if (listing.passed_over.size() > named) text += fmt::format("\n  and {} more", listing.passed_over.size() - named);
+    std::fputs((text + "\n").c_str(), stderr);
+}
+
+// Runs read from several inputs named by what sets them apart (core/run_names.hpp).
+template <class Runs>
+void name_inputs_apart(Runs& runs) {
+    std::vector<run_metadata*> metas;
+    for (auto& r : runs) metas.push_back(&r.meta);
+    name_runs_apart(metas);
+}
+
+// Reads every run of the inputs, reporting skipped lines on stderr (and what directories held
+// besides logs, also added to `listings` when given), and hands each to `use`: as
+// use(run&&), or as use(run&&, const std::optional<steady_state>&) to learn the window a run was
+// cut to (analysing the cut run finds a window of its own, which is not the one applied).
+template <class Use>
+void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory_listing>* listings = nullptr) {
+    load_options load;
+    load.input_format = a.input_format;
+    load.read.skip_bad = a.skip_bad;
+    load.read.threads = a.threads;
+    load.warn = [](const std::string& message) {
+        std::fputs(fmt::format("servestat: warning: {}\n", message).c_str(), stderr);
+    };
+    load.listed = [listings](const directory_listing& listing) {
+        say_passed_over(listing);
+        if (listings && !listing.passed_over.empty()) listings->push_back(listing);
+    };
+    if (!a.ok_if.empty() && a.map.empty()) throw usage_error("--ok-if needs --map");
+    if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
+    if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);
+    for_each_run(expand_globs(a.logs), load, [&](run&& r) {
+        warn_skipped(r.meta.source.path, r.skipped);
+        const auto cut = cut_if_asked(a, r);
+        if constexpr (std::is_invocable_v<Use&, run&&, const std::optional<steady_state>&>) use(std::move(r), cut);
+        else use(std::move(r));
+    });
+}
+
+} // namespace servestat::app

@@ -1,0 +1,93 @@
+// Where and how a report is written, shared by report, report --trend and compare in every front
+// end: KIND.md and KIND.html rendered from the view model with a built-in or the user's template,
+// KIND.json from its "stats", and the plots.
+#pragma once
+
+#include <filesystem> // std::filesystem
+#include <fstream>    // std::ifstream, std::ofstream
+#include <sstream>    // std::ostringstream
+#include <string>     // std::string
+#include <utility>    // std::pair
+#include <vector>     // std::vector
+
+#include "servestat/core/errors.hpp"              // input_error, usage_error
+#include "servestat/report/builtin_templates.hpp" // find_builtin_template
+#include "servestat/report/plot_file.hpp"         // plot_file
+#include "servestat/report/render.hpp"            // render, markup
+#include "servestat/report/stats_json.hpp"        // json
+
+namespace servestat::app {
+
+struct report_files {
+    std::string out_dir;
+    std::vector<std::string> formats;
+    std::string template_file;
+};
+
+inline void check_report_files(const report_files& f) {
+    for (const auto& format : f.formats)
+        if (format != "md" && format != "html" && format != "json")
+            throw usage_error("unknown report format '" + format + "' (md, html, json)");
+    if (!f.template_file.empty() && f.template_file.find(".md.mustache") == std::string::npos &&
+        f.template_file.find(".html.mustache") == std::string::npos)
+        throw usage_error("--template: name the file NAME.md.mustache or NAME.html.mustache to say its format");
+}
+
+namespace detail {
+
+inline std::string read_text_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error(path, 0, "", "cannot open file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+inline void write_text_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw input_error(path.string(), 0, "", "cannot write file");
+}
+
+// The template of a report kind ("report", "compare", "trend") for a format: the user's when its name
+// says it is for that format, else built in.
+inline std::pair<std::string, std::string> template_for(const std::string& kind, const std::string& format,
+                                                        const std::string& user_file) {
+    const std::string suffix = "." + format + ".mustache";
+    if (!user_file.empty() && user_file.size() > suffix.size() &&
+        user_file.compare(user_file.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return {user_file, read_text_file(user_file)};
+    const auto* builtin = find_builtin_template(kind + "." + format);
+    if (builtin == nullptr) throw usage_error("no built-in template " + kind + "." + format);
+    return {std::string(builtin->name), std::string(builtin->text)};
+}
+
+} // namespace detail
+
+// The plot list of a view (Markdown links the file, HTML inlines the SVG).
+inline json plot_entries(const std::vector<report::plot_file>& plots) {
+    json list = json::array();
+    for (const auto& p : plots) list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
+    return list;
+}
+
+// Writes KIND.md / KIND.html from the view and KIND.json from its "stats", plus the plots.
+inline void write_report(const report_files& f, const std::string& kind, const json& view,
+                         const std::vector<report::plot_file>& plots) {
+    namespace fs = std::filesystem;
+    const fs::path dir(f.out_dir);
+    fs::create_directories(dir);
+    if (!plots.empty()) fs::create_directories(dir / "plots");
+    for (const auto& p : plots) detail::write_text_file(dir / "plots" / p.name, p.svg);
+    for (const auto& format : f.formats) {
+        if (format == "json") {
+            detail::write_text_file(dir / (kind + ".json"), view["stats"].dump(2) + "\n");
+            continue;
+        }
+        const auto [name, text] = detail::template_for(kind, format, f.template_file);
+        detail::write_text_file(dir / (kind + "." + format),
+                                render(text, view, format == "html" ? markup::html : markup::markdown, name));
+    }
+}
+
+} // namespace servestat::app

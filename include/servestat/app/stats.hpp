@@ -1,0 +1,88 @@
+// What `servestat stats` computes from its inputs, and its two outputs: the JSON export (also the
+// Python module's `stats()`) and the aligned text (app/stats_text.hpp). Inputs are read in order:
+// logs that fit together, side by side; summaries, standard input and logs over --memory-limit one
+// by one within the limit (app/bounded_inputs.hpp).
+#pragma once
+
+#include <algorithm> // std::count
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options
+#include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats, is_summary_input, is_bounded_input
+#include "servestat/app/globs.hpp"            // expand_globs
+#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut
+#include "servestat/app/memory_args.hpp"      // memory_args, memory_limit_of
+#include "servestat/app/stats_text.hpp"       // format_stats_table, format_sweep_tables, format_grid_tables
+#include "servestat/app/sweeps_and_grids.hpp" // analyze_sweeps, analyze_grids
+#include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/core/run.hpp"             // run
+#include "servestat/report/stats_json.hpp"    // stats_document
+#include "servestat/stats/run_stats.hpp"      // analyze, run_stats, stats_options
+#include "servestat/stats/steady_state.hpp"   // steady_state
+
+namespace servestat::app {
+
+struct stats_args : analysis_args, memory_args {
+    bool json = false;
+};
+
+namespace detail {
+
+// A summary file, standard input or a canonical log over the limit: its statistics, sketched where
+// it did not fit (a note says so). A summary keeps the subsets and SLOs it was made with.
+inline run_stats bounded_stats(const std::string& input, const stats_args& a, const stats_options& o, std::size_t limit) {
+    if (a.steady_state && !is_summary_input(input))
+        throw usage_error(input == "-" ? "--steady-state needs every request in memory: save standard input to a file"
+                                       : "--steady-state needs every request in memory: '" + input +
+                                             "' is larger than --memory-limit");
+    const bounded_input in = read_bounded_input(input, a, a, o, limit);
+    return in.sketched ? sketched_stats(*in.sketched, in.whole, in.note, o) : analyze(in.whole, o);
+}
+
+} // namespace detail
+
+// The statistics of every run of the inputs, in input order, named apart.
+inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_options& options) {
+    const std::size_t limit = memory_limit_of(a);
+    std::vector<run_stats> results;
+    // Inputs in order; those read whole are read together (side by side), the others one by one.
+    stats_args together = a;
+    together.logs.clear();
+    const auto read_together = [&] {
+        if (together.logs.empty()) return;
+        for_each_input_run(together, [&](run&& r, const std::optional<steady_state>& cut) {
+            results.push_back(analyze(r, options));
+            record_cut(results.back(), cut);
+        });
+        together.logs.clear();
+    };
+    const auto inputs = expand_globs(a.logs);
+    if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
+    for (const auto& input : inputs) {
+        if (!is_bounded_input(input, limit)) {
+            together.logs.push_back(input);
+            continue;
+        }
+        read_together();
+        results.push_back(detail::bounded_stats(input, a, options, limit));
+    }
+    read_together();
+    name_inputs_apart(results);
+    return results;
+}
+
+// The JSON export of analysed runs, with the sweeps and grids among them: what `stats --json` prints.
+inline std::string stats_json_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options) {
+    return stats_document(results, options, analyze_sweeps(a, results, options, 95), analyze_grids(a, results)).dump(2) + "\n";
+}
+
+// What `stats` prints without --json: each run's tables, then the sweeps' and grids'.
+inline std::string stats_table_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options) {
+    return format_stats_table(results, options.summary.percentiles, options.summary.confidence) +
+           format_sweep_tables(analyze_sweeps(a, results, options, 95)) + format_grid_tables(analyze_grids(a, results), results);
+}
+
+} // namespace servestat::app
