@@ -6,9 +6,15 @@
 #include <chrono>     // std::chrono
 #include <cstdint>    // std::uint64_t
 #include <filesystem> // std::filesystem
-#include <fstream>    // std::ofstream
+#include <cstdio>     // std::fflush
+#include <fstream>    // std::ofstream, std::ifstream
+#include <iterator>   // std::istreambuf_iterator
 #include <string>     // std::string
 #include <vector>     // std::vector
+
+#include <fcntl.h>  // open
+#include <stdlib.h> // setenv, unsetenv
+#include <unistd.h> // dup, dup2, close
 
 #include "servestat/app/progress_display.hpp"
 #include "servestat/compare/comparison.hpp"
@@ -236,6 +242,46 @@ TEST_CASE("progress text: durations, sizes, names fit for a terminal line") {
     const std::string long_name(60, 'x');
     CHECK(d::terminal_name(long_name + ".jsonl", 20) == "xxxxx...xxxxxx.jsonl");
     CHECK(d::fit_columns("\xC3\xA9t\xC3\xA9 long", 3) == "\xC3\xA9t\xC3\xA9");
+}
+
+TEST_CASE("the display draws the final counts once its delay has passed, clears its line, and clears it before a message") {
+    const temp_file err("", "stderr.txt");
+    std::fflush(stderr);
+    const int saved = dup(2), file = open(err.str().c_str(), O_WRONLY | O_TRUNC);
+    REQUIRE(dup2(file, 2) == 2);
+    close(file);
+    setenv("SERVESTAT_PROGRESS_AFTER", "0", 1);
+    {
+        servestat::app::progress_display display(true, std::chrono::milliseconds(1));
+        REQUIRE(display.state() != nullptr);
+        display.state()->begin_stage("bootstrap", progress_unit::resamples, 300);
+        {
+            progress_scope pair(display.state(), "x / y", 300);
+            for (int block = 0; block < 3; ++block) pair.item()->add(100);
+            servestat::app::write_stderr("servestat: a message\n");
+        }
+        display.stop();
+        display.stop(); // twice is once
+    }
+    unsetenv("SERVESTAT_PROGRESS_AFTER");
+    {
+        servestat::app::progress_display off(false);
+        CHECK(off.state() == nullptr);
+    }
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    std::ifstream in(err.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The message starts a line of its own: nothing before it, or a cleared line.
+    const auto message = text.find("servestat: a message\n");
+    REQUIRE(message != std::string::npos);
+    CHECK((message == 0 || text.compare(message - 4, 4, "\r\x1b[K") == 0));
+    // The last frame (cut to 79 characters: a file is no terminal, taken as 80 wide), then the line
+    // cleared, and nothing after.
+    const std::string last = "\r" + std::string("servestat: bootstrap x / y: 300 of 300 resamples (100%); overall 300 of 300 resamples (100%), ", 0, 79) + "\x1b[K\r\x1b[K";
+    CHECK(text.ends_with(last));
+    CHECK(text.size() - last.size() > message);
 }
 
 } // namespace test_progress
