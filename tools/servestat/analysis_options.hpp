@@ -50,6 +50,9 @@ inline void add_analysis_options(CLI::App& cmd, app::analysis_args& a, bool with
     cmd.add_flag("--steady-state", a.steady_state,
                  "Compute every statistic on each run's steady-state window only: the requests sent after the "
                  "ramp-up and before the drain (MSER-5 on requests in flight, docs/metrics.md)");
+    cmd.add_flag("-q,--quiet", a.quiet,
+                 "No progress line on standard error (shown only when standard error is a terminal and the work "
+                 "takes over half a second; standard output and files are the same either way)");
 }
 
 // --confidence of stats and report (compare declares its own, which drives its intervals and the

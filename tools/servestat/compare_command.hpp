@@ -15,6 +15,7 @@
 #include <servestat/app/compare.hpp>         // compare_args, to_comparison_options, read_compare_side, compare_sides, write_compare_report
 #include <servestat/app/compare_table.hpp>   // compare_table_text
 #include <servestat/app/memory_args.hpp>     // check_sketch_alpha, memory_limit_of
+#include <servestat/app/progress_display.hpp> // progress_display, progress_wanted
 #include <servestat/app/report_files.hpp>    // report_files, check_report_files
 #include <servestat/compare/gate.hpp>        // parse_gate, gate_failures, validate(gate_rule)
 #include <servestat/core/errors.hpp>         // usage_error
@@ -57,9 +58,12 @@ inline void add_compare_options(CLI::App& cmd, compare_args& a) {
     add_memory_options(cmd, a);
 }
 
-inline int run_compare_command(const compare_args& a) {
-    const app::report_files files{a.out_dir, a.formats, a.template_file};
+inline int run_compare_command(const compare_args& given) {
+    const app::report_files files{given.out_dir, given.formats, given.template_file};
     app::check_report_files(files);
+    app::progress_display progress(app::progress_wanted(given.quiet));
+    compare_args a = given;
+    a.progress = progress.state();
     const comparison_options o = app::to_comparison_options(a);
     app::check_sketch_alpha(a);
     std::optional<gate_outcome> gate;
@@ -77,6 +81,7 @@ inline int run_compare_command(const compare_args& a) {
     if (!a.out_dir.empty())
         app::write_compare_report(files, view, c, before.runs, after.runs, o, before.accumulators(), after.accumulators());
     const std::string text = a.json ? view["stats"].dump(2) + "\n" : app::compare_table_text(view);
+    progress.stop(); // the line cleared before standard output, which may be the same terminal
     std::fputs(text.c_str(), stdout);
     if (!gate || gate->failures.empty()) return 0;
     std::string failed;

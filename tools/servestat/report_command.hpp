@@ -12,6 +12,7 @@
 
 #include <servestat/app/group_by.hpp>             // group_args
 #include <servestat/app/memory_args.hpp>          // check_sketch_alpha
+#include <servestat/app/progress_display.hpp>     // progress_display, progress_wanted
 #include <servestat/app/report.hpp>               // report_args, read_report_inputs, write_runs_report, write_trend_report
 #include <servestat/app/report_files.hpp>         // check_report_files
 #include <servestat/core/errors.hpp>              // usage_error
@@ -60,16 +61,21 @@ inline void say_written(const report_args& a, const std::string& kind) {
 
 } // namespace detail
 
-inline int run_report_command(const report_args& a) {
-    app::check_report_files(app::report_files_of(a));
-    app::check_sketch_alpha(a);
+inline int run_report_command(const report_args& given) {
+    app::check_report_files(app::report_files_of(given));
+    app::check_sketch_alpha(given);
+    app::progress_display progress(app::progress_wanted(given.quiet));
+    report_args a = given;
+    a.progress = progress.state();
     if (a.trend) {
         app::write_trend_report(a);
+        progress.stop();
         detail::say_written(a, "trend");
         return 0;
     }
     const stats_options options = app::report_stats_options(a);
     app::write_runs_report(a, options, app::read_report_inputs(a, options));
+    progress.stop();
     detail::say_written(a, "report");
     return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <servestat/app/analysis_args.hpp> // to_stats_options, sweet_spot_constraints
 #include <servestat/app/memory_args.hpp>   // check_sketch_alpha
+#include <servestat/app/progress_display.hpp> // progress_display, progress_wanted
 #include <servestat/app/stats.hpp>         // stats_args, stats_of_inputs, stats_json_text, stats_table_text
 
 #include "analysis_options.hpp" // add_analysis_options, add_confidence_option, add_memory_options
@@ -24,12 +25,16 @@ inline void add_stats_options(CLI::App& cmd, stats_args& a) {
     add_memory_options(cmd, a);
 }
 
-inline int run_stats_command(const stats_args& a) {
-    const stats_options options = app::to_stats_options(a);
-    app::sweet_spot_constraints(a); // a malformed --sweet-spot fails before the inputs are read
-    app::check_sketch_alpha(a);
+inline int run_stats_command(const stats_args& given) {
+    const stats_options options = app::to_stats_options(given);
+    app::sweet_spot_constraints(given); // a malformed --sweet-spot fails before the inputs are read
+    app::check_sketch_alpha(given);
+    app::progress_display progress(app::progress_wanted(given.quiet));
+    stats_args a = given;
+    a.progress = progress.state();
     const std::vector<run_stats> results = app::stats_of_inputs(a, options);
     const std::string text = a.json ? app::stats_json_text(a, results, options) : app::stats_table_text(a, results, options);
+    progress.stop(); // the line cleared before standard output, which may be the same terminal
     std::fputs(text.c_str(), stdout);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include <servestat/app/analysis_args.hpp> // to_stats_options
+#include <servestat/app/progress_display.hpp> // progress_display, progress_wanted
 #include <servestat/app/summarize.hpp>     // summarize_args, summarize_inputs, write_summary_file
 #include <servestat/core/errors.hpp>       // usage_error
 
@@ -27,10 +28,14 @@ inline void add_summarize_options(CLI::App& cmd, summarize_args& a) {
         ->capture_default_str();
 }
 
-inline int run_summarize_command(const summarize_args& a) {
-    if (!(a.sketch_alpha > 0 && a.sketch_alpha < 1)) throw usage_error("--sketch-alpha must lie between 0 and 1");
-    const stats_options o = app::to_stats_options(a);
+inline int run_summarize_command(const summarize_args& given) {
+    if (!(given.sketch_alpha > 0 && given.sketch_alpha < 1)) throw usage_error("--sketch-alpha must lie between 0 and 1");
+    const stats_options o = app::to_stats_options(given);
+    app::progress_display progress(app::progress_wanted(given.quiet));
+    summarize_args a = given;
+    a.progress = progress.state();
     const run_summary merged = app::summarize_inputs(a, o);
+    progress.stop();
     app::write_summary_file(a.out, merged);
     std::fputs(fmt::format("servestat: {}: summary of {} requests\n", a.out, merged.stats.requests()).c_str(), stderr);
     return 0;

@@ -12,6 +12,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/core/progress.hpp"        // progress_state
 #include "servestat/stats/goodput.hpp"        // parse_slos
 #include "servestat/stats/quantile.hpp"       // parse_quantile_method
 #include "servestat/stats/run_stats.hpp"      // stats_options
@@ -40,6 +41,10 @@ struct analysis_args {
     bool skip_bad = false;
     bool steady_state = false; // cut each run to its steady-state window before anything is computed
     std::size_t threads = 0;   // 0 = every hardware thread
+    bool quiet = false;        // --quiet: no progress line on standard error (app/progress_display.hpp)
+    // Where reading, the bootstrap and report rendering count how far they got, for the progress
+    // line; null (the default, and what a front end without a display leaves): nothing counted.
+    progress_state* progress = nullptr;
 };
 
 inline void validate_confidence(double c) {

@@ -3,10 +3,12 @@
 // every front end reads its logs through for_each_input_run.
 #pragma once
 
-#include <cstdio>      // std::fputs
-#include <filesystem>  // std::filesystem::path
+#include <cstdint>     // std::uintmax_t
+#include <filesystem>  // std::filesystem::path, std::filesystem::file_size
+#include <span>        // std::span
 #include <optional>    // std::optional
 #include <string>      // std::string
+#include <system_error> // std::error_code
 #include <type_traits> // std::is_invocable_v
 #include <utility>     // std::move
 #include <vector>      // std::vector
@@ -15,10 +17,12 @@
 
 #include "servestat/app/analysis_args.hpp"   // analysis_args
 #include "servestat/app/globs.hpp"           // expand_globs
+#include "servestat/app/progress_display.hpp" // write_stderr
 #include "servestat/core/errors.hpp"         // usage_error
+#include "servestat/core/progress.hpp"       // progress_state, progress_unit
 #include "servestat/core/run.hpp"            // run, run_kind, run_metadata, skipped_lines
 #include "servestat/core/run_names.hpp"      // name_runs_apart
-#include "servestat/ingest/detect.hpp"       // for_each_run, load_options, directory_listing
+#include "servestat/ingest/detect.hpp"       // for_each_run, load_options, directory_listing, input_bytes
 #include "servestat/ingest/mapping_spec.hpp" // parse_mapping
 #include "servestat/stats/run_stats.hpp"     // run_stats
 #include "servestat/stats/steady_state.hpp"  // detect_steady_state, cut_to_steady_state, steady_state
@@ -48,9 +52,9 @@ inline void record_cut(run_stats& s, const std::optional<steady_state>& cut) {
 // The lines --skip-bad skipped in one input, with the first reasons, on stderr.
 inline void warn_skipped(const std::string& input, const skipped_lines& skipped) {
     if (skipped.count == 0) return;
-    std::fputs(fmt::format("servestat: {}: skipped {} bad {}\n", input, skipped.count, skipped.noun(skipped.count)).c_str(),
-               stderr);
-    for (const auto& e : skipped.examples) std::fputs(fmt::format("  {}\n", e).c_str(), stderr);
+    std::string text = fmt::format("servestat: {}: skipped {} bad {}\n", input, skipped.count, skipped.noun(skipped.count));
+    for (const auto& e : skipped.examples) text += fmt::format("  {}\n", e);
+    write_stderr(text);
 }
 
 // What a directory read passed over, in one note on stderr: a few files by name, then a count.
@@ -65,7 +69,21 @@ inline void say_passed_over(const directory_listing& listing) {
         text += fmt::format("\n  {} ({})", std::filesystem::path(f.path).lexically_relative(listing.directory).generic_string(), f.reason);
     }
     if (listing.passed_over.size() > named) text += fmt::format("\n  and {} more", listing.passed_over.size() - named);
-    std::fputs((text + "\n").c_str(), stderr);
+    write_stderr(text + "\n");
+}
+
+// The stage of reading `inputs` (globs expanded), when progress is counted: its total is every
+// byte for_each_input_run and the bounded readers will read (standard input: unknown, 0).
+inline void begin_reading(const analysis_args& a, std::span<const std::string> inputs) {
+    if (a.progress) a.progress->begin_stage("reading", progress_unit::bytes, input_bytes(inputs));
+}
+
+// The size of an input read on its own (a summary, a streamed log), the total of its progress
+// item; 0 for standard input or what cannot be sized.
+inline std::uintmax_t input_size(const std::string& input) {
+    std::error_code ec;
+    const std::uintmax_t size = input == "-" ? 0 : std::filesystem::file_size(input, ec);
+    return ec ? 0 : size;
 }
 
 // Runs read from several inputs named by what sets them apart (core/run_names.hpp).
@@ -86,9 +104,8 @@ void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
     load.read.threads = a.threads;
-    load.warn = [](const std::string& message) {
-        std::fputs(fmt::format("servestat: warning: {}\n", message).c_str(), stderr);
-    };
+    load.progress = a.progress;
+    load.warn = [](const std::string& message) { write_stderr(fmt::format("servestat: warning: {}\n", message)); };
     load.listed = [listings](const directory_listing& listing) {
         say_passed_over(listing);
         if (listings && !listing.passed_over.empty()) listings->push_back(listing);
