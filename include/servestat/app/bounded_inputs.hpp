@@ -1,29 +1,27 @@
 // Inputs read within a memory limit, shared by stats, report and compare (and the Python module's
 // summaries): summary files (`servestat summarize`), standard input (`-`) and canonical logs larger
-// than --memory-limit, each either kept whole (it fit) or known by its accumulated statistics
-// (run_accumulator: exact counts, sums, min and max; percentiles from quantile sketches).
+// than --memory-limit (app/input_kind.hpp says which an input is), each either kept whole (it fit) or
+// known by its accumulated statistics (run_accumulator: exact counts, sums, min and max; percentiles
+// from quantile sketches).
 #pragma once
 
-#include <algorithm>    // std::count
-#include <cstddef>      // std::size_t
-#include <cstdint>      // std::uintmax_t
-#include <filesystem>   // std::filesystem::is_regular_file, std::filesystem::file_size, std::filesystem::path
-#include <optional>     // std::optional
-#include <string>       // std::string
-#include <system_error> // std::error_code
-#include <utility>      // std::move
+#include <cstddef>    // std::size_t
+#include <filesystem> // std::filesystem::path
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <utility>    // std::move
 
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/app/analysis_args.hpp"      // analysis_args
+#include "servestat/app/input_kind.hpp"         // classified_input, input_kind
 #include "servestat/app/input_runs.hpp"         // warn_skipped
 #include "servestat/app/memory_args.hpp"        // memory_args
 #include "servestat/core/errors.hpp"            // usage_error
 #include "servestat/core/run.hpp"               // run
-#include "servestat/ingest/canonical_jsonl.hpp" // detail::sniff_canonical_log, detail::stream_canonical_log
-#include "servestat/ingest/input_file.hpp"      // detail::read_input_head
+#include "servestat/ingest/canonical_jsonl.hpp" // detail::stream_canonical_log
 #include "servestat/ingest/reader.hpp"          // read_options
-#include "servestat/report/summary_file.hpp"    // read_summary_file, sniff_summary_file, run_summary
+#include "servestat/report/summary_file.hpp"    // read_summary_file, run_summary
 #include "servestat/stats/bounded_analysis.hpp" // read_bounded, bounded_options, streamed_note
 #include "servestat/stats/metrics.hpp"          // to_string(metric)
 #include "servestat/stats/run_accumulator.hpp"  // run_accumulator
@@ -32,22 +30,6 @@
 namespace servestat::app {
 
 namespace detail {
-
-// A canonical log whose requests, at the size of its first lines, would not fit in half the limit
-// (the other half is for the analysis): read request by request instead of whole.
-inline bool too_large_to_keep(const std::string& input, std::size_t limit) {
-    std::error_code ec;
-    if (limit == 0 || !std::filesystem::is_regular_file(input, ec)) return false;
-    const std::uintmax_t size = std::filesystem::file_size(input, ec);
-    if (ec || size < (std::uintmax_t{1} << 20)) return false;
-    const std::string head = servestat::detail::read_input_head(input, 1 << 16);
-    if (servestat::detail::sniff_canonical_log(head) == 0) return false;
-    const auto lines = static_cast<std::size_t>(std::count(head.begin(), head.end(), '\n'));
-    if (lines < 2) return false;
-    constexpr double table_bytes_per_request = 32; // request_table of a canonical log (29) and slack
-    const double requests = static_cast<double>(size) * static_cast<double>(lines) / static_cast<double>(head.size());
-    return 2 * requests * table_bytes_per_request > static_cast<double>(limit);
-}
 
 // The subset and SLO options as the flags that give them, e.g. "--short-max 64 --long-min 2048 --slo ttft=0.5".
 inline std::string subset_and_slo_flags(const stats_options& o) {
@@ -59,17 +41,6 @@ inline std::string subset_and_slo_flags(const stats_options& o) {
 }
 
 } // namespace detail
-
-inline bool is_summary_input(const std::string& input) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(input, ec) &&
-           sniff_summary_file(servestat::detail::read_input_head(input, 512)) > 0;
-}
-
-// Whether an input is read within the memory limit rather than whole with the other logs.
-inline bool is_bounded_input(const std::string& input, std::size_t limit) {
-    return input == "-" || is_summary_input(input) || detail::too_large_to_keep(input, limit);
-}
 
 // What a summary's statistics say about themselves.
 inline std::string summary_note(std::size_t requests, double alpha) {
@@ -97,12 +68,13 @@ struct bounded_input {
     std::string note;                        // what sketched statistics say about themselves
 };
 
-// Reads a summary file, standard input ("-") or a canonical log over the limit. With `command`, a
-// summary's subset and SLO options must be the command's (the error names it); without, the
-// summary's own are kept (`stats` lists each run with its own subsets).
-inline bounded_input read_bounded_input(const std::string& input, const analysis_args& a, const memory_args& m,
+// Reads a summary file, standard input ("-") or a canonical log over the limit, as classify_input
+// found it. With `command`, a summary's subset and SLO options must be the command's (the error
+// names it); without, the summary's own are kept (`stats` lists each run with its own subsets).
+inline bounded_input read_bounded_input(const classified_input& in, const analysis_args& a, const memory_args& m,
                                         const stats_options& o, std::size_t limit, const char* command = nullptr) {
-    if (is_summary_input(input)) {
+    const std::string& input = in.path;
+    if (in.kind == input_kind::summary) {
         run_summary s = read_summary_file(input);
         if (command != nullptr) check_summary_options(input, s.stats.options(), o, command);
         std::string note = summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha());

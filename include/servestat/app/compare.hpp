@@ -18,7 +18,8 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options, validate_confidence
-#include "servestat/app/bounded_inputs.hpp"   // bounded_input, read_bounded_input, sketched_stats, is_summary_input, is_bounded_input
+#include "servestat/app/bounded_inputs.hpp"   // bounded_input, read_bounded_input, sketched_stats
+#include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
 #include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart
 #include "servestat/app/memory_args.hpp"      // memory_args
 #include "servestat/app/report_files.hpp"     // report_files, write_report
@@ -110,15 +111,17 @@ struct compare_side {
 inline compare_side read_compare_side(const compare_args& a, const std::string& input, const stats_options& o,
                                       std::size_t limit) {
     compare_side side;
-    if (!is_bounded_input(input, limit)) {
+    const classified_input classified = classify_input(input, limit);
+    if (!classified.bounded()) {
         side.runs = detail::read_side(a, input);
         return side;
     }
     if (a.steady_state)
         throw usage_error("--steady-state needs every request in memory: " +
-                          (input == "-" ? std::string("save standard input to a file")
-                                        : "'" + input + (is_summary_input(input) ? "' is a summary" : "' is larger than --memory-limit")));
-    bounded_input in = read_bounded_input(input, a, a, o, limit, "compare");
+                          (classified.kind == input_kind::standard_input
+                               ? std::string("save standard input to a file")
+                               : "'" + input + (classified.kind == input_kind::summary ? "' is a summary" : "' is larger than --memory-limit")));
+    bounded_input in = read_bounded_input(classified, a, a, o, limit, "compare");
     if (!in.sketched) { // it fit: a log like any other, with every test
         side.runs.push_back(std::move(in.whole));
         return side;

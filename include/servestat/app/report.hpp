@@ -15,9 +15,10 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options
-#include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats, is_summary_input, is_bounded_input
+#include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats
 #include "servestat/app/globs.hpp"            // expand_globs
 #include "servestat/app/group_by.hpp"         // group_args, attach_groups
+#include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
 #include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut
 #include "servestat/app/memory_args.hpp"      // memory_args, memory_limit_of
 #include "servestat/app/report_files.hpp"     // report_files, check_report_files, write_report, plot_entries
@@ -73,10 +74,10 @@ namespace detail {
 
 // What needs every request of every run, refused up front for summaries, standard input and logs
 // over the limit (as stats refuses --steady-state for them).
-inline void refuse_whole_run_options(const report_args& a, const std::string& input) {
-    const std::string why = input == "-"              ? "save standard input to a file"
-                            : is_summary_input(input) ? "'" + input + "' is a summary"
-                                                      : "'" + input + "' is larger than --memory-limit";
+inline void refuse_whole_run_options(const report_args& a, const classified_input& input) {
+    const std::string why = input.kind == input_kind::standard_input ? "save standard input to a file"
+                            : input.kind == input_kind::summary      ? "'" + input.path + "' is a summary"
+                                                                     : "'" + input.path + "' is larger than --memory-limit";
     if (a.steady_state) throw usage_error("--steady-state needs every request in memory: " + why);
     if (a.trend) throw usage_error("--trend bootstraps every request of each run: " + why);
     if (!a.group.by.empty()) throw usage_error("--group-by needs every request of each run: " + why);
@@ -111,10 +112,13 @@ inline void attach_plots(json& view, const std::vector<std::vector<report::plot_
 // the limit.
 inline report_inputs read_report_inputs(const report_args& a, const stats_options& o) {
     const std::size_t limit = memory_limit_of(a);
-    const auto inputs = expand_globs(a.logs);
-    if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
-    for (const auto& input : inputs)
-        if (is_bounded_input(input, limit)) detail::refuse_whole_run_options(a, input);
+    const auto paths = expand_globs(a.logs);
+    if (std::count(paths.begin(), paths.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
+    std::vector<classified_input> inputs;
+    for (const auto& path : paths) {
+        inputs.push_back(classify_input(path, limit));
+        if (inputs.back().bounded()) detail::refuse_whole_run_options(a, inputs.back());
+    }
     report_inputs out;
     report_args together = a;
     together.logs.clear();
@@ -125,8 +129,8 @@ inline report_inputs read_report_inputs(const report_args& a, const stats_option
         together.logs.clear();
     };
     for (const auto& input : inputs) {
-        if (!is_bounded_input(input, limit)) {
-            together.logs.push_back(input);
+        if (!input.bounded()) {
+            together.logs.push_back(input.path);
             continue;
         }
         read_together();
@@ -224,8 +228,8 @@ inline void write_runs_report(const report_args& a, const stats_options& options
 // (trend.md, trend.html, trend.json). Summaries, standard input and logs over the limit are refused:
 // the trend bootstraps every request.
 inline void write_trend_report(const report_args& a) {
-    for (const auto& input : expand_globs(a.logs))
-        if (is_bounded_input(input, memory_limit_of(a))) detail::refuse_whole_run_options(a, input);
+    for (const auto& path : expand_globs(a.logs))
+        if (const auto input = classify_input(path, memory_limit_of(a)); input.bounded()) detail::refuse_whole_run_options(a, input);
     compare_options o = default_trend_options();
     o.stats = to_stats_options(a);
     std::vector<run> runs;

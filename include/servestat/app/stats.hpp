@@ -1,7 +1,7 @@
 // What `servestat stats` computes from its inputs, and its two outputs: the JSON export (also the
 // Python module's `stats()`) and the aligned text (app/stats_text.hpp). Inputs are read in order:
 // logs that fit together, side by side; summaries, standard input and logs over --memory-limit one
-// by one within the limit (app/bounded_inputs.hpp).
+// by one within the limit (app/bounded_inputs.hpp), each classified once (app/input_kind.hpp).
 #pragma once
 
 #include <algorithm> // std::count
@@ -11,8 +11,9 @@
 #include <vector>    // std::vector
 
 #include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options
-#include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats, is_summary_input, is_bounded_input
+#include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats
 #include "servestat/app/globs.hpp"            // expand_globs
+#include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
 #include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut
 #include "servestat/app/memory_args.hpp"      // memory_args, memory_limit_of
 #include "servestat/app/stats_text.hpp"       // format_stats_table, format_sweep_tables, format_grid_tables
@@ -33,11 +34,11 @@ namespace detail {
 
 // A summary file, standard input or a canonical log over the limit: its statistics, sketched where
 // it did not fit (a note says so). A summary keeps the subsets and SLOs it was made with.
-inline run_stats bounded_stats(const std::string& input, const stats_args& a, const stats_options& o, std::size_t limit) {
-    if (a.steady_state && !is_summary_input(input))
-        throw usage_error(input == "-" ? "--steady-state needs every request in memory: save standard input to a file"
-                                       : "--steady-state needs every request in memory: '" + input +
-                                             "' is larger than --memory-limit");
+inline run_stats bounded_stats(const classified_input& input, const stats_args& a, const stats_options& o, std::size_t limit) {
+    if (a.steady_state && input.kind != input_kind::summary)
+        throw usage_error(input.kind == input_kind::standard_input
+                              ? "--steady-state needs every request in memory: save standard input to a file"
+                              : "--steady-state needs every request in memory: '" + input.path + "' is larger than --memory-limit");
     const bounded_input in = read_bounded_input(input, a, a, o, limit);
     return in.sketched ? sketched_stats(*in.sketched, in.whole, in.note, o) : analyze(in.whole, o);
 }
@@ -61,9 +62,10 @@ inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_o
     };
     const auto inputs = expand_globs(a.logs);
     if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
-    for (const auto& input : inputs) {
-        if (!is_bounded_input(input, limit)) {
-            together.logs.push_back(input);
+    for (const auto& path : inputs) {
+        const classified_input input = classify_input(path, limit);
+        if (!input.bounded()) {
+            together.logs.push_back(path);
             continue;
         }
         read_together();

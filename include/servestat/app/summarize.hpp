@@ -3,23 +3,20 @@
 // merged into the summary of the run.
 #pragma once
 
-#include <cstddef>      // std::size_t
-#include <filesystem>   // std::filesystem::is_regular_file
-#include <fstream>      // std::ofstream
-#include <optional>     // std::optional
-#include <string>       // std::string
-#include <system_error> // std::error_code
-#include <utility>      // std::move
+#include <cstddef>  // std::size_t
+#include <fstream>  // std::ofstream
+#include <optional> // std::optional
+#include <string>   // std::string
+#include <utility>  // std::move
 
 #include "servestat/app/analysis_args.hpp"      // analysis_args
-#include "servestat/app/bounded_inputs.hpp"     // is_summary_input
 #include "servestat/app/globs.hpp"              // expand_globs
+#include "servestat/app/input_kind.hpp"         // classify_shard, input_kind
 #include "servestat/app/input_runs.hpp"         // for_each_input_run
 #include "servestat/core/errors.hpp"            // input_error, usage_error
 #include "servestat/core/request_record.hpp"    // request_record
 #include "servestat/core/run.hpp"               // run
-#include "servestat/ingest/canonical_jsonl.hpp" // detail::sniff_canonical_log, detail::stream_canonical_log
-#include "servestat/ingest/input_file.hpp"      // detail::read_input_head
+#include "servestat/ingest/canonical_jsonl.hpp" // detail::stream_canonical_log
 #include "servestat/ingest/reader.hpp"          // read_options
 #include "servestat/report/summary_file.hpp"    // run_summary, read_summary_file, merge, summary_file_text
 #include "servestat/stats/bounded_analysis.hpp" // piece_folder, bounded_options
@@ -33,22 +30,13 @@ struct summarize_args : analysis_args {
     double sketch_alpha = default_sketch_alpha;
 };
 
-namespace detail {
-
-inline bool is_canonical_input(const std::string& input) {
-    std::error_code ec;
-    return input == "-" || (std::filesystem::is_regular_file(input, ec) &&
-                            servestat::detail::sniff_canonical_log(servestat::detail::read_input_head(input, 1 << 12)) > 0);
-}
-
-} // namespace detail
-
 // One shard's summary: a canonical log (or standard input) request by request, any other log read
 // whole; a file of several runs is refused (a summary is of one run).
 inline run_summary summarize_shard(const std::string& input, const summarize_args& a, const stats_options& o) {
-    if (is_summary_input(input)) return read_summary_file(input);
+    const input_kind kind = classify_shard(input).kind;
+    if (kind == input_kind::summary) return read_summary_file(input);
     run_summary out{{}, {}, run_accumulator(o, a.sketch_alpha)};
-    if (detail::is_canonical_input(input) && a.map.empty()) {
+    if ((kind == input_kind::streamed_log || kind == input_kind::standard_input) && a.map.empty()) {
         read_options read;
         read.skip_bad = a.skip_bad;
         piece_folder pieces(out.stats, bounded_options{}.piece_requests);
