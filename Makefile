@@ -2,20 +2,22 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
-# Build and test dependencies, all from Debian 12 (chromium, cmark-gfm and xmllint check reports;
-# fonts-dejavu-core is the sans-serif whose widths plot/text_metrics.hpp measures with).
-DEBIAN_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
-                  libcli11-dev catch2 libkainjow-mustache-dev python3-numpy python3-pandas \
+# What the command-line tool needs to build (`make demo`), all from Debian 12; catch2 because the
+# tests are configured with the tool.
+CLI_PACKAGES = build-essential cmake libboost-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
+               libcli11-dev catch2 libkainjow-mustache-dev libssl-dev libyaml-cpp-dev
+# And what the tests, the fuzzers and the Python module need (chromium, cmark-gfm and xmllint check
+# reports; fonts-dejavu-core is the sans-serif whose widths plot/text_metrics.hpp measures with).
+DEBIAN_PACKAGES = $(CLI_PACKAGES) python3-numpy python3-pandas \
                   chromium fonts-dejavu-core cmark-gfm libxml2-utils \
-                  clang libclang-rt-14-dev lld pybind11-dev python3-dev python3-pytest python3-distributed \
-                  libssl-dev openssl libyaml-cpp-dev
+                  clang libclang-rt-14-dev lld pybind11-dev python3-dev python3-pytest python3-distributed openssl
 # clang, its libFuzzer runtime (libclang-rt-14-dev: only a Recommends of clang) and lld (links the
 # 33 fuzz targets in a fraction of ld's time) are for `make fuzz-smoke`, part of `make test`.
 # pybind11-dev and python3-dev build the Python module; python3-pytest and python3-distributed (Dask)
 # run its tests (python/tests, examples/dask). libssl-dev is the driver's and the simulator's TLS;
 # the openssl command makes the tests' certificates.
 
-.PHONY: all deps build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
+.PHONY: all deps deps-cli build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
 # file), run with Node; Debian's nodejs and npm when the machine has no Node.
 CONFORMANCE = tests/conformance
@@ -23,16 +25,21 @@ CONFORMANCE = tests/conformance
 all: build
 
 # Installs what is missing (as root); otherwise says what to install.
-deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+define install_missing # package list
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing: $$missing"; \
+	    echo "installing:" $$missing; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	  else \
-	    echo "missing Debian packages (run as root or: sudo apt-get install $$missing)"; exit 1; \
+	    echo "missing Debian packages (run as root or: sudo apt-get install" $$missing")"; exit 1; \
 	  fi; \
 	fi
+endef
+deps:
+	$(call install_missing,$(DEBIAN_PACKAGES))
+deps-cli:
+	$(call install_missing,$(CLI_PACKAGES))
 
 $(CONFORMANCE)/node_modules/openai/package.json: $(CONFORMANCE)/package-lock.json | deps
 	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; } \
@@ -40,13 +47,12 @@ $(CONFORMANCE)/node_modules/openai/package.json: $(CONFORMANCE)/package-lock.jso
 	npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error
 
 RELEASE_CONFIG = -DCMAKE_BUILD_TYPE=Release
-$(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) $(RELEASE_CONFIG)
 
 # PAR is how the cmake builds below run in parallel: -j JOBS on their own; empty under `make test`,
 # whose three builds share one make's job slots (cmake --build then takes make's jobserver).
 PAR ?= -j $(JOBS)
-build: deps $(BUILD)/CMakeCache.txt
+build: deps
+	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) -DSERVESTAT_PYTHON_OPTIMIZE=
 	+cmake --build $(BUILD) $(PAR)
 
 # The whole suite, and a short run of every fuzz target over its corpus (fuzz/README.md). The tests
@@ -57,18 +63,38 @@ build: deps $(BUILD)/CMakeCache.txt
 # build waits for a slot behind another's configure. The release tests then run one at a time
 # beside the tool's (whose last minute leaves a core idle), output kept apart per ctest.
 test: deps $(CONFORMANCE)/node_modules/openai/package.json
-	$(MAKE) --no-print-directory -j $(JOBS) PAR= test-programs asan-build $(if $(HAVE_FUZZ),smoke-build)
-	$(MAKE) --no-print-directory -j 2 --output-sync=target ctest-tool ctest-programs
-	$(if $(HAVE_FUZZ),fuzz/run_smoke.sh $(SMOKE_BUILD),@echo "$(FUZZ_SKIPPED)")
+	@mkdir -p $(BUILD); : > $(STAMPS); start=$$(date +%s); status=0; \
+	echo "== make test 1/3: three builds side by side: the release tests, the tool with ASan and UBSan, the fuzz targets"; \
+	$(MAKE) --no-print-directory -j $(JOBS) PAR= STAMPS=$(STAMPS) test-programs asan-build $(if $(HAVE_FUZZ),smoke-build) || status=$$?; \
+	built=$$(date +%s); \
+	if [ $$status = 0 ]; then echo "== make test 2/3: the tests (ctest)"; \
+	  $(MAKE) --no-print-directory -j 2 --output-sync=target STAMPS=$(STAMPS) ctest-tool ctest-programs || status=$$?; fi; \
+	tested=$$(date +%s); \
+	if [ $$status = 0 ]; then echo "== make test 3/3: fuzz smoke"; \
+	  $(if $(HAVE_FUZZ),fuzz/run_smoke.sh $(SMOKE_BUILD),echo "$(FUZZ_SKIPPED)") || status=$$?; fi; \
+	end=$$(date +%s); \
+	echo "make test $$([ $$status = 0 ] && echo passed || echo FAILED) in $$((end - start)) s after the packages:" \
+	  "builds $$((built - start)) s, tests $$((tested - built)) s, fuzz smoke $$((end - tested)) s"; \
+	awk -v start=$$start -v built=$$built '{ t = $$1 - ($$1 <= built ? start : built); $$1 = ""; \
+	  printf "  %-26s done after %4d s\n", substr($$0, 2), t }' $(STAMPS); \
+	exit $$status
+# When each part of `make test` ended, for its summary: `seconds-since-epoch what` lines.
+STAMPS ?=
+stamp = $(if $(STAMPS),@echo "$$(date +%s) $(1)" >> $(STAMPS))
+test: STAMPS = $(CURDIR)/$(BUILD)/make-test-times
 
+# The Python module at -O1 (python/CMakeLists.txt): `make build` builds it again at -O3.
 test-programs: deps
-	cmake -S . -B $(BUILD) $(RELEASE_CONFIG)
+	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) -DSERVESTAT_PYTHON_OPTIMIZE=-O1
 	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
+	$(call stamp,build: release tests)
 ctest-tool:
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
+	$(call stamp,tests: the tool's (ASan))
 # The Python module's tests compare with the CLI: the ASan build's, the one `make test` builds.
 ctest-programs:
 	SERVESTAT_CLI=$(CURDIR)/$(ASAN_BUILD)/servestat ctest --test-dir $(BUILD) --output-on-failure -LE tool
+	$(call stamp,tests: release)
 
 # Under ASan/UBSan `make test` runs the tool on everything the CLI tests feed it (every reader on
 # ../shared/data, reports, bad input); compiling the whole unit suite instrumented as well would
@@ -80,6 +106,7 @@ ASAN_CONFIG = -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -Og" -DSERVE
 asan-build: deps
 	cmake -S . -B $(ASAN_BUILD) $(ASAN_CONFIG)
 	+cmake --build $(ASAN_BUILD) $(PAR) --target servestat_cli
+	$(call stamp,build: tool (ASan))
 
 test-asan: asan-build $(CONFORMANCE)/node_modules/openai/package.json
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
@@ -93,13 +120,24 @@ test-asan-unit: deps
 	  SERVESTAT_EXACT_MOMENTS=$(CURDIR)/$(ASAN_BUILD)/exact_moments.json ./servestat_tests
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
 
-demo: build
+# The command-line tool alone (the unit suite, the header checks and the Python module are for
+# `make build` and `make test`), then the reports from the bundled logs, saying what it does as it goes.
+demo:
+	@echo "== make demo 1/3: the Debian packages the tool needs"
+	@$(MAKE) --no-print-directory deps-cli
+	@echo "== make demo 2/3: building the command-line tool, $(BUILD)/servestat (about 3 minutes on 2 cores)"
+	@cmake -S . -B $(BUILD) $(RELEASE_CONFIG) > /dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target servestat_cli
+	@echo "== make demo 3/3: rendering the reports of the bundled logs into reports/"
 	examples/render_demo.sh $(CURDIR)/$(BUILD)/servestat reports
-	@echo "wrote reports/demo-stats.txt and reports/demo-stats.json"
+	@echo "wrote reports/demo, sweep-live, compare-live, compare-exp5, trend-weekly (open report.html in each)," \
+	  "reports/demo-stats.txt and reports/demo-stats.json"
 
 # The simulator with the notebook's bad and fair settings, the load driver against both (a sweep
 # and the workload mixes), then the reports: examples/logs, examples/live and reports/ anew.
-demo-live: build
+demo-live: deps-cli
+	cmake -S . -B $(BUILD) $(RELEASE_CONFIG)
+	cmake --build $(BUILD) -j $(JOBS) --target servestat_cli
 	examples/live_demo.sh $(CURDIR)/$(BUILD)/servestat
 	examples/render_demo.sh $(CURDIR)/$(BUILD)/servestat reports
 	@echo "wrote examples/logs, examples/live and reports/"
@@ -133,6 +171,7 @@ define fuzz_targets # build directory, optimisation flag
 	  -DSERVESTAT_BUILD_TESTS=OFF -DSERVESTAT_BUILD_TOOLS=OFF
 	+cmake --build $(1) $(PAR) --target servestat_fuzz
 	fuzz/make_corpus.sh $(1)
+	$(call stamp,build: fuzz targets)
 endef
 fuzz-build: deps
 	$(call fuzz_targets,$(FUZZ_BUILD),-O1)

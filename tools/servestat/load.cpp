@@ -21,7 +21,6 @@
 #include <servestat/core/iso_time.hpp>         // detail::iso_utc
 #include <servestat/core/random.hpp>           // detail::xoshiro256, draw_below
 #include <servestat/ingest/arrival_trace.hpp>  // read_arrivals
-#include <servestat/ingest/canonical_jsonl.hpp> // canonical_log_format (an auto sweep reads each level back)
 #include <servestat/load/arrivals.hpp>         // open-loop schedules, trace replay
 #include <servestat/load/auto_sweep.hpp>       // auto_sweep (--sweep concurrency=auto)
 #include <servestat/load/budget.hpp>           // budget_chat, budget_prompt
@@ -39,6 +38,7 @@
 #include <servestat/load/workload.hpp>         // read_workload, synthetic_text
 #include <servestat/stats/quantile.hpp>        // percentiles_select
 
+#include "level_stats.hpp"  // analyze_log (an auto sweep reads each level back)
 #include "load_command.hpp" // load_args
 
 namespace servestat::cli {
@@ -838,11 +838,10 @@ private:
 
     // A level's results from its own log, read back with the library as `servestat stats` reads it.
     load::level_result auto_level_result(const std::string& label, double load) const {
-        const auto runs = canonical_log_format.read(dir_ / (label + ".jsonl"), read_options{});
         stats_options o;
         o.summary.percentiles = {50, 90, 99, auto_->slo_percentile};
         o.threads = 1;
-        return load::level_result_of(analyze(runs.front(), o), load, *auto_);
+        return load::level_result_of(analyze_log(dir_ / (label + ".jsonl"), o), load, *auto_);
     }
 
     // What the manifest keeps of this configuration's auto sweep; `ended` says why it ended short of

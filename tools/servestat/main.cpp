@@ -9,9 +9,10 @@
 #include "compare_command.hpp" // compare_args, run_compare_command
 #include "huge_pages.hpp"     // restart_with_huge_pages
 #include "knee_command.hpp"   // knee_args, run_knee_command
-#include "load_command.hpp"   // load_args, run_load_command
+#include "level_stats.hpp"    // analyze_log (defined below, for load.cpp)
+#include "load_options.hpp"   // load_args, add_load_options, run_load_command
 #include "report_command.hpp" // report_args, run_report_command, list_templates, dump_template
-#include "simulate_command.hpp" // simulate_args, run_simulate_command
+#include "simulate_options.hpp" // simulate_args, add_simulate_options, run_simulate_command
 #include "stats_command.hpp"  // stats_args, run_stats_command
 #include "summarize_command.hpp" // summarize_args, run_summarize_command
 #include "version.hpp"        // version_line
@@ -29,6 +30,12 @@ int fail(int code, const std::string& message) {
 }
 
 } // namespace
+
+// Here, where the readers and analyze() are compiled for stats and report anyway (level_stats.hpp).
+servestat::run_stats servestat::cli::analyze_log(const std::filesystem::path& log, const stats_options& options) {
+    const auto runs = canonical_log_format.read(log, read_options{});
+    return analyze(runs.front(), options);
+}
 
 int main(int argc, char** argv) {
     servestat::cli::restart_with_huge_pages(argv);
