@@ -70,6 +70,7 @@ inline int run_compare_command(const compare_args& given) {
     if (!a.fail_on.empty()) gate = gate_outcome{a.fail_on, parse_gate(a.fail_on), {}};
     if (a.before == "-" && a.after == "-") throw usage_error("standard input ('-') can be read once");
     const std::size_t limit = app::memory_limit_of(a);
+    app::begin_reading_sides(a);
     const auto before = app::read_compare_side(a, a.before, o.compare.stats, limit);
     const auto after = app::read_compare_side(a, a.after, o.compare.stats, limit);
     const comparison c = app::compare_sides(before, after, o);

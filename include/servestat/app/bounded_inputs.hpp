@@ -15,9 +15,10 @@
 
 #include "servestat/app/analysis_args.hpp"      // analysis_args
 #include "servestat/app/input_kind.hpp"         // classified_input, input_kind
-#include "servestat/app/input_runs.hpp"         // warn_skipped
+#include "servestat/app/input_runs.hpp"         // warn_skipped, input_size
 #include "servestat/app/memory_args.hpp"        // memory_args
 #include "servestat/core/errors.hpp"            // usage_error
+#include "servestat/core/progress.hpp"          // progress_scope
 #include "servestat/core/run.hpp"               // run
 #include "servestat/ingest/canonical_jsonl.hpp" // detail::stream_canonical_log
 #include "servestat/ingest/reader.hpp"          // read_options
@@ -74,6 +75,7 @@ struct bounded_input {
 inline bounded_input read_bounded_input(const classified_input& in, const analysis_args& a, const memory_args& m,
                                         const stats_options& o, std::size_t limit, const char* command = nullptr) {
     const std::string& input = in.path;
+    const progress_scope counted(a.progress, input, input_size(input)); // counted whole when done, or chunk by chunk
     if (in.kind == input_kind::summary) {
         run_summary s = read_summary_file(input);
         if (command != nullptr) check_summary_options(input, s.stats.options(), o, command);
@@ -89,6 +91,7 @@ inline bounded_input read_bounded_input(const classified_input& in, const analys
                           "--memory-limit are): --map and --input-format do not apply");
     read_options read;
     read.skip_bad = a.skip_bad;
+    read.progress = counted.item();
     bounded_options b;
     b.memory_limit = limit;
     b.sketch_alpha = m.sketch_alpha;

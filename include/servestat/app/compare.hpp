@@ -20,12 +20,14 @@
 #include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options, validate_confidence
 #include "servestat/app/bounded_inputs.hpp"   // bounded_input, read_bounded_input, sketched_stats
 #include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
-#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart
+#include "servestat/app/globs.hpp"            // expand_globs
+#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, begin_reading
 #include "servestat/app/memory_args.hpp"      // memory_args
 #include "servestat/app/report_files.hpp"     // report_files, write_report
 #include "servestat/compare/compare.hpp"      // compare_statistics, validate(compare_options)
 #include "servestat/compare/comparison.hpp"   // compare, comparison, comparison_options
 #include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/core/progress.hpp"        // progress_unit
 #include "servestat/core/run.hpp"             // run
 #include "servestat/report/compare_view.hpp"  // compare_plot_set, attach_compare_plots, all_plots
 #include "servestat/report/stats_json.hpp"    // json
@@ -91,6 +93,7 @@ inline comparison_options to_comparison_options(const compare_args& a) {
     }
     o.compare.verdicts = {.noise = detail::parse_noise(a.noise), .alpha = a.alpha, .confidence = a.confidence};
     o.compare.bootstrap = {.resamples = a.resamples, .seed = a.seed};
+    o.compare.progress = a.progress;
     o.sweep_by = a.sweep_by;
     o.degradation = a.degradation;
     validate(o.compare);
@@ -107,6 +110,11 @@ struct compare_side {
         return {sketched() ? &*bounded->sketched : nullptr};
     }
 };
+
+// The progress stage of reading both sides (read_compare_side counts into it).
+inline void begin_reading_sides(const compare_args& a) {
+    begin_reading(a, expand_globs(std::vector<std::string>{a.before, a.after}));
+}
 
 inline compare_side read_compare_side(const compare_args& a, const std::string& input, const stats_options& o,
                                       std::size_t limit) {
@@ -156,8 +164,9 @@ inline comparison compare_sketched_sides(const compare_side& before, const compa
 // The comparison of two sides: with every test when both are kept whole, else their one pair as
 // point values.
 inline comparison compare_sides(const compare_side& before, const compare_side& after, const comparison_options& o) {
-    return before.sketched() || after.sketched() ? detail::compare_sketched_sides(before, after, o)
-                                                 : compare(before.runs, after.runs, o);
+    if (before.sketched() || after.sketched()) return detail::compare_sketched_sides(before, after, o);
+    if (o.compare.progress) o.compare.progress->begin_stage("bootstrap", progress_unit::resamples); // compare() adds the total
+    return compare(before.runs, after.runs, o);
 }
 
 // compare.md / compare.html / compare.json and plots/ of a comparison whose view model is `view`

@@ -19,12 +19,13 @@
 #include "servestat/app/globs.hpp"            // expand_globs
 #include "servestat/app/group_by.hpp"         // group_args, attach_groups
 #include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
-#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut
+#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut, begin_reading
 #include "servestat/app/memory_args.hpp"      // memory_args, memory_limit_of
 #include "servestat/app/report_files.hpp"     // report_files, check_report_files, write_report, plot_entries
 #include "servestat/app/sweeps_and_grids.hpp" // analyze_sweeps, analyze_grids, runs_left_out
 #include "servestat/compare/trend.hpp"        // default_trend_options, follow_trend
 #include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/core/progress.hpp"        // progress_scope, progress_unit
 #include "servestat/core/run.hpp"             // run
 #include "servestat/ingest/detect.hpp"        // directory_listing
 #include "servestat/report/accounting.hpp"    // account_inputs, inputs_json, left_out_json, accounting_view
@@ -114,6 +115,7 @@ inline report_inputs read_report_inputs(const report_args& a, const stats_option
     const std::size_t limit = memory_limit_of(a);
     const auto paths = expand_globs(a.logs);
     if (std::count(paths.begin(), paths.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
+    begin_reading(a, paths);
     std::vector<classified_input> inputs;
     for (const auto& path : paths) {
         inputs.push_back(classify_input(path, limit));
@@ -164,7 +166,9 @@ inline void write_runs_report(const report_args& a, const stats_options& options
     std::vector<run_stats> stats;
     std::vector<std::optional<std::size_t>> sketched_requests; // the rows each sketched run stands for
     std::vector<const run_accumulator*> sketched;
+    if (a.progress) a.progress->begin_stage("analysing", progress_unit::runs, runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
+        const progress_scope counted(a.progress, runs[i].meta.label, 1);
         if (in.sketched[i]) // no per-request fit of e2e to output tokens
             analysed.push_back({sketched_stats(*in.sketched[i], runs[i], in.notes[i], options), std::nullopt});
         else
@@ -187,7 +191,9 @@ inline void write_runs_report(const report_args& a, const stats_options& options
     const auto prefixes = report::plot_prefixes(stats);
     std::vector<std::vector<report::plot_file>> plots;
     std::vector<const run*> run_pointers;
+    if (a.progress) a.progress->begin_stage("charts", progress_unit::runs, runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
+        const progress_scope counted(a.progress, runs[i].meta.label, 1);
         auto files = sketched[i] ? report::sketched_run_plots(*sketched[i], stats[i], prefixes[i])
                                  : report::run_plots(runs[i], stats[i], prefixes[i], options.subsets, options.threads);
         plots.push_back(runs.size() > 1 ? report::appendix_plots(std::move(files)) : std::move(files));
@@ -232,6 +238,7 @@ inline void write_trend_report(const report_args& a) {
         if (const auto input = classify_input(path, memory_limit_of(a)); input.bounded()) detail::refuse_whole_run_options(a, input);
     compare_options o = default_trend_options();
     o.stats = to_stats_options(a);
+    begin_reading(a, expand_globs(a.logs));
     std::vector<run> runs;
     for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
     const trend t = follow_trend(runs, o);

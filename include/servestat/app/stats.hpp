@@ -62,6 +62,7 @@ inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_o
     };
     const auto inputs = expand_globs(a.logs);
     if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
+    begin_reading(a, inputs);
     for (const auto& path : inputs) {
         const classified_input input = classify_input(path, limit);
         if (!input.bounded()) {

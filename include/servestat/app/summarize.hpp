@@ -12,8 +12,9 @@
 #include "servestat/app/analysis_args.hpp"      // analysis_args
 #include "servestat/app/globs.hpp"              // expand_globs
 #include "servestat/app/input_kind.hpp"         // classify_shard, input_kind
-#include "servestat/app/input_runs.hpp"         // for_each_input_run
+#include "servestat/app/input_runs.hpp"         // for_each_input_run, begin_reading, input_size
 #include "servestat/core/errors.hpp"            // input_error, usage_error
+#include "servestat/core/progress.hpp"          // progress_scope
 #include "servestat/core/request_record.hpp"    // request_record
 #include "servestat/core/run.hpp"               // run
 #include "servestat/ingest/canonical_jsonl.hpp" // detail::stream_canonical_log
@@ -34,11 +35,16 @@ struct summarize_args : analysis_args {
 // whole; a file of several runs is refused (a summary is of one run).
 inline run_summary summarize_shard(const std::string& input, const summarize_args& a, const stats_options& o) {
     const input_kind kind = classify_shard(input).kind;
-    if (kind == input_kind::summary) return read_summary_file(input);
+    if (kind == input_kind::summary) {
+        const progress_scope counted(a.progress, input, input_size(input));
+        return read_summary_file(input);
+    }
     run_summary out{{}, {}, run_accumulator(o, a.sketch_alpha)};
     if ((kind == input_kind::streamed_log || kind == input_kind::standard_input) && a.map.empty()) {
+        const progress_scope counted(a.progress, input, input_size(input));
         read_options read;
         read.skip_bad = a.skip_bad;
+        read.progress = counted.item();
         piece_folder pieces(out.stats, bounded_options{}.piece_requests);
         run r = servestat::detail::stream_canonical_log(input == "-" ? "/dev/stdin" : input, read,
                                                         [&](const request_record& q) { pieces.add(q); });
@@ -64,7 +70,9 @@ inline run_summary summarize_shard(const std::string& input, const summarize_arg
 // The summary of every shard of the inputs, merged in input order.
 inline run_summary summarize_inputs(const summarize_args& a, const stats_options& o) {
     std::optional<run_summary> merged;
-    for (const auto& input : expand_globs(a.logs)) {
+    const auto inputs = expand_globs(a.logs);
+    begin_reading(a, inputs);
+    for (const auto& input : inputs) {
         auto shard = summarize_shard(input, a, o);
         if (!merged) merged = std::move(shard);
         else merge(*merged, shard);
