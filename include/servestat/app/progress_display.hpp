@@ -29,10 +29,13 @@
 #include <unistd.h>    // isatty, STDERR_FILENO
 
 #include "servestat/core/progress.hpp" // progress_state, progress_unit
+#include "servestat/core/thousands.hpp" // detail::thousands
 #include "servestat/core/utf8.hpp"     // to_valid_utf8, detail::utf8_sequence_length
 
 namespace servestat::app {
 namespace detail {
+
+using servestat::detail::thousands;
 
 // Whether a progress line is on the terminal now; drawing and write_stderr take turns by the mutex.
 struct stderr_line {
@@ -43,17 +46,6 @@ struct stderr_line {
 inline stderr_line& progress_line_state() {
     static stderr_line state;
     return state;
-}
-
-// 1,234,567
-inline std::string grouped(std::uint64_t n) {
-    const std::string digits = std::to_string(n);
-    std::string out; // appended, not inserted into: g++ 12 -O3 warns falsely on insert (GCC bug 105329)
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
 }
 
 // 512 B, 12.0 KiB, 3.4 MiB, 1.20 GiB: three significant digits from KiB on.
@@ -71,24 +63,24 @@ inline std::string byte_text(double bytes) {
 inline std::string amount_text(std::uint64_t n, progress_unit unit) {
     switch (unit) {
     case progress_unit::bytes: return byte_text(static_cast<double>(n));
-    case progress_unit::resamples: return grouped(n) + (n == 1 ? " resample" : " resamples");
-    case progress_unit::runs: return grouped(n) + (n == 1 ? " run" : " runs");
+    case progress_unit::resamples: return thousands(n) + (n == 1 ? " resample" : " resamples");
+    case progress_unit::runs: return thousands(n) + (n == 1 ? " run" : " runs");
     }
-    return grouped(n);
+    return thousands(n);
 }
 
 // "12.0 MiB of 40.0 MiB (30%)", or "12.0 MiB" when the total is unknown.
 inline std::string done_of_total(std::uint64_t done, std::uint64_t total, progress_unit unit) {
     if (total == 0) return amount_text(done, unit);
     const double share = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
-    return fmt::format("{} of {} ({:.0f}%)", unit == progress_unit::bytes ? byte_text(static_cast<double>(done)) : grouped(done),
+    return fmt::format("{} of {} ({:.0f}%)", unit == progress_unit::bytes ? byte_text(static_cast<double>(done)) : thousands(done),
                        amount_text(total, unit), 100 * share);
 }
 
 inline std::string rate_text(double per_second, progress_unit unit) {
     switch (unit) {
     case progress_unit::bytes: return byte_text(per_second) + "/s";
-    case progress_unit::resamples: return grouped(static_cast<std::uint64_t>(per_second + 0.5)) + " resamples/s";
+    case progress_unit::resamples: return thousands(static_cast<std::uint64_t>(per_second + 0.5)) + " resamples/s";
     case progress_unit::runs: return fmt::format("{:.{}f} runs/s", per_second, per_second < 10 ? 1 : 0);
     }
     return {};

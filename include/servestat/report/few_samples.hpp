@@ -11,6 +11,7 @@
 
 #include <fmt/format.h> // fmt::format
 
+#include "servestat/core/thousands.hpp"  // detail::thousands
 #include "servestat/report/format.hpp"   // format_seconds
 #include "servestat/stats/sample_size.hpp" // rests_on_few_samples, samples_for_percentile
 #include "servestat/stats/summary.hpp"   // summary, find_percentile, percentile_key
@@ -32,15 +33,7 @@ inline std::string marked_seconds(const summary* s, double p) {
 
 namespace detail {
 
-// 1000 -> "1,000": the footnote's counts read as numbers of requests.
-inline std::string thousands(std::size_t n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
+using servestat::detail::thousands; // the footnote's counts read as numbers of requests
 
 } // namespace detail
 
