@@ -176,7 +176,7 @@ TEST_CASE("compare counts every resample of every pair once, in blocks, and sets
     }
 }
 
-TEST_CASE("the progress line: the item in flight, then the stage with its rate and time left") {
+TEST_CASE("the progress line: the stage with its rate and time left, then the item in flight") {
     using namespace std::chrono_literals;
     namespace app = servestat::app;
     const auto now = std::chrono::steady_clock::now();
@@ -189,15 +189,15 @@ TEST_CASE("the progress line: the item in flight, then the stage with its rate a
     s.items = {{"logs/a.jsonl", 12 << 20, 40 << 20, now - 4s}, {"logs/b.jsonl", 1, 2, now}};
     // The item: 12 MiB in 4 s, 28 MiB left: 9.33 s, said as 10 s. The stage: 350 MiB at 35 MiB/s.
     CHECK(app::progress_line(s, 35.0 * (1 << 20), now) ==
-          "servestat: reading logs/a.jsonl (+1 more): 12.0 MiB of 40.0 MiB (30%), 10 s left; "
-          "overall 50.0 MiB of 400 MiB (12%), 35.0 MiB/s, 10 s left");
+          "servestat: reading 50.0 MiB of 400 MiB (12%), 35.0 MiB/s, 10 s left; "
+          "logs/a.jsonl (+1 more) 30% of 40.0 MiB, 10 s left");
     s.items.clear();
     s.last = progress_state::item_sample{"logs/b.jsonl", 2048, 2048, now - 1s};
     s.done = s.total;
     CHECK(app::progress_line(s, 1.5e9, now) ==
-          "servestat: reading logs/b.jsonl: 2.00 KiB of 2.00 KiB (100%); overall 400 MiB of 400 MiB (100%), 1.40 GiB/s");
+          "servestat: reading 400 MiB of 400 MiB (100%), 1.40 GiB/s; logs/b.jsonl 100% of 2.00 KiB");
     CHECK(app::progress_line(s, std::nullopt, now) ==
-          "servestat: reading logs/b.jsonl: 2.00 KiB of 2.00 KiB (100%); overall 400 MiB of 400 MiB (100%)");
+          "servestat: reading 400 MiB of 400 MiB (100%); logs/b.jsonl 100% of 2.00 KiB");
 
     progress_state::sample boot;
     boot.stage = 2;
@@ -207,8 +207,8 @@ TEST_CASE("the progress line: the item in flight, then the stage with its rate a
     boot.total = 16000;
     boot.items = {{"before / after", 1600, 2000, now - 2s}};
     CHECK(app::progress_line(boot, 600, now) ==
-          "servestat: bootstrap before / after: 1,600 of 2,000 resamples (80%), 1 s left; "
-          "overall 1,600 of 16,000 resamples (10%), 600 resamples/s, 24 s left");
+          "servestat: bootstrap 1,600 of 16,000 resamples (10%), 600 resamples/s, 24 s left; "
+          "before / after 80% of 2,000 resamples, 1 s left");
 
     progress_state::sample charts;
     charts.stage = 3;
@@ -218,7 +218,7 @@ TEST_CASE("the progress line: the item in flight, then the stage with its rate a
     charts.total = 40;
     charts.items = {{"mix_50_50-c16", 0, 1, now}};
     CHECK(app::progress_line(charts, 0.8, now) ==
-          "servestat: charts mix_50_50-c16; overall 4 of 40 runs (10%), 0.8 runs/s, 45 s left");
+          "servestat: charts 4 of 40 runs (10%), 0.8 runs/s, 45 s left; mix_50_50-c16");
 
     progress_state::sample piped; // standard input: no total
     piped.stage = 1;
@@ -226,7 +226,12 @@ TEST_CASE("the progress line: the item in flight, then the stage with its rate a
     piped.done = 3 << 20;
     piped.items = {{"-", 3 << 20, 0, now - 1s}};
     CHECK(app::progress_line(piped, 3.0 * (1 << 20), now) ==
-          "servestat: reading -: 3.00 MiB; overall 3.00 MiB, 3.00 MiB/s");
+          "servestat: reading 3.00 MiB, 3.00 MiB/s; -");
+    // One file that is the whole stage: named, its figures being the stage's.
+    piped.total = 8 << 20;
+    piped.items = {{"a.jsonl", 3 << 20, 8 << 20, now - 1s}};
+    CHECK(app::progress_line(piped, 3.0 * (1 << 20), now) ==
+          "servestat: reading 3.00 MiB of 8.00 MiB (38%), 3.00 MiB/s, 2 s left; a.jsonl");
 }
 
 TEST_CASE("progress text: durations, sizes, names fit for a terminal line") {
@@ -277,11 +282,17 @@ TEST_CASE("the display draws the final counts once its delay has passed, clears 
     const auto message = text.find("servestat: a message\n");
     REQUIRE(message != std::string::npos);
     CHECK((message == 0 || text.compare(message - 4, 4, "\r\x1b[K") == 0));
-    // The last frame (cut to 79 characters: a file is no terminal, taken as 80 wide), then the line
-    // cleared, and nothing after.
-    const std::string last = "\r" + std::string("servestat: bootstrap x / y: 300 of 300 resamples (100%); overall 300 of 300 resamples (100%), ", 0, 79) + "\x1b[K\r\x1b[K";
-    CHECK(text.ends_with(last));
-    CHECK(text.size() - last.size() > message);
+    // The last frame with the final counts (the rate varies; the pair is the whole stage, so it is
+    // named without figures), then the line cleared, and nothing after.
+    const std::string cleared = "\x1b[K\r\x1b[K";
+    REQUIRE(text.ends_with(cleared));
+    const auto frame = text.rfind('\r', text.size() - cleared.size() - 1);
+    REQUIRE(frame != std::string::npos);
+    const std::string last = text.substr(frame + 1, text.size() - cleared.size() - frame - 1);
+    CHECK(last.starts_with("servestat: bootstrap 300 of 300 resamples (100%), "));
+    CHECK(last.ends_with(" resamples/s; x / y"));
+    CHECK(last.size() <= 79); // a file is no terminal: taken as 80 wide
+    CHECK(frame > message);
 }
 
 } // namespace test_progress

@@ -128,33 +128,29 @@ inline double seconds_between(std::chrono::steady_clock::time_point a, std::chro
 
 } // namespace detail
 
-// The line for one sample of the state at `now`: the stage, the item in flight (the oldest, or the
-// one that ended last) with its share and time left, then the stage's share, rate and time left.
-// `rate` is the stage's per second (the display's recent rate); none: not known yet.
-//   reading logs/a.jsonl: 12.0 MiB of 40.0 MiB (30%), 3 s left; overall 50.0 MiB of 400 MiB (12%), 35.2 MiB/s, 10 s left
+// The line for one sample of the state at `now`: the stage's share, rate and time left first (what
+// an 80-column terminal must show), then the item in flight (the oldest, or the one that ended last)
+// with its share and time left. `rate` is the stage's per second (the display's recent rate); none:
+// not known yet. An item that is the whole stage is named without figures of its own.
+//   reading 50.0 MiB of 400 MiB (12%), 35.2 MiB/s, 10 s left; logs/a.jsonl 30% of 40.0 MiB, 3 s left
 inline std::string progress_line(const progress_state::sample& s, std::optional<double> rate,
                                  std::chrono::steady_clock::time_point now) {
-    std::string out = "servestat: " + s.what;
-    const progress_state::item_sample* item = !s.items.empty() ? &s.items.front() : s.last ? &*s.last : nullptr;
-    if (item) {
-        out += " " + detail::terminal_name(item->name);
-        if (s.items.size() > 1) out += fmt::format(" (+{} more)", s.items.size() - 1);
-        if (s.unit != progress_unit::runs) {
-            out += ": " + detail::done_of_total(item->done, item->total, s.unit);
-            const double elapsed = detail::seconds_between(item->began, now);
-            if (item->total > item->done && item->done > 0 && elapsed > 0)
-                out += ", " + detail::duration_text(static_cast<double>(item->total - item->done) * elapsed /
-                                                    static_cast<double>(item->done)) + " left";
-        }
-        out += ";";
-    } else {
-        out += ":";
-    }
-    out += " overall " + detail::done_of_total(s.done, s.total, s.unit);
+    std::string out = "servestat: " + s.what + " " + detail::done_of_total(s.done, s.total, s.unit);
     if (rate && *rate > 0) {
         out += ", " + detail::rate_text(*rate, s.unit);
         if (s.total > s.done) out += ", " + detail::duration_text(static_cast<double>(s.total - s.done) / *rate) + " left";
     }
+    const progress_state::item_sample* item = !s.items.empty() ? &s.items.front() : s.last ? &*s.last : nullptr;
+    if (!item) return out;
+    out += "; " + detail::terminal_name(item->name);
+    if (s.items.size() > 1) out += fmt::format(" (+{} more)", s.items.size() - 1);
+    if (s.unit == progress_unit::runs || item->total == 0 || (s.items.size() <= 1 && item->total == s.total)) return out;
+    out += fmt::format(" {:.0f}% of {}", 100 * std::min(1.0, static_cast<double>(item->done) / static_cast<double>(item->total)),
+                       detail::amount_text(item->total, s.unit));
+    const double elapsed = detail::seconds_between(item->began, now);
+    if (item->total > item->done && item->done > 0 && elapsed > 0)
+        out += ", " + detail::duration_text(static_cast<double>(item->total - item->done) * elapsed /
+                                            static_cast<double>(item->done)) + " left";
     return out;
 }
 
