@@ -102,9 +102,21 @@ def test_stops_when_precise():
         check(h is not None and h <= 0.05 and math.isclose(at.get("half_width", -1), h, rel_tol=1e-12),
               f"half-width when sending stopped: run.end {at.get('half_width')}, recomputed {h}")
         check(m is not None and abs(float(m.group(1)) / 100 - h) < 0.00005, f"the detail's ±{m and m.group(1)}% is {h}")
-        if len(before) - 1 >= 6 and rows[k - 1]["status"] == "ok":
-            _, _, _, h1 = percentile_interval(metric_values(rows[:k - 1], "e2e"), 50)
-            check(h1 > 0.05, f"one request earlier the half-width was {h1}: not yet met")
+        # At the check before, it was not met. The driver checks at every value below 1,000, then at
+        # every 1% more (load/precision_target.hpp). Which request it saw last need not be the last
+        # logged (two completing together may be logged in the other order), so the values it had
+        # are the first `prev` logged, or the first prev + 1 but one of the last few.
+        points, last = [], 0
+        for n in range(1, k):
+            if n < 1000 or n >= last * 1.01:
+                points.append(n)
+                last = n
+        prev = points[-1] if points else 0
+        if prev >= 6 and all(q["status"] == "ok" for q in rows[:k]):
+            sets = [rows[:prev]] + [rows[:i] + rows[i + 1:prev + 1] for i in range(max(prev - 3, 0), prev)]
+            earlier = [percentile_interval(metric_values(rows_, "e2e"), 50)[3] for rows_ in sets]
+            check(any(h1 is not None and h1 > 0.05 for h1 in earlier),
+                  f"at the check before ({prev} values) the half-width was {earlier}: met already")
         # At most the 7 other clients' requests completed after sending stopped.
         check(k <= len(rows) <= k + 7, f"{len(rows) - k} requests logged after the stop")
 
