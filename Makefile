@@ -46,8 +46,8 @@ $(CONFORMANCE)/node_modules/openai/package.json: $(CONFORMANCE)/package-lock.jso
 	  || { echo "missing Node.js and npm (run as root or: sudo apt-get install nodejs npm)"; exit 1; }
 	npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error
 
-# -O2, as Debian builds its packages: g++ 12 took 500 s of CPU for tools/servestat/main.cpp at -O3
-# and about half that at -O2, and the tool's output is the same (docs/design.md).
+# -O2, as Debian builds its packages: g++ 12 took 500 s of CPU for tools/servestat/main.cpp at -O3,
+# 171 s at -O2, and the tool's output is the same (docs/design.md).
 RELEASE_CONFIG = -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG"
 
 # PAR is how the cmake builds below run in parallel: -j JOBS on their own; empty under `make test`,
@@ -85,7 +85,7 @@ STAMPS ?=
 stamp = $(if $(STAMPS),@echo "$$(date +%s) $(1)" >> $(STAMPS))
 test: STAMPS = $(CURDIR)/$(BUILD)/make-test-times
 
-# The Python module at -O1 (python/CMakeLists.txt): `make build` builds it again at -O3.
+# The Python module at -O1 (python/CMakeLists.txt): `make build` builds it again at the Release flags.
 test-programs: deps
 	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) -DSERVESTAT_PYTHON_OPTIMIZE=-O1
 	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
