@@ -236,17 +236,23 @@ def read_log(log, what, stream=True):
     return header, rows
 
 
-def stats_of(log, what):
-    """`servestat stats --json` of one log: its run object."""
-    r = servestat("stats", "--json", log)
+def only_one_of(path, key, what, empty):
+    """`servestat stats --json PATH`'s one element of `key` ("runs", "sweeps"); `empty` when it
+    fails or there are more (the check says which)."""
+    r = servestat("stats", "--json", path)
     check(r.returncode == 0, f"{what}: servestat stats exit {r.returncode}: {r.stderr[-400:]}")
     try:
-        runs = json.loads(r.stdout)["runs"]
-        check(len(runs) == 1, f"{what}: stats has one run")
-        return runs[0]
+        found = json.loads(r.stdout)[key]
+        check(len(found) == 1, f"{what}: stats has one of {key}, got {len(found)}")
+        return found[0]
     except (ValueError, KeyError, IndexError):
-        check(False, f"{what}: stats --json is not JSON: {r.stdout[:200]!r}")
-        return {}
+        check(False, f"{what}: stats --json: {r.stdout[:200]!r}")
+        return empty
+
+
+def stats_of(log, what):
+    """`servestat stats --json` of one log: its run object."""
+    return only_one_of(log, "runs", what, {})
 
 
 def check_stats_agree(log, rows, what):

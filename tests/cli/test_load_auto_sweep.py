@@ -140,15 +140,7 @@ def two_segment_break(x, y):
 
 
 def sweep_of(directory, what):
-    r = base.servestat("stats", "--json", directory)
-    check(r.returncode == 0, f"{what}: stats exit {r.returncode}: {r.stderr[-400:]}")
-    try:
-        sweeps = json.loads(r.stdout)["sweeps"]
-        check(len(sweeps) == 1, f"{what}: one sweep, got {len(sweeps)}")
-        return sweeps[0]
-    except (ValueError, KeyError, IndexError):
-        check(False, f"{what}: stats --json: {r.stdout[:200]!r}")
-        return {"points": [], "knees": []}
+    return base.only_one_of(directory, "sweeps", what, {"points": [], "knees": []})
 
 
 def knee_of(sweep, curve):

@@ -2,6 +2,7 @@
 // needs simulate_args and not the command line's parser.
 #pragma once
 
+#include <cstdint>     // std::int64_t
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <type_traits> // std::is_floating_point_v
@@ -24,6 +25,11 @@ void add_override(CLI::App& cmd, const std::string& flag, std::optional<T>& targ
     cmd.add_option_function<T>(flag, [&target](const T& v) { target = v; },
                                fmt::format("{} (default {}, or the preset's)", help, default_value))
         ->type_name(std::is_floating_point_v<T> ? "SECONDS" : "INT");
+}
+
+// vLLM's on/off flag pair, e.g. "--enable-X,!--no-enable-X": the override set either way.
+inline void add_switch(CLI::App& cmd, const std::string& flags, std::optional<bool>& target, const std::string& help) {
+    cmd.add_flag_function(flags, [&target](std::int64_t n) { target = n > 0; }, help);
 }
 
 } // namespace detail
@@ -57,10 +63,8 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
                          d.max_num_partial_prefills);
     detail::add_override(cmd, "--max-long-partial-prefills", a.max_long_partial_prefills,
                          "Long prompts among those concurrent prefills", d.max_long_partial_prefills);
-    cmd.add_flag_function(
-           "--enable-chunked-prefill,!--no-enable-chunked-prefill",
-           [&a](std::int64_t n) { a.chunked_prefill = n > 0; },
-           "Split long prompts across steps within the token budget (default on, or the preset's)");
+    detail::add_switch(cmd, "--enable-chunked-prefill,!--no-enable-chunked-prefill", a.chunked_prefill,
+                       "Split long prompts across steps within the token budget (default on, or the preset's)");
     detail::add_override(cmd, "--step-overhead", a.step_overhead, "Seconds per engine step", d.step_overhead);
     detail::add_override(cmd, "--per-prefill-token", a.per_prefill_token, "Seconds per prompt token prefilled",
                          d.per_prefill_token);
@@ -68,10 +72,8 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
                          d.per_decode_seq);
     detail::add_override(cmd, "--per-context-token", a.per_context_token,
                          "Seconds per context token of every scheduled sequence", d.per_context_token);
-    cmd.add_flag_function(
-           "--enable-prefix-caching,!--no-enable-prefix-caching",
-           [&a](std::int64_t n) { a.prefix_caching = n > 0; },
-           "vLLM's automatic prefix caching: prompt blocks already computed are not prefilled again (default off)");
+    detail::add_switch(cmd, "--enable-prefix-caching,!--no-enable-prefix-caching", a.prefix_caching,
+                       "vLLM's automatic prefix caching: prompt blocks already computed are not prefilled again (default off)");
     detail::add_override(cmd, "--block-size", a.block_size, "Tokens per prefix-cache block", d.block_size);
     detail::add_override(cmd, "--prefix-cache-tokens", a.prefix_cache_tokens,
                          "Prefix cache capacity in tokens (whole blocks), least recently used evicted first",

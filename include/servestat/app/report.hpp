@@ -234,11 +234,13 @@ inline void write_runs_report(const report_args& a, const stats_options& options
 // (trend.md, trend.html, trend.json). Summaries, standard input and logs over the limit are refused:
 // the trend bootstraps every request.
 inline void write_trend_report(const report_args& a) {
-    for (const auto& path : expand_globs(a.logs))
-        if (const auto input = classify_input(path, memory_limit_of(a)); input.bounded()) detail::refuse_whole_run_options(a, input);
+    const auto paths = expand_globs(a.logs);
+    const std::size_t limit = memory_limit_of(a);
+    for (const auto& path : paths)
+        if (const auto input = classify_input(path, limit); input.bounded()) detail::refuse_whole_run_options(a, input);
     compare_options o = default_trend_options();
     o.stats = to_stats_options(a);
-    begin_reading(a, expand_globs(a.logs));
+    begin_reading(a, paths);
     std::vector<run> runs;
     for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
     const trend t = follow_trend(runs, o);
