@@ -85,9 +85,9 @@ STAMPS ?=
 stamp = $(if $(STAMPS),@echo "$$(date +%s) $(1)" >> $(STAMPS))
 test: STAMPS = $(CURDIR)/$(BUILD)/make-test-times
 
-# The Python module at -O1 (python/CMakeLists.txt): `make build` builds it again at the Release flags.
+# The Python module at -O0 (python/CMakeLists.txt): `make build` builds it again at the Release flags.
 test-programs: deps
-	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) -DSERVESTAT_PYTHON_OPTIMIZE=-O1
+	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) -DSERVESTAT_PYTHON_OPTIMIZE=-O0
 	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
 	$(call stamp,build: release tests)
 ctest-tool:
