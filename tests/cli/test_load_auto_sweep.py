@@ -6,7 +6,10 @@ The expectation rests on the bundled fixed sweep, not on the auto sweep's output
 (the bad preset at --time-scale 20, mix_50_50, --max-tokens 16, concurrency 1, 2, 4, 8, 16, 32, 48,
 64; examples/live_demo.sh) has its throughput knee at c=16, checked here with `servestat stats`.
 The auto sweep against the same simulator and workload must put the knee within one of those levels
-of 16 (between 8 and 32) in fewer than 8 levels.
+of 16 (between 8 and 32), more finely than the fixed sweep can (high ≤ 1.25² × low, where the fixed
+levels are a factor of 2 apart), in no more than its 8 levels: 7 as a rule, but c=32 gains about 9%
+over c=16 on this simulator, close enough to the 10% that stops the climb for a slow c=16 (two tests
+beside it under ASan) to take the climb on to 64 and the sweep to 8 levels.
 
 Every decision of the planner is re-derived here from the levels' logs alone: throughput = ok
 requests / (last t_end − first t_sent), the error rate, e2e p95 over ok requests by numpy (linear);
@@ -211,9 +214,11 @@ def test_auto_sweep_finds_the_knee():
         check(re.search(r"\(< 10%\): the knee \(the lowest load within 10% of the [\d.]+ req/s reached\) lies between",
                         r.stderr) is not None, f"stderr names the knee's bracket: {r.stderr[-800:]}")
         levels, knee, _, measured = check_against_logs(out, "auto sweep")
-        check(len(levels) < len(FIXED_LEVELS), f"{len(levels)} levels, not fewer than the fixed sweep's 8: {levels}")
+        check(len(levels) <= len(FIXED_LEVELS), f"{len(levels)} levels, more than the fixed sweep's 8: {levels}")
         check(knee is not None and knee[0] is not None and 8 <= knee[0] < knee[1] <= 32,
               f"the knee bracket {knee} lies within one fixed level of 16")
+        check(knee is not None and knee[0] is not None and knee[1] <= (1 + RESOLUTION) ** 2 * knee[0],
+              f"the knee bracket {knee} is finer than the fixed levels' factor of 2")
         manifest = manifest_of(out)
         settings = manifest["settings"].get("auto", {})
         check(settings.get("gain") == GAIN and settings.get("resolution") == RESOLUTION and settings.get("max") == 1024 and
