@@ -86,9 +86,9 @@ stamp = $(if $(STAMPS),@echo "$$(date +%s) $(1)" >> $(STAMPS))
 test: STAMPS = $(CURDIR)/$(BUILD)/make-test-times
 
 # The Python module at -O0 (python/CMakeLists.txt): `make build` builds it again at the Release flags.
-# The unit suite first: its two units are the longest of this build (about 2 minutes each), and
-# left to make's order they can start last, with one core idle while the second ends; the header
-# checks, many and short, then fill both cores to the end.
+# The unit suite first: its one unit is the longest of this build (about 3 minutes), and left to
+# make's order it can start last, with a core idle while it ends; the header checks, many and
+# short, then fill both cores to the end.
 test-programs: deps
 	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) -DSERVESTAT_PYTHON_OPTIMIZE=-O0
 	+cmake --build $(BUILD) $(PAR) --target servestat_tests
@@ -132,7 +132,7 @@ demo:
 	@start=$$(date +%s); set -e; \
 	echo "== make demo 1/3: the Debian packages the tool needs"; \
 	$(MAKE) --no-print-directory deps-cli; \
-	echo "== make demo 2/3: building the command-line tool, $(BUILD)/servestat (about 3 minutes on 2 cores)"; \
+	echo "== make demo 2/3: building the command-line tool, $(BUILD)/servestat (about 2 minutes on 2 cores)"; \
 	cmake -S . -B $(BUILD) $(RELEASE_CONFIG) > /dev/null; \
 	cmake --build $(BUILD) -j $(JOBS) --target servestat_cli -- --no-print-directory; \
 	echo "== make demo 3/3: rendering the reports of the bundled logs into reports/"; \
