@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef> // std::size_t
+#include <map>     // std::map
 #include <memory>  // std::shared_ptr
 #include <string>  // std::string
 #include <string_view> // std::string_view
@@ -22,6 +23,10 @@ struct run_source {
     // The line of the file this run came from when the file holds one run per row or line (a sweep
     // table, appended results); 0 when the run is the whole file.
     std::size_t line = 0;
+    // The names on the file's path that may carry parameters, nearest first: its stem, each folder
+    // up to (and including) the directory argument it was found in. The experiment stage reads
+    // its factors from them (experiment/path_words.hpp).
+    std::vector<std::string> name_parts;
 };
 
 // What a source holds: per-request measurements, only a tool's own aggregates, or a workload
@@ -59,6 +64,8 @@ struct run_metadata {
     std::string workload;
     std::string tool;
     nlohmann::json params = nlohmann::json::object(); // sorted keys: output order is stable
+    // The parameters a name on the path gave (the name, e.g. "conc16"); those absent came from the file.
+    std::map<std::string, std::string> param_origin;
     run_source source;
     // False when the source has per-request durations but no shared clock (e.g. the notebook's
     // latency_s table): then duration, rates and concurrency cannot be derived and stay null.

@@ -28,6 +28,10 @@ inline bool is_load_param(std::string_view name) {
     return std::find(load_params.begin(), load_params.end(), name) != load_params.end();
 }
 
+// The prefix of a parameter the experiment stage puts in for a word of the path that sets
+// configurations apart (experiment/design.hpp, runs_as_designed): shown by its value alone.
+inline constexpr std::string_view design_word_param = "~";
+
 namespace detail {
 
 // "rate 30", "rate ∞", "c=16", "no-features" (a name alone), "max_tokens=128".

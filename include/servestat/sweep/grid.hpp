@@ -105,7 +105,7 @@ inline std::string grid_group_name(std::span<const run_stats> runs, const run_st
     const auto varying = varying_params(runs);
     for (const auto& [name, value] : r.meta.params.items())
         if (!numeric_param(r.meta, name) && varying.contains(name))
-            add(name, value.is_string() ? value.get<std::string>() : value.dump());
+            out.append(out.empty() ? "" : ", ").append(param_text(name, value));
     return out;
 }
 
@@ -131,14 +131,15 @@ inline bool has_crossing(const grid& g) {
 
 inline std::optional<grid> grid_of(std::span<const run_stats> runs, const std::vector<std::size_t>& family,
                                    const sweep_options& o) {
-    const auto varying = varying_numeric_params(runs, family);
+    auto varying = varying_numeric_params(runs, family);
+    for (const auto& length : o.lengths) varying.erase(length); // a run's length is no axis
     if (varying.size() != 2) return std::nullopt; // one is a sweep; three leave the rows ambiguous
     grid g;
     g.column_param = grid_column_param(varying, o);
     if (g.column_param.empty()) return std::nullopt;
     g.row_param = *varying.begin() == g.column_param ? *varying.rbegin() : *varying.begin();
     // A parameter that follows the load (each rate run with its own number of prompts) is no axis.
-    if (!covarying_params(runs, g.column_param, {g.row_param}).empty()) return std::nullopt;
+    if (!covarying_params(runs, g.column_param, {g.row_param}, o).empty()) return std::nullopt;
     g.group = grid_group_name(runs, runs[family.front()]);
     g.rows = sorted_values(runs, family, g.row_param);
     g.columns = sorted_values(runs, family, g.column_param);

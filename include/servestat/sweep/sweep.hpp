@@ -54,6 +54,11 @@ struct left_out_run {
 struct sweep_options {
     std::string by;             // the parameter to sweep; empty = choose automatically
     std::size_t min_points = 3; // fewer load levels make no curve
+    // The experiment stage's reading (experiment/design.hpp): the runs' parameters are already their
+    // configuration and level, `lengths` the factors that set a run's length (never a curve apart),
+    // and folders are factors of their own, so no heuristic below second-guesses them.
+    bool from_design = false;
+    std::vector<std::string> lengths;
 };
 
 namespace detail {
@@ -126,11 +131,15 @@ inline bool is_run_length_param(std::string_view name) {
 // several loads, which sets a curve apart) unless it is a run's length. vLLM's `num_prompts` = 10 ×
 // concurrency is one; `max_num_seqs` of a grid is not (two values at one level).
 inline std::vector<std::string> covarying_params(std::span<const run_stats> runs, const std::string& param,
-                                                 const std::set<std::string>& varying) {
+                                                 const std::set<std::string>& varying, const sweep_options& o = {}) {
     constexpr std::size_t curve_points = 3;
     std::vector<std::string> out;
     for (const auto& name : varying) {
         if (name == param) continue;
+        if (o.from_design) { // the stage's lengths follow the load, whatever their values
+            if (std::find(o.lengths.begin(), o.lengths.end(), name) != o.lengths.end()) out.push_back(name);
+            continue;
+        }
         std::map<double, std::set<std::string>> values_at;
         std::map<std::string, std::set<double>> levels_of;
         for (const auto& r : runs) {
@@ -203,7 +212,7 @@ inline std::vector<std::pair<std::string, std::string>> distinguishing_metadata(
 // A parameter as a name shows it: a label column's value alone ("configA"), others as key=value.
 inline std::string param_text(const std::string& name, const nlohmann::json& v) {
     const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
-    return name == "label" ? value : name + "=" + value;
+    return name == "label" || name.starts_with(design_word_param) ? value : name + "=" + value;
 }
 
 // The folder that sets a run's curve apart: the first folder of its path where the runs' folders
@@ -305,8 +314,8 @@ inline sweep_search search_sweeps(std::span<const run_stats> runs, const sweep_o
     const std::string param = detail::choose_sweep_param(runs, o);
     if (param.empty()) return out;
     const auto varying = detail::varying_params(runs);
-    const auto covarying = detail::covarying_params(runs, param, varying);
-    const bool by_folder = detail::folders_set_curves_apart(runs, param, covarying);
+    const auto covarying = detail::covarying_params(runs, param, varying, o);
+    const bool by_folder = !o.from_design && detail::folders_set_curves_apart(runs, param, covarying);
     std::map<std::string, sweep> by_key;
     std::vector<std::string> order; // first appearance, so output order follows input order
     for (std::size_t i = 0; i < runs.size(); ++i) {

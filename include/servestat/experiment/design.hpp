@@ -1,0 +1,467 @@
+// The experiment stage: from the runs of a result set to its design — every factor with its role
+// and reason, the configurations, the load axis and its levels, the replicates of each point, the
+// run lengths and what was ignored. Sweeps, grids, replicate groups and the "How these runs were
+// read" section all take it from here (docs/sweeps.md#how-runs-are-read), and the user corrects it
+// with --factor and --role.
+#pragma once
+
+#include <algorithm>   // std::sort, std::find, std::any_of, std::max
+#include <cmath>       // std::abs, std::isinf, std::round
+#include <cstddef>     // std::size_t
+#include <limits>      // std::numeric_limits
+#include <map>         // std::map
+#include <optional>    // std::optional
+#include <set>         // std::set
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::move, std::pair
+#include <vector>      // std::vector
+
+#include <fmt/format.h>      // fmt::format
+#include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/errors.hpp"             // usage_error
+#include "servestat/core/run.hpp"                // run_metadata, find_reported
+#include "servestat/core/run_names.hpp"          // detail::param_in_name, detail::short_model_name
+#include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
+#include "servestat/experiment/roles.hpp"        // factor_role, role_by_name, user_role
+#include "servestat/stats/run_stats.hpp"         // run_stats
+
+namespace servestat {
+
+struct design_options {
+    std::string load;                       // --sweep-by: the factor on the x axis; empty = chosen
+    std::vector<user_factor> factors;       // --factor NAME=REGEX
+    std::vector<user_role> roles;           // --role NAME=ROLE
+    // Replicates must have measured the same workload: mean input and output tokens each within
+    // this share of the larger (or within 2 tokens).
+    double workload_tolerance = 0.10;
+};
+
+struct design_factor {
+    factor column;
+    role_reading reading;
+    bool constant = false; // the same in every run
+    std::string same_as;   // for an ignored factor: the factor that already says what it says
+};
+
+struct configuration {
+    std::string name; // what sets it apart ("baseline · short"); empty when the set has one
+    std::vector<std::size_t> runs;
+};
+
+// One configuration at one level of the x axis, with every run measured there (replicates).
+struct design_point {
+    std::size_t configuration = 0;
+    nlohmann::json level; // null when the set has no x axis
+    std::vector<std::size_t> runs;
+};
+
+struct experiment_design {
+    std::vector<design_factor> factors;
+    std::string load;              // the x axis; empty: none
+    bool load_is_setting = false;  // no load varies: the x axis is a setting or a workload size
+    std::vector<std::string> lengths; // factors that set a run's length (never a configuration)
+    std::vector<configuration> configurations;
+    std::vector<std::size_t> configuration_of; // per run
+    std::vector<design_point> points;          // configuration order, then ascending level
+    std::vector<std::string> notes;            // what the stage decided that no factor row says
+    std::vector<std::string> user_settings;    // --factor and --role as given
+    std::size_t runs = 0;
+
+    const design_factor* find(std::string_view name) const {
+        for (const auto& f : factors)
+            if (f.column.name == name) return &f;
+        return nullptr;
+    }
+    std::size_t replicated_points() const {
+        std::size_t n = 0;
+        for (const auto& p : points) n += p.runs.size() > 1;
+        return n;
+    }
+};
+
+namespace detail {
+
+// A level as the sweep code reads it: a number, or an unbounded rate.
+inline std::optional<double> level_number(const nlohmann::json& v) {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string())
+        for (const char* spelling : {"inf", "Infinity", "infinity", "+inf"})
+            if (v.get_ref<const std::string&>() == spelling) return std::numeric_limits<double>::infinity();
+    return std::nullopt;
+}
+
+inline bool numeric_factor(const factor& f) {
+    bool any = false;
+    for (const auto& v : f.values) {
+        if (v.is_null()) continue;
+        if (!level_number(v)) return false;
+        any = true;
+    }
+    return any;
+}
+
+// Whether every value of `of` is determined by the value of `by` (one value of `of` for each value of `by`).
+inline bool determines(const factor& by, const factor& of) {
+    std::map<std::string, std::string> seen;
+    for (std::size_t i = 0; i < by.values.size(); ++i) {
+        const auto [at, first] = seen.try_emplace(by.values[i].dump(), of.values[i].dump());
+        if (!first && at->second != of.values[i].dump()) return false;
+    }
+    return true;
+}
+
+inline bool same_partition(const factor& a, const factor& b) { return determines(a, b) && determines(b, a); }
+
+// Consecutive whole numbers from 0 or 1: what counts repeated runs.
+inline bool counts_repeats(const factor& f) {
+    std::set<long long> seen;
+    for (const auto& v : f.values) {
+        if (v.is_null()) continue;
+        if (!v.is_number_integer()) return false;
+        seen.insert(v.get<long long>());
+    }
+    if (seen.empty()) return false;
+    const long long first = *seen.begin();
+    return (first == 0 || first == 1) && *seen.rbegin() - first + 1 == static_cast<long long>(seen.size());
+}
+
+inline void apply_user_roles(experiment_design& d, const design_options& o) {
+    for (const auto& u : o.roles) {
+        bool found = false;
+        for (auto& f : d.factors)
+            if (f.column.name == u.factor) {
+                f.reading = {u.role, "set with --role", true};
+                found = true;
+            }
+        if (!found) {
+            std::string known;
+            for (const auto& f : d.factors)
+                if (!f.constant) known.append(known.empty() ? "" : ", ").append(f.column.name);
+            throw usage_error("--role " + u.factor + "=" + to_string(u.role) + ": no factor '" + u.factor +
+                              "' in these runs (factors that differ: " + (known.empty() ? "none" : known) + ")");
+        }
+        d.user_settings.push_back("--role " + u.factor + "=" + to_string(u.role));
+    }
+}
+
+inline design_factor* factor_named(experiment_design& d, std::string_view name) {
+    for (auto& f : d.factors)
+        if (f.column.name == name) return &f;
+    return nullptr;
+}
+
+// The x axis: --sweep-by, else the varying load factor most runs have (the earlier name on a tie);
+// the other varying loads are the same load said twice (ignored) or set curves apart (config).
+inline void choose_load(experiment_design& d, const design_options& o) {
+    if (!o.load.empty()) {
+        if (auto* f = factor_named(d, o.load)) {
+            f->reading = {factor_role::load, "set with --sweep-by", true};
+            d.load = o.load;
+        }
+        return;
+    }
+    const design_factor* best = nullptr;
+    std::size_t best_count = 0, best_rank = 0;
+    for (const auto& f : d.factors) {
+        if (f.constant || f.reading.role != factor_role::load || !numeric_factor(f.column)) continue;
+        std::size_t count = 0;
+        for (const auto& v : f.column.values) count += level_number(v).has_value();
+        const auto rank = static_cast<std::size_t>(
+            std::find(load_factor_names.begin(), load_factor_names.end(), f.column.name) - load_factor_names.begin());
+        if (f.reading.user_set) count += d.runs + 1; // the user's choice first
+        if (count > best_count || (count == best_count && rank < best_rank))
+            best = &f, best_count = count, best_rank = rank;
+    }
+    if (!best) return;
+    d.load = best->column.name;
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.role != factor_role::load || f.column.name == d.load || f.reading.user_set) continue;
+        if (same_partition(f.column, best->column)) f.reading = {factor_role::ignored, "the same load as " + d.load, false}, f.same_as = d.load;
+        else f.reading = {factor_role::config, "a second load parameter: it sets curves apart", false};
+    }
+}
+
+// Where no load varies, the setting or workload size that does is the x axis.
+inline void choose_setting_axis(experiment_design& d) {
+    if (!d.load.empty()) return;
+    static constexpr std::array<std::string_view, 11> preferred{
+        "max_num_seqs", "max_num_batched_tokens", "input_len", "random_input_len", "isl", "input_tokens",
+        "output_len", "random_output_len", "osl", "batch_size", "mean_input_tokens"};
+    design_factor* axis = nullptr;
+    for (const auto name : preferred)
+        if (auto* f = factor_named(d, name); f && !f->constant && f->reading.role == factor_role::config && numeric_factor(f->column)) {
+            axis = f;
+            break;
+        }
+    if (!axis) {
+        std::vector<design_factor*> numeric;
+        for (auto& f : d.factors)
+            if (!f.constant && f.reading.role == factor_role::config && numeric_factor(f.column) &&
+                (f.column.source == factor_source::file || f.column.source == factor_source::path_tag))
+                numeric.push_back(&f);
+        if (numeric.size() == 1) axis = numeric.front();
+    }
+    if (!axis) return;
+    axis->reading = {factor_role::load, "no load parameter varies and " + axis->column.name +
+                                            " does: it is the curves' x axis, not a load", false};
+    d.load = axis->column.name;
+    d.load_is_setting = true;
+}
+
+// Path words and tags that add nothing: the same partition as the load, or determined by a factor
+// the file gives ("GPU2" of a folder whose runs carry deployment=GPU2_TP2).
+inline void ignore_redundant_names(experiment_design& d) {
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role == factor_role::load) continue;
+        if (f.column.source != factor_source::path_word && f.column.source != factor_source::path_tag) continue;
+        if (f.reading.role != factor_role::config) continue;
+        for (const auto& other : d.factors) {
+            if (&other == &f || other.constant) continue;
+            const bool kept = other.reading.role == factor_role::config || other.reading.role == factor_role::load;
+            if (!kept) continue;
+            const bool by_load = other.reading.role == factor_role::load && same_partition(other.column, f.column);
+            const bool by_setting = other.reading.role == factor_role::config &&
+                                    (other.column.source == factor_source::file || other.column.source == factor_source::run_metadata ||
+                                     (&other < &f && other.column.source != factor_source::measured)) &&
+                                    determines(other.column, f.column);
+            if (by_load || by_setting) {
+                f.reading = {factor_role::ignored, "says no more than " + other.column.name, false};
+                f.same_as = other.column.name;
+                break;
+            }
+        }
+    }
+}
+
+// A trailing number counts repeats only when it runs 0, 1, … or 1, 2, …; else it is a setting.
+inline void check_trailing_numbers(experiment_design& d) {
+    for (auto& f : d.factors)
+        if (!f.reading.user_set && f.column.hint == word_hint::trailing_number && f.reading.role == factor_role::replicate &&
+            !counts_repeats(f.column))
+            f.reading = {factor_role::config, "a number ending the file names that does not count repeats (not 0, 1, … or 1, 2, …)", false};
+}
+
+inline std::string key_of(const experiment_design& d, std::size_t run, std::initializer_list<factor_role> roles) {
+    std::string key;
+    for (const auto& f : d.factors) {
+        if (f.constant) continue;
+        if (std::find(roles.begin(), roles.end(), f.reading.role) == roles.end()) continue;
+        key.append(f.column.name).append("=").append(f.column.values[run].dump()).append("\n");
+    }
+    return key;
+}
+
+// A date or id that tells apart runs alike in every setting, level and replicate index separates
+// sessions that measured the same levels again: a configuration. Otherwise it is provenance.
+inline void sessions_from_provenance(experiment_design& d) {
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::provenance) continue;
+        std::map<std::string, std::set<std::string>> seen;
+        bool again = false;
+        for (std::size_t i = 0; i < d.runs; ++i) {
+            auto& values = seen[key_of(d, i, {factor_role::config, factor_role::load, factor_role::replicate})];
+            values.insert(f.column.values[i].dump());
+            again = again || values.size() > 1;
+        }
+        if (again) f.reading = {factor_role::config, "the same levels were measured again in another session; sessions are not merged", false};
+    }
+}
+
+struct measured_workload {
+    std::optional<double> input, output;
+};
+
+inline std::optional<double> mean_tokens(const run_stats& r, const summary& s, std::string_view reported) {
+    if (s.n > 0 && s.mean) return *s.mean;
+    if (const auto* v = find_reported(r.meta, reported)) return v->value;
+    return std::nullopt;
+}
+
+inline measured_workload workload_of(const run_stats& r) {
+    return {mean_tokens(r, r.prompt_tokens, "prompt_tokens.mean"), mean_tokens(r, r.output_tokens, "output_tokens.mean")};
+}
+
+inline bool near(const std::optional<double>& a, const std::optional<double>& b, double tolerance) {
+    if (!a || !b) return true; // nothing measured says they differ
+    return std::abs(*a - *b) <= std::max(2.0, tolerance * std::max(std::abs(*a), std::abs(*b)));
+}
+
+inline bool same_workload(const measured_workload& a, const measured_workload& b, double tolerance) {
+    return near(a.input, b.input, tolerance) && near(a.output, b.output, tolerance);
+}
+
+inline std::string workload_name(const measured_workload& w) {
+    std::string out;
+    if (w.input) out += fmt::format("in≈{:.0f}", *w.input);
+    if (w.output) out += fmt::format("{}out≈{:.0f}", out.empty() ? "" : " · ", *w.output);
+    return out;
+}
+
+// Replicates need the same measured workload: where runs alike in every setting at one level
+// measured different workloads, their configuration's runs are told apart by the sizes measured.
+inline void split_by_measured_workload(experiment_design& d, std::span<const run_stats> runs, double tolerance) {
+    std::map<std::string, std::vector<std::size_t>> by_config;
+    std::map<std::string, std::map<std::string, std::vector<std::size_t>>> at_level;
+    for (std::size_t i = 0; i < d.runs; ++i) {
+        const std::string config = key_of(d, i, {factor_role::config});
+        by_config[config].push_back(i);
+        at_level[config][key_of(d, i, {factor_role::load})].push_back(i);
+    }
+    factor measured{"measured_workload", factor_source::measured, "the requests' mean input and output tokens",
+                    std::vector<nlohmann::json>(d.runs), word_hint::none};
+    std::vector<measured_workload> w;
+    for (const auto& r : runs) w.push_back(workload_of(r));
+    for (const auto& [config, members] : by_config) {
+        bool differ = false;
+        for (const auto& [level, alike] : at_level[config])
+            for (std::size_t a = 0; a < alike.size() && !differ; ++a)
+                for (std::size_t b = a + 1; b < alike.size() && !differ; ++b)
+                    differ = !same_workload(w[alike[a]], w[alike[b]], tolerance);
+        if (!differ) continue;
+        std::vector<std::size_t> order = members;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return std::pair(w[a].input.value_or(0), w[a].output.value_or(0)) < std::pair(w[b].input.value_or(0), w[b].output.value_or(0));
+        });
+        std::vector<std::size_t> leads; // the first run of each cluster of alike workloads
+        for (const std::size_t i : order) {
+            const auto lead = std::find_if(leads.begin(), leads.end(), [&](std::size_t l) { return same_workload(w[l], w[i], tolerance); });
+            const std::size_t named_by = lead == leads.end() ? i : *lead;
+            if (lead == leads.end()) leads.push_back(i);
+            measured.values[i] = workload_name(w[named_by]);
+        }
+    }
+    if (!measured.varies()) return;
+    d.notes.push_back(fmt::format("Runs alike in every setting measured different workloads at one level (mean input or "
+                                  "output tokens more than {:.0f}% apart): they are told apart by the sizes measured, "
+                                  "not taken as replicates.", 100 * tolerance));
+    d.factors.push_back({std::move(measured), {factor_role::config, "runs alike in every setting measured different workloads", false}, false, {}});
+}
+
+// A piece of a configuration's name: a path word as written ("baseline", "GPU1/" for a folder), a
+// file's setting as name=value, the model by its short name.
+inline std::string name_piece(const design_factor& f, const nlohmann::json& v) {
+    if (v.is_null()) return {};
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    switch (f.column.source) {
+    case factor_source::path_word:
+        return text + (f.column.name.starts_with("folder") ? "/" : "");
+    case factor_source::measured: return text;
+    case factor_source::run_metadata:
+        return f.column.name == "model" ? short_model_name(text) : f.column.name + "=" + text;
+    default: return f.column.name == "label" ? text : param_in_name(f.column.name, v);
+    }
+}
+
+// Configurations by their config factors, each named by the fewest of them that tell all apart.
+inline void group_configurations(experiment_design& d) {
+    std::vector<const design_factor*> shown;
+    for (const auto& f : d.factors)
+        if (!f.constant && f.reading.role == factor_role::config) shown.push_back(&f);
+    std::map<std::string, std::size_t> index;
+    d.configuration_of.assign(d.runs, 0);
+    for (std::size_t i = 0; i < d.runs; ++i) {
+        const auto [at, added] = index.try_emplace(key_of(d, i, {factor_role::config}), d.configurations.size());
+        if (added) d.configurations.push_back({});
+        d.configurations[at->second].runs.push_back(i);
+        d.configuration_of[i] = at->second;
+    }
+    const auto distinct = [&](const std::vector<const design_factor*>& fs) {
+        std::set<std::string> names;
+        for (const auto& c : d.configurations) {
+            std::string key;
+            for (const auto* f : fs) key.append(f->column.values[c.runs.front()].dump()).append("\n");
+            names.insert(key);
+        }
+        return names.size();
+    };
+    const std::size_t needed = distinct(shown);
+    for (std::size_t k = shown.size(); k-- > 0;) {
+        auto fewer = shown;
+        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(k));
+        if (!fewer.empty() && distinct(fewer) == needed) shown = std::move(fewer);
+    }
+    for (auto& c : d.configurations)
+        for (const auto* f : shown)
+            if (const auto piece = name_piece(*f, f->column.values[c.runs.front()]); !piece.empty())
+                c.name.append(c.name.empty() ? "" : " · ").append(piece);
+}
+
+inline void collect_points(experiment_design& d) {
+    const factor* load = nullptr;
+    for (const auto& f : d.factors)
+        if (f.column.name == d.load) load = &f.column;
+    std::map<std::pair<std::size_t, std::string>, std::size_t> index;
+    for (std::size_t i = 0; i < d.runs; ++i) {
+        const nlohmann::json level = load ? load->values[i] : nlohmann::json();
+        const auto [at, added] = index.try_emplace({d.configuration_of[i], level.dump()}, d.points.size());
+        if (added) d.points.push_back({d.configuration_of[i], level, {}});
+        d.points[at->second].runs.push_back(i);
+    }
+    std::stable_sort(d.points.begin(), d.points.end(), [](const design_point& a, const design_point& b) {
+        if (a.configuration != b.configuration) return a.configuration < b.configuration;
+        const auto x = level_number(a.level), y = level_number(b.level);
+        if (x && y) return *x < *y;
+        return x.has_value() && !y;
+    });
+}
+
+} // namespace detail
+
+// The design of `runs` (in input order): the factor table, roles, configurations and points.
+inline experiment_design read_design(std::span<const run_stats> runs, const design_options& o = {}) {
+    experiment_design d;
+    d.runs = runs.size();
+    std::vector<const run_metadata*> metas;
+    for (const auto& r : runs) metas.push_back(&r.meta);
+    for (auto& f : build_factor_table(metas, o.factors).factors) {
+        design_factor df{std::move(f), {}, false, {}};
+        df.reading = role_by_name(df.column);
+        df.constant = !df.column.varies();
+        d.factors.push_back(std::move(df));
+    }
+    for (const auto& u : o.factors) d.user_settings.push_back("--factor " + u.name + "=" + u.pattern);
+    detail::apply_user_roles(d, o);
+    detail::check_trailing_numbers(d);
+    detail::choose_load(d, o);
+    detail::choose_setting_axis(d);
+    detail::ignore_redundant_names(d);
+    detail::sessions_from_provenance(d);
+    detail::split_by_measured_workload(d, runs, o.workload_tolerance);
+    for (const auto& f : d.factors)
+        if (f.reading.role == factor_role::length && !f.constant) d.lengths.push_back(f.column.name);
+    detail::group_configurations(d);
+    detail::collect_points(d);
+    return d;
+}
+
+// The runs as the sweep and grid search groups them: each run's parameters are its configuration
+// and its level — the replicate index, provenance and what was ignored left out; the path's words,
+// the measured workload and the user's factors that set configurations apart put in (path words as
+// text, so an unknown number never becomes an axis; shown by value alone, `design_word_param`).
+inline std::vector<run_stats> runs_as_designed(std::span<const run_stats> runs, const experiment_design& d) {
+    std::vector<run_stats> out(runs.begin(), runs.end());
+    for (const auto& f : d.factors) {
+        const std::string& name = f.column.name;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            auto& params = out[i].meta.params;
+            const auto& v = f.column.values[i];
+            const bool in_params = runs[i].meta.params.contains(name);
+            const auto role = f.reading.role;
+            if (role == factor_role::replicate || role == factor_role::provenance || role == factor_role::ignored) {
+                if (in_params) params.erase(name);
+                continue;
+            }
+            if (in_params || f.constant || f.column.source == factor_source::run_metadata || v.is_null()) continue;
+            if (role == factor_role::load || f.column.source == factor_source::user || f.column.source == factor_source::path_tag)
+                params[name] = v;
+            else
+                params[std::string(design_word_param) + name] = detail::name_piece(f, v);
+        }
+    }
+    return out;
+}
+
+} // namespace servestat

@@ -1,0 +1,335 @@
+// The factor table of a result set: every run × every factor, each factor with where it came from —
+// the file's content (its settings and the tool's aggregates beside it), a tag of the name grammar
+// on its path, a word or tag outside the grammar that differs between sibling names or folders
+// (named by its position, "folder2", or its letters, "ctx"), the run's metadata (model, workload,
+// format) or what the user pulled out with --factor. Roles are given to factors elsewhere
+// (experiment/roles.hpp); here nothing that differs between runs is left out.
+#pragma once
+
+#include <algorithm>   // std::all_of, std::any_of, std::reverse
+#include <cstddef>     // std::size_t
+#include <map>         // std::map
+#include <optional>    // std::optional
+#include <regex>       // std::regex, std::regex_search, std::smatch
+#include <set>         // std::set
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::move
+#include <vector>      // std::vector
+
+#include <fmt/format.h>      // fmt::format
+#include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/run.hpp"               // run_metadata
+#include "servestat/experiment/path_words.hpp"  // path_words, path_word, word_kind
+
+namespace servestat {
+
+enum class factor_source { file, path_tag, path_word, run_metadata, measured, user };
+
+inline const char* to_string(factor_source s) noexcept {
+    switch (s) {
+    case factor_source::file: return "file";
+    case factor_source::path_tag: return "path tag";
+    case factor_source::path_word: return "path word";
+    case factor_source::run_metadata: return "run metadata";
+    case factor_source::measured: return "measured";
+    case factor_source::user: return "--factor";
+    }
+    return "?";
+}
+
+// What a word of a path says, as far as names tell: a time, an id or what sits at the end of a
+// file name (a number there often counts repeated runs).
+enum class word_hint { none, time, id, trailing_number };
+
+struct factor {
+    std::string name;
+    factor_source source = factor_source::file;
+    std::string where;                  // "the file", "folder 2", "the file name", "conc16", …
+    std::vector<nlohmann::json> values; // one per run; null where the run has none
+    word_hint hint = word_hint::none;
+
+    bool varies() const {
+        for (const auto& v : values)
+            if (v != values.front()) return true;
+        return false;
+    }
+};
+
+// A factor the user pulls out of paths: --factor NAME=REGEX (the first capture group, else the
+// whole match, searched in the run's path below its directory argument).
+struct user_factor {
+    std::string name;
+    std::string pattern;
+};
+
+struct factor_table {
+    std::vector<factor> factors;
+    std::size_t runs = 0;
+
+    const factor* find(std::string_view name) const {
+        for (const auto& f : factors)
+            if (f.name == name) return &f;
+        return nullptr;
+    }
+};
+
+namespace detail {
+
+// A word's value as a factor holds it: a number when it is one, else the text as written.
+inline nlohmann::json word_value(const std::string& text) {
+    if (is_decimal(text)) {
+        if (const auto n = parse_name_number(text)) return *n;
+    }
+    return text;
+}
+
+// A run's path below its directory argument, root first: its folders, then its file's stem.
+inline std::vector<std::string> folders_root_first(const run_metadata& m) {
+    std::vector<std::string> parts(m.source.name_parts.begin(), m.source.name_parts.end());
+    if (!parts.empty()) parts.erase(parts.begin()); // the stem
+    std::reverse(parts.begin(), parts.end());
+    return parts;
+}
+
+inline std::string file_stem(const run_metadata& m) {
+    return m.source.name_parts.empty() ? std::string() : m.source.name_parts.front();
+}
+
+inline std::string position_name(std::size_t depth) { return depth == 0 ? std::string("name") : fmt::format("folder{}", depth); }
+
+inline std::string position_where(std::size_t depth) {
+    return depth == 0 ? std::string("the file name") : fmt::format("folder {} of the path", depth);
+}
+
+// A factor for `name` unless one by that name exists: then the position's name before it.
+inline std::string free_name(const factor_table& t, const std::string& name, const std::string& position) {
+    if (!t.find(name)) return name;
+    const std::string prefixed = position + "_" + name;
+    return t.find(prefixed) ? prefixed + "_" : prefixed;
+}
+
+inline void add_if_varying(factor_table& t, factor f) {
+    if (f.varies()) t.factors.push_back(std::move(f));
+}
+
+// The file's own parameters (and those the grammar found on its path, whose origin is kept).
+inline void add_param_factors(factor_table& t, std::span<const run_metadata* const> runs) {
+    std::set<std::string> names;
+    for (const auto* m : runs)
+        for (const auto& [k, v] : m->params.items()) names.insert(k);
+    for (const auto& name : names) {
+        factor f{name, factor_source::file, "the file", {}, word_hint::none};
+        std::set<std::string> origins;
+        bool from_file = false;
+        for (const auto* m : runs) {
+            const auto it = m->params.find(name);
+            f.values.push_back(it == m->params.end() ? nlohmann::json() : *it);
+            if (it == m->params.end()) continue;
+            if (const auto o = m->param_origin.find(name); o != m->param_origin.end()) origins.insert(o->second);
+            else from_file = true;
+        }
+        if (!from_file && !origins.empty()) {
+            f.source = factor_source::path_tag;
+            f.where = origins.size() == 1 ? "'" + *origins.begin() + "'" : fmt::format("names such as '{}'", *origins.begin());
+        }
+        t.factors.push_back(std::move(f));
+    }
+}
+
+inline void add_metadata_factors(factor_table& t, std::span<const run_metadata* const> runs) {
+    const auto add = [&](const char* name, auto field) {
+        if (t.find(name)) return;
+        factor f{name, factor_source::run_metadata, "the file", {}, word_hint::none};
+        for (const auto* m : runs) {
+            const std::string& v = field(*m);
+            f.values.push_back(v.empty() ? nlohmann::json() : nlohmann::json(v));
+        }
+        t.factors.push_back(std::move(f));
+    };
+    add("model", [](const run_metadata& m) -> const std::string& { return m.model; });
+    add("workload", [](const run_metadata& m) -> const std::string& { return m.workload; });
+    add("format", [](const run_metadata& m) -> const std::string& { return m.source.format; });
+}
+
+// The words of one position (depth 0: the file name; d: folder d below the directory argument).
+inline std::vector<std::optional<std::vector<path_word>>> words_at(std::span<const run_metadata* const> runs, std::size_t depth) {
+    std::vector<std::optional<std::vector<path_word>>> out;
+    for (const auto* m : runs) {
+        if (depth == 0) {
+            out.emplace_back(path_words(file_stem(*m)));
+            continue;
+        }
+        const auto folders = folders_root_first(*m);
+        if (depth <= folders.size()) out.emplace_back(path_words(folders[depth - 1]));
+        else out.emplace_back(std::nullopt);
+    }
+    return out;
+}
+
+// `key=value` words ("run=0", "max_num_seqs=64"): a factor each key, unless the file gives it.
+inline void add_key_value_factors(factor_table& t, std::span<const run_metadata* const> runs,
+                                  const std::vector<std::optional<std::vector<path_word>>>& words, std::size_t depth) {
+    std::set<std::string> keys;
+    for (const auto& ws : words)
+        if (ws)
+            for (const auto& w : *ws)
+                if (w.kind == word_kind::key_value) keys.insert(w.key);
+    for (const auto& key : keys) {
+        bool given = false;
+        for (const auto* m : runs) given = given || m->params.contains(key);
+        if (given) continue;
+        factor f{free_name(t, key, position_name(depth)), factor_source::path_tag, position_where(depth), {}, word_hint::none};
+        for (const auto& ws : words) {
+            nlohmann::json v;
+            if (ws)
+                for (const auto& w : *ws)
+                    if (w.kind == word_kind::key_value && w.key == key) v = word_value(w.value);
+            f.values.push_back(std::move(v));
+        }
+        add_if_varying(t, std::move(f));
+    }
+}
+
+// Dates, times and ids of one position, joined: when and which, never what was run.
+inline void add_provenance_factor(factor_table& t, const std::vector<std::optional<std::vector<path_word>>>& words,
+                                  std::size_t depth, word_kind kind) {
+    const bool time = kind == word_kind::time;
+    factor f{free_name(t, position_name(depth) + (time ? "_time" : "_id"), position_name(depth)), factor_source::path_word,
+             position_where(depth), {}, time ? word_hint::time : word_hint::id};
+    for (const auto& ws : words) {
+        std::string joined;
+        if (ws)
+            for (const auto& w : *ws)
+                if (w.kind == kind) joined.append(joined.empty() ? "" : "_").append(w.text);
+        f.values.push_back(joined.empty() ? nlohmann::json() : nlohmann::json(joined));
+    }
+    add_if_varying(t, std::move(f));
+}
+
+// Tags outside the grammar ("CTX2048", "x8"): a factor per tag's letters, its value the tag as
+// written. A tag is a name, not a number on an axis: an unknown count never becomes a grid axis.
+inline void add_tag_factors(factor_table& t, const std::vector<std::optional<std::vector<path_word>>>& words, std::size_t depth) {
+    std::set<std::string> letters;
+    for (const auto& ws : words)
+        if (ws)
+            for (const auto& w : *ws)
+                if (w.kind == word_kind::tag) letters.insert(w.key);
+    for (const auto& key : letters) {
+        factor f{free_name(t, key, position_name(depth)), factor_source::path_word, position_where(depth), {}, word_hint::none};
+        for (const auto& ws : words) {
+            nlohmann::json v;
+            if (ws)
+                for (const auto& w : *ws)
+                    if (w.kind == word_kind::tag && w.key == key && v.is_null()) v = w.text;
+            f.values.push_back(std::move(v));
+        }
+        add_if_varying(t, std::move(f));
+    }
+}
+
+// The other words and bare numbers of one position: where every run has as many, each place where
+// they differ is a factor ("name", or "name_2" when several places differ); else the words together.
+inline void add_word_factors(factor_table& t, const std::vector<std::optional<std::vector<path_word>>>& words, std::size_t depth) {
+    std::vector<std::optional<std::vector<std::string>>> free(words.size());
+    std::set<std::size_t> lengths;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (!words[i]) continue;
+        free[i].emplace();
+        for (const auto& w : *words[i])
+            if (w.kind == word_kind::word || w.kind == word_kind::number) free[i]->push_back(w.text);
+        lengths.insert(free[i]->size());
+    }
+    const std::string position = position_name(depth);
+    if (lengths.size() > 1) {
+        factor f{free_name(t, position, position), factor_source::path_word, position_where(depth), {}, word_hint::none};
+        for (const auto& ws : free) {
+            std::string joined;
+            if (ws)
+                for (const auto& w : *ws) joined.append(joined.empty() ? "" : "-").append(w);
+            f.values.push_back(ws ? word_value(joined) : nlohmann::json());
+        }
+        add_if_varying(t, std::move(f));
+        return;
+    }
+    const std::size_t n = lengths.empty() ? 0 : *lengths.begin();
+    std::vector<std::size_t> differing;
+    for (std::size_t k = 0; k < n; ++k) {
+        std::set<std::string> seen;
+        bool missing = false;
+        for (const auto& ws : free) {
+            if (ws) seen.insert((*ws)[k]);
+            else missing = true;
+        }
+        if (seen.size() > 1 || (missing && !seen.empty() && t.runs > 1)) differing.push_back(k);
+    }
+    for (const std::size_t k : differing) {
+        const std::string name = differing.size() == 1 ? position : fmt::format("{}_{}", position, k + 1);
+        factor f{free_name(t, name, position), factor_source::path_word, position_where(depth), {}, word_hint::none};
+        bool numbers = true;
+        for (const auto& ws : free) {
+            f.values.push_back(ws ? word_value((*ws)[k]) : nlohmann::json());
+            numbers = numbers && (!ws || is_decimal((*ws)[k]));
+        }
+        if (depth == 0 && k + 1 == n && numbers) f.hint = word_hint::trailing_number;
+        add_if_varying(t, std::move(f));
+    }
+}
+
+inline void add_path_factors(factor_table& t, std::span<const run_metadata* const> runs) {
+    std::size_t deepest = 0;
+    for (const auto* m : runs) deepest = std::max(deepest, folders_root_first(*m).size());
+    for (std::size_t depth = 1; depth <= deepest + 1; ++depth) {
+        const std::size_t d = depth == deepest + 1 ? 0 : depth; // folders outermost first, the file name last
+        const auto words = words_at(runs, d);
+        add_key_value_factors(t, runs, words, d);
+        add_provenance_factor(t, words, d, word_kind::time);
+        add_provenance_factor(t, words, d, word_kind::hash);
+        add_tag_factors(t, words, d);
+        add_word_factors(t, words, d);
+    }
+}
+
+// The part of a run's path a --factor pattern is searched in: its folders below the directory
+// argument and its file name, joined by '/'.
+inline std::string searched_path(const run_metadata& m) {
+    std::string out;
+    for (const auto& f : folders_root_first(m)) out.append(f).append("/");
+    return out + file_stem(m);
+}
+
+inline void add_user_factors(factor_table& t, std::span<const run_metadata* const> runs, std::span<const user_factor> user) {
+    for (const auto& u : user) {
+        const std::regex pattern(u.pattern, std::regex::ECMAScript | std::regex::icase);
+        factor f{u.name, factor_source::user, "--factor " + u.name + "=" + u.pattern, {}, word_hint::none};
+        for (const auto* m : runs) {
+            const std::string path = searched_path(*m);
+            std::smatch match;
+            if (path.size() <= 4096 && std::regex_search(path, match, pattern))
+                f.values.push_back(word_value(match.size() > 1 && match[1].matched ? match[1].str() : match[0].str()));
+            else
+                f.values.push_back(nlohmann::json());
+        }
+        std::erase_if(t.factors, [&](const factor& other) { return other.name == u.name; });
+        t.factors.push_back(std::move(f));
+    }
+}
+
+} // namespace detail
+
+// Every factor of `runs`: the file's parameters (constant ones too), the run metadata, and the path's
+// words and tags that differ between runs, then the user's --factor patterns (which replace a factor
+// of the same name).
+inline factor_table build_factor_table(std::span<const run_metadata* const> runs, std::span<const user_factor> user = {}) {
+    factor_table t;
+    t.runs = runs.size();
+    detail::add_param_factors(t, runs);
+    detail::add_metadata_factors(t, runs);
+    detail::add_path_factors(t, runs);
+    detail::add_user_factors(t, runs, user);
+    return t;
+}
+
+} // namespace servestat

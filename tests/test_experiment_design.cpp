@@ -1,0 +1,234 @@
+// The experiment stage reads a result set's design on stated principles: configurations, the load
+// axis, replicates, run lengths and provenance, from the files' settings and the words of their
+// paths (docs/sweeps.md#how-runs-are-read). Runs here are metadata as the readers leave it: params
+// from the file, name parts from the path.
+#include "servestat/experiment/design.hpp"
+
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include "servestat/experiment/design_view.hpp" // design_lines, design_json
+#include "servestat/experiment/path_words.hpp"  // path_words
+#include "servestat/ingest/detect.hpp"          // add_path_params
+#include "servestat/sweep/grid.hpp"             // find_grids
+#include "servestat/sweep/sweep.hpp"            // search_sweeps
+
+#include <catch2/catch.hpp>  // TEST_CASE, REQUIRE, CHECK
+#include <nlohmann/json.hpp> // nlohmann::json
+
+namespace test_experiment_design {
+
+using namespace servestat;
+using json = nlohmann::json;
+
+namespace {
+
+// A run found at `path` below a directory argument `dir` (name parts as read_directory gives them),
+// with the file's own parameters and measured mean token counts.
+run_stats run_at(const std::string& dir, const std::string& path, json params = json::object(), double in = 500, double out = 60) {
+    run r;
+    r.meta.params = std::move(params);
+    r.meta.source.path = dir + "/" + path;
+    r.meta.source.format = "vllm-bench-json";
+    r.meta.label = path;
+    std::vector<std::string> parts;
+    const auto p = std::filesystem::path(path);
+    parts.push_back(p.stem().string());
+    std::vector<std::string> folders;
+    for (const auto& f : p.parent_path()) folders.push_back(f.string());
+    parts.insert(parts.end(), folders.rbegin(), folders.rend());
+    parts.push_back(dir);
+    add_path_params(r, parts);
+    run_stats s;
+    s.meta = r.meta;
+    s.prompt_tokens.n = s.output_tokens.n = 100;
+    s.prompt_tokens.mean = in;
+    s.output_tokens.mean = out;
+    return s;
+}
+
+const design_factor& factor_of(const experiment_design& d, const std::string& name) {
+    const auto* f = d.find(name);
+    INFO(name);
+    REQUIRE(f);
+    return *f;
+}
+
+std::vector<std::string> configuration_names(const experiment_design& d) {
+    std::vector<std::string> out;
+    for (const auto& c : d.configurations) out.push_back(c.name);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("path words: grammar tags, key=value, dates, ids, unknown tags, numbers and words") {
+    const auto w = path_words("result-short-rate4_CTX2048-x8-run=2-20250721_003902-abc1234f-3");
+    REQUIRE(w.size() == 9);
+    CHECK(w[0].kind == word_kind::word);
+    CHECK(w[1].text == "short");
+    CHECK(w[2].kind == word_kind::grammar);
+    CHECK((w[3].kind == word_kind::tag && w[3].key == "ctx" && w[3].value == "2048"));
+    CHECK((w[4].kind == word_kind::tag && w[4].key == "x"));
+    CHECK((w[5].kind == word_kind::key_value && w[5].key == "run" && w[5].value == "2"));
+    CHECK((w[6].kind == word_kind::time && w[6].text == "20250721_003902"));
+    CHECK(w[7].kind == word_kind::hash);
+    CHECK(w[8].kind == word_kind::number);
+    CHECK(path_words("concurrency_16")[0].kind == word_kind::grammar);
+    CHECK(path_words("2025-07-21")[0].kind == word_kind::time);
+}
+
+TEST_CASE("a workload shape in the file names is a configuration, not three replicates of a rate") {
+    std::vector<run_stats> runs;
+    for (const char* shape : {"short", "medium", "long"})
+        for (int rate : {1, 2, 4})
+            runs.push_back(run_at("results", std::string("result-") + shape + "-rate" + std::to_string(rate) + ".json",
+                                  {{"request_rate", rate}}));
+    const auto d = read_design(runs);
+    CHECK(d.load == "request_rate");
+    CHECK(d.configurations.size() == 3);
+    CHECK(factor_of(d, "name").reading.role == factor_role::config);
+    CHECK(configuration_names(d) == std::vector<std::string>{"short", "medium", "long"});
+    CHECK(d.replicated_points() == 0);
+    const auto designed = runs_as_designed(runs, d);
+    const auto search = search_sweeps(designed, {.by = d.load, .from_design = true, .lengths = d.lengths});
+    REQUIRE(search.sweeps.size() == 3);
+    CHECK(search.sweeps[0].group == "short");
+    for (const auto& s : search.sweeps)
+        for (const auto& p : s.points) CHECK(p.replicates.size() == 1);
+}
+
+TEST_CASE("variant folders a few levels up are configurations; run_number is the replicate index") {
+    std::vector<run_stats> runs;
+    for (const char* variant : {"baseline", "variant-a", "variant-b"})
+        for (int c : {4, 8, 16})
+            for (int k = 0; k < 3; ++k)
+                runs.push_back(run_at("sweeps", std::string(variant) + "/exp/c" + std::to_string(c) + "/run=" + std::to_string(k) + ".json",
+                                      {{"max_concurrency", c}, {"run_number", k}}));
+    const auto d = read_design(runs);
+    CHECK(d.load == "max_concurrency");
+    CHECK(factor_of(d, "run_number").reading.role == factor_role::replicate);
+    CHECK(factor_of(d, "folder2").reading.role == factor_role::config); // sweeps/baseline/…: the path's second folder
+    CHECK(configuration_names(d) == std::vector<std::string>{"baseline/", "variant-a/", "variant-b/"});
+    CHECK(d.points.size() == 9);
+    for (const auto& p : d.points) CHECK(p.runs.size() == 3);
+    const auto designed = runs_as_designed(runs, d);
+    const auto sweeps = search_sweeps(designed, {.by = d.load, .from_design = true, .lengths = d.lengths}).sweeps;
+    REQUIRE(sweeps.size() == 3);
+    CHECK(sweeps[0].group == "baseline/");
+    CHECK(sweeps[1].points[0].replicates.size() == 3);
+}
+
+TEST_CASE("tags outside the grammar are configurations named by their letters, never a grid axis") {
+    std::vector<run_stats> runs;
+    for (const char* setup : {"vllm_TP4_CTX2048_x8", "vllm_TP4_CTX8192_x8", "sglang_TP4_CTX2048_x8"})
+        for (int c : {1, 8, 32})
+            runs.push_back(run_at("bench", std::string(setup) + "/c" + std::to_string(c) + ".json"));
+    const auto d = read_design(runs);
+    CHECK(d.load == "concurrency");
+    CHECK(factor_of(d, "ctx").reading.role == factor_role::config);
+    CHECK(factor_of(d, "folder2").reading.role == factor_role::config); // vllm / sglang
+    CHECK(d.configurations.size() == 3);
+    CHECK(d.find("x") == nullptr); // x8 everywhere: nothing to tell apart
+    const auto designed = runs_as_designed(runs, d);
+    CHECK(find_grids(designed, {.by = d.load, .from_design = true}).empty());
+    CHECK(search_sweeps(designed, {.by = d.load, .from_design = true}).sweeps.size() == 3);
+}
+
+TEST_CASE("a run length that differs between configurations never splits a level off a curve") {
+    std::vector<run_stats> runs;
+    for (int len : {512, 2048})
+        for (int rate : {1, 4, 16})
+            runs.push_back(run_at("out", "in" + std::to_string(len) + "_qps" + std::to_string(rate) + ".json",
+                                  {{"request_rate", rate}, {"num_prompts", rate == 1 ? 100 : (len == 512 ? 500 : 200)}}));
+    const auto d = read_design(runs);
+    CHECK(factor_of(d, "num_prompts").reading.role == factor_role::length);
+    CHECK(d.configurations.size() == 2);
+    const auto designed = runs_as_designed(runs, d);
+    const auto sweeps = search_sweeps(designed, {.by = d.load, .from_design = true, .lengths = d.lengths}).sweeps;
+    REQUIRE(sweeps.size() == 2);
+    CHECK(sweeps[0].points.size() == 3);
+    CHECK(sweeps[0].covarying == std::vector<std::string>{"num_prompts"});
+}
+
+TEST_CASE("timestamp folders are provenance, unless the same levels were measured again") {
+    std::vector<run_stats> one_session;
+    one_session.push_back(run_at("r", "20250101_1200/c1.json"));
+    one_session.push_back(run_at("r", "20250101_1300/c4.json"));
+    one_session.push_back(run_at("r", "20250102_0900/c16.json"));
+    const auto d = read_design(one_session);
+    CHECK(factor_of(d, "folder2_time").reading.role == factor_role::provenance);
+    CHECK(d.configurations.size() == 1);
+
+    std::vector<run_stats> two_sessions;
+    for (const char* when : {"20250101_1200", "20250301_0800"})
+        for (int c : {1, 4, 16}) two_sessions.push_back(run_at("r", std::string(when) + "/c" + std::to_string(c) + ".json"));
+    const auto again = read_design(two_sessions);
+    CHECK(factor_of(again, "folder2_time").reading.role == factor_role::config);
+    CHECK(again.configurations.size() == 2);
+    CHECK(again.replicated_points() == 0);
+}
+
+TEST_CASE("replicates need the same measured workload: else the sizes tell configurations apart") {
+    std::vector<run_stats> runs;
+    for (int rate : {1, 2, 4}) {
+        runs.push_back(run_at("x", "a/r" + std::to_string(rate) + "_1.json", {{"request_rate", rate}}, 506, 61));
+        runs.push_back(run_at("x", "a/r" + std::to_string(rate) + "_2.json", {{"request_rate", rate}}, 2011, 250));
+    }
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 2);
+    CHECK(configuration_names(d) == std::vector<std::string>{"in≈506 · out≈61", "in≈2011 · out≈250"});
+    CHECK(d.replicated_points() == 0);
+    CHECK(!d.notes.empty());
+
+    std::vector<run_stats> alike;
+    for (int rate : {1, 2, 4})
+        for (int k : {1, 2, 3}) alike.push_back(run_at("x", "a/r" + std::to_string(rate) + "_" + std::to_string(k) + ".json", {{"request_rate", rate}}, 500 + k, 60));
+    const auto same = read_design(alike);
+    CHECK(same.configurations.size() == 1);
+    CHECK(factor_of(same, "name").reading.role == factor_role::replicate);
+    CHECK(same.replicated_points() == 3);
+}
+
+TEST_CASE("where no load varies, the workload size that does is the x axis, and the words say so") {
+    std::vector<run_stats> runs;
+    for (const char* model : {"llama-8b", "qwen-7b"})
+        for (int len : {1024, 2048, 4096, 8192})
+            runs.push_back(run_at("bursts", std::string(model) + "/in" + std::to_string(len) + ".json", {{"max_concurrency", 64}}));
+    const auto d = read_design(runs);
+    CHECK(d.load == "input_len");
+    CHECK(d.load_is_setting);
+    CHECK(d.configurations.size() == 2);
+    const auto lines = design_lines(d);
+    bool said = false;
+    for (const auto& l : lines) said = said || (l.heading == "x axis" && l.text.find("not a load") != std::string::npos);
+    CHECK(said);
+}
+
+TEST_CASE("--role and --factor correct the reading, and say they did") {
+    std::vector<run_stats> runs;
+    for (const char* shape : {"short", "long"})
+        for (int rate : {1, 2, 4}) runs.push_back(run_at("r", std::string(shape) + "_rate" + std::to_string(rate) + ".json", {{"request_rate", rate}}));
+    const auto merged = read_design(runs, {.roles = {{"name", factor_role::ignored}}});
+    CHECK(merged.configurations.size() == 1);
+    CHECK(merged.replicated_points() == 3);
+    CHECK(merged.user_settings == std::vector<std::string>{"--role name=ignore"});
+    const auto named = read_design(runs, {.factors = {{"shape", "^(short|long)_"}}});
+    CHECK(factor_of(named, "shape").reading.role == factor_role::config);
+    CHECK(named.configurations.size() == 2);
+    CHECK_THROWS_AS(read_design(runs, {.roles = {{"nothing", factor_role::config}}}), usage_error);
+}
+
+TEST_CASE("the design's JSON holds every varying factor with its source, role and reason") {
+    std::vector<run_stats> runs;
+    for (int c : {1, 2, 4}) runs.push_back(run_at("r", "c" + std::to_string(c) + ".json"));
+    const auto j = design_json(read_design(runs));
+    REQUIRE(j["factors"].size() == 1);
+    CHECK(j["factors"][0]["name"] == "concurrency");
+    CHECK(j["factors"][0]["source"] == "path tag");
+    CHECK(j["factors"][0]["role"] == "load");
+    CHECK(j["load"]["levels"] == json::array({1, 2, 4}));
+    CHECK(j["configurations"].size() == 1);
+}
+
+} // namespace test_experiment_design
