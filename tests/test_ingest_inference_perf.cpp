@@ -3,6 +3,7 @@
 // tests/tools/make_inference_perf_fixtures.py as inference-perf's reportgen/base.py computes them)
 // give the expected numbers: each value checked here is the one the fixture file holds.
 #include "servestat/ingest/inference_perf.hpp"
+#include "servestat/ingest/inference_perf_requests.hpp" // inference_perf_requests_format, sniff_inference_perf_requests
 
 #include <filesystem>  // std::filesystem::copy_file
 #include <optional>    // std::optional
@@ -279,6 +280,105 @@ TEST_CASE("a stage's partial Benchmark Report beside its lifecycle report is not
     REQUIRE(runs.size() == 1);
     CHECK(runs[0].meta.source.format == "inference-perf");
     CHECK(has_note(runs[0], "inference-perf.partial.stage_0.yaml beside it"));
+}
+
+} // namespace test_ingest_inference_perf
+
+// ---- per_request_lifecycle_metrics.json (inference_perf_requests.hpp) ----
+
+namespace test_ingest_inference_perf {
+
+namespace {
+
+std::string per_request(std::string_view name = "per_request_lifecycle_metrics.json") {
+    return std::string(SERVESTAT_TEST_DATA_DIR) + "/inference_perf/per_request/" + std::string(name);
+}
+
+} // namespace
+
+TEST_CASE("inference-perf's per-request file is detected as inference-perf-requests", "[inference-perf]") {
+    CHECK(servestat::detect_file_format(per_request()).name == "inference-perf-requests");
+    const std::string head = servestat::test::file_head(per_request());
+    for (const auto* f : servestat::builtin_formats)
+        if (f->name != "inference-perf-requests") CHECK(f->sniff(head) == 0);
+    CHECK(servestat::detail::sniff_inference_perf_requests(servestat::test::file_head(data("sweep/stage_0_lifecycle_metrics.json"))) == 0);
+}
+
+TEST_CASE("the per-request file is one requests run: times from its token times, since the first start", "[inference-perf]") {
+    const auto r = servestat::test::read_one(servestat::inference_perf_requests_format, per_request());
+    CHECK(r.meta.kind == servestat::run_kind::requests);
+    REQUIRE(r.requests.size() == 15);
+    const auto first = r.requests.row(0), second = r.requests.row(1);
+    CHECK(*first.t_sent == 0.0);
+    CHECK(*first.t_first == Approx(0.037822418125244894).margin(1e-9));
+    CHECK(*first.t_end == Approx(0.49042047731506955).margin(1e-9)); // the last token, not end_time
+    CHECK(first.prompt_tokens == 233);
+    CHECK(first.output_tokens == 41);
+    CHECK(first.max_tokens == 64);
+    REQUIRE(first.itl.size() == 37); // 41 tokens in 38 chunks: gaps between distinct times
+    CHECK(first.itl[0] == Approx(0.0021605969124038893).margin(1e-9));
+    CHECK(*second.t_sent == Approx(0.500055910770925).margin(1e-9));
+    REQUIRE(second.itl.size() == 25);
+    CHECK(second.itl[1] == Approx(0.019674909811101315).margin(1e-9));
+}
+
+TEST_CASE("a failed per-request record keeps its error and HTTP status", "[inference-perf]") {
+    const auto r = servestat::test::read_one(servestat::inference_perf_requests_format, per_request());
+    const auto failed = r.requests.row(2);
+    CHECK(failed.status == servestat::request_status::error);
+    CHECK(failed.error == "HTTP Error 503: Service Unavailable");
+    CHECK(failed.http_status == 503);
+    CHECK(!failed.t_first);
+    CHECK(*failed.t_end == Approx(2.284099966324959).margin(1e-9));
+}
+
+TEST_CASE("the lifecycle reports beside the per-request file are its reported values, stages prefixed", "[inference-perf]") {
+    const auto r = servestat::test::read_one(servestat::inference_perf_requests_format, per_request());
+    CHECK(r.meta.source.merged.size() == 3);
+    CHECK(reported(r, "ok") == 14);
+    CHECK(reported(r, "failed") == 1);
+    CHECK(*reported(r, "ttft.p50") == Approx(0.10668824366780427));
+    CHECK(*reported(r, "rps") == Approx(1.9781586393627602));
+    CHECK(*reported(r, "stage_0.ttft.mean") == Approx(0.08851116268618853));
+    CHECK(reported(r, "stage_1.ok") == 9);
+    CHECK(has_note(r, "The requests of 2 load stages together"));
+}
+
+TEST_CASE("a folder with the per-request file and its stage reports shows the requests once", "[inference-perf]") {
+    const std::vector<std::string> inputs{data("per_request")};
+    const auto runs = servestat::read_logs(inputs);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].meta.source.format == "inference-perf-requests");
+    CHECK(runs[0].requests.size() == 15);
+}
+
+TEST_CASE("bad per-request records name the file, record and field", "[inference-perf]") {
+    SECTION("an end before the start") {
+        const temp_file f(R"([{"start_time": 5.0, "end_time": 4.0, "request": "{}", "info": null, "error": null}])",
+                          "per_request_lifecycle_metrics.json");
+        const auto e = servestat::test::read_error(servestat::inference_perf_requests_format, f.path());
+        CHECK(e.field() == "[0].end_time");
+        CHECK(e.file() == f.path().string());
+    }
+    SECTION("token times that go back") {
+        const temp_file f(R"([{"start_time": 1.0, "end_time": 4.0, "request": "{}", "info": {"input_tokens": 3,
+            "output_tokens": 2, "output_token_times": [2.0, 1.5]}, "error": null}])",
+                          "per_request_lifecycle_metrics.json");
+        CHECK(servestat::test::read_error(servestat::inference_perf_requests_format, f.path()).field() ==
+              "[0].info.output_token_times[1]");
+    }
+    SECTION("the oldest layout reads, and skip_bad skips a bad record") {
+        const temp_file f(R"([{"start_time": 1.0, "end_time": 2.0, "request": "{}", "response": "", "info": {"input_tokens": 3,
+            "output_tokens": 2, "output_token_times": [1.25, 1.5]}, "error": null}, {"start_time": "x"}])",
+                          "per_request_lifecycle_metrics.json");
+        servestat::read_options o;
+        o.skip_bad = true;
+        const auto r = servestat::test::read_one(servestat::inference_perf_requests_format, f.path(), o);
+        REQUIRE(r.requests.size() == 1);
+        CHECK(r.skipped.count == 1);
+        CHECK(*r.requests.row(0).t_first == 0.25);
+        CHECK(*r.requests.row(0).t_end == 0.5);
+    }
 }
 
 } // namespace test_ingest_inference_perf

@@ -14,11 +14,13 @@
 #include "servestat/ingest/aiperf.hpp"         // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp" // aiperf_summary_format
 #include "servestat/ingest/detect.hpp"         // detect_format, read_logs, load_options
+#include "servestat/ingest/json_document.hpp"  // read_json_file
 #include "servestat/stats/run_stats.hpp"       // analyze, find_percentile
 
 #include "format_reading.hpp" // test::reported, test::has_note, test::read_one, test::file_head
 #include "temp_file.hpp"
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK, Approx
+#include <nlohmann/json.hpp> // nlohmann::json
 
 namespace test_ingest_inferencex { // the unity build compiles several test files as one: each keeps its names
 
@@ -281,6 +283,130 @@ TEST_CASE("Bad InferenceX records are errors naming the file and field") {
         REQUIRE(runs.size() == 1);
         CHECK(has_note(runs[0], "1 element(s) of the list are no benchmark result"));
     }
+}
+
+// The nested agentic layout (AgentX v1.0 on). tests/data/inferencex/agentic-v3 holds the result the
+// harness's own aggregation (utils/agentic/aggregation at SemiAnalysisAI/InferenceX@11dff3c1, with
+// its stability diagnostics) wrote from the AIPerf records of the C=2 run above, with power fields
+// added as utils/aggregate_power.py adds them (invented telemetry: README.md there).
+namespace {
+fs::path v3_file() { return find_file(data / "agentic-v3", "_conc2_"); }
+} // namespace
+
+TEST_CASE("An agentic v3 result is detected as inferencex-result and read as reported values") {
+    const auto* f = detect_format(file_head(v3_file()));
+    REQUIRE(f);
+    CHECK(f->name == "inferencex-result");
+    const run r = read_one(inferencex_result_format, v3_file());
+    CHECK(r.meta.kind == run_kind::summary);
+    CHECK(r.meta.model == "nvidia/Kimi-K2.5-NVFP4");
+    CHECK(r.meta.params["concurrency"] == 2);
+    CHECK(r.meta.params["tensor_parallel_size"] == 4);
+    CHECK(r.meta.params["pipeline_parallel_size"] == 1);
+    CHECK(r.meta.params["hw"] == "b200-dgxc");
+    CHECK(r.meta.params["kv_offloading"] == "cpu");
+    CHECK(r.meta.params["kv_offload_backend"] == "lmcache"); // {"name": "lmcache"}
+    // The file's own numbers, hand-read.
+    CHECK(reported(r, "ok") == 276);
+    CHECK(reported(r, "inferencex.num_requests_total") == 276);
+    CHECK(reported(r, "duration") == 1797.13893);
+    CHECK(*reported(r, "rps") == Approx(276 / 1797.13893).epsilon(1e-15));
+    CHECK(reported(r, "output_tps") == 86.56927);
+    CHECK(reported(r, "total_tps") == 12108.44562);
+    CHECK(reported(r, "inferencex.input_tput_tps") == 12021.87635);
+    CHECK(reported(r, "inferencex.tput_per_gpu") == 3027.1114);
+    CHECK(reported(r, "inferencex.output_tput_per_gpu") == 21.64232);
+    CHECK(reported(r, "ttft.mean") == 1.45682);
+    CHECK(reported(r, "ttft.p50") == 0.30896);
+    CHECK(reported(r, "ttft.p90") == 2.66851);
+    CHECK(reported(r, "ttft.std") == 4.09049);
+    CHECK(reported(r, "e2e.p95") == 22.72959);
+    CHECK(reported(r, "tpot.p75") == 0.00888);
+    CHECK(reported(r, "inferencex.itl.mean") == 0.00835);
+    CHECK_FALSE(reported(r, "itl.mean"));
+    CHECK(reported(r, "inferencex.intvty_from_itl.p90") == 106.48108);
+    CHECK(reported(r, "inferencex.intvty.std") == 17.78125);
+    CHECK_FALSE(reported(r, "inferencex.intvty.p90")); // not the flat layout's percentile of interactivity
+    CHECK(reported(r, "prompt_tokens.p50") == 58015);
+    CHECK(reported(r, "output_tokens.p95") == 2351.75);
+    CHECK(reported(r, "inferencex.qps.mean") == 0.15415);
+    CHECK(reported(r, "inferencex.qps.windows") == 1784);
+    CHECK(reported(r, "inferencex.qps.window_seconds") == 1);
+    CHECK(reported(r, "inferencex.theoretical_cache_hit_rate") == 0.9349);
+    CHECK(reported(r, "inferencex.request_accounting.records_total") == 276);
+    CHECK(reported(r, "inferencex.request_accounting.records_error_dropped") == 0);
+    CHECK(reported(r, "inferencex.total_prompt_tokens") == 21604982);
+    CHECK(reported(r, "inferencex.total_generation_tokens") == 155577);
+    CHECK_FALSE(reported(r, "inferencex.server_gpu_cache_hit_rate")); // null: no server metrics export
+    // Stability diagnostics under their own names, seconds inside.
+    CHECK(reported(r, "inferencex.stability.window_seconds") == 600);
+    CHECK(reported(r, "inferencex.stability.root_trajectory_kish_effective_count") == 9.01065);
+    const auto* range = find_reported(r.meta, "inferencex.stability.observed_ranges.ttft.p90.max");
+    REQUIRE(range);
+    CHECK(range->value == 6.45747);
+    CHECK(range->unit == "s");
+    CHECK(find_reported(r.meta, "inferencex.stability.observed_ranges.intvty.p75.min")->unit == "tok/s");
+    // Power and energy under their own names and units.
+    const auto* watts = find_reported(r.meta, "inferencex.avg_power_w");
+    REQUIRE(watts);
+    CHECK(watts->value == 650);
+    CHECK(watts->unit == "W");
+    CHECK(find_reported(r.meta, "inferencex.total_gpu_energy_j")->value == 4672561.218);
+    CHECK(find_reported(r.meta, "inferencex.total_gpu_energy_j")->unit == "J");
+    CHECK(find_reported(r.meta, "inferencex.joules_per_output_token")->value == 30.033753);
+    CHECK(find_reported(r.meta, "inferencex.joules_per_output_token")->unit == "J/token");
+    CHECK(find_reported(r.meta, "inferencex.joules_per_successful_query")->unit == "J/request");
+    CHECK(reported(r, "inferencex.power_valid") == 1);
+    CHECK(has_note(r, "counts every record"));
+    CHECK(has_note(r, "5 decimals"));
+    CHECK(has_note(r, "slow tail"));
+    CHECK(has_note(r, "not intervals"));
+    CHECK(has_note(r, "power and energy"));
+    CHECK(has_note(r, "server_metrics_export.json missing")); // the harness's warning
+    CHECK_FALSE(has_note(r, "counts successes only"));         // the flat layout's note
+    // Each name once.
+    std::set<std::string> names;
+    for (const auto& v : r.meta.reported) CHECK(names.insert(v.name).second);
+}
+
+TEST_CASE("An agentic v3 result agrees with the flat result of the same run, rounded to 5 decimals") {
+    const run v3 = read_one(inferencex_result_format, v3_file());
+    const run flat = read_one(inferencex_result_format, kimi(2));
+    for (const char* name : {"duration", "total_tps", "output_tps", "inferencex.tput_per_gpu", "ttft.mean", "ttft.p75",
+                             "ttft.p95", "e2e.mean", "e2e.p90", "tpot.p90", "tpot.std", "inferencex.itl.p95",
+                             "prompt_tokens.mean", "output_tokens.std", "inferencex.qps.mean", "inferencex.intvty.std"}) {
+        INFO(name);
+        REQUIRE(reported(v3, name));
+        REQUIRE(reported(flat, name));
+        CHECK(*reported(v3, name) == Approx(*reported(flat, name)).epsilon(2e-5).margin(5e-6));
+    }
+    // v3's intvty is 1 / the itl statistic; the flat layout's is a percentile of per-request 1/itl.
+    CHECK(*reported(v3, "inferencex.intvty_from_itl.p90") == Approx(1 / *reported(flat, "tpot.p90")).epsilon(1e-6));
+    CHECK(*reported(flat, "inferencex.intvty.p90") > *reported(v3, "inferencex.intvty_from_itl.p90"));
+}
+
+TEST_CASE("A bad number in a nested block is an error naming the file and its path") {
+    auto doc = nlohmann::json::parse(detail::read_json_file(v3_file()));
+    doc["request_metrics"]["latency"]["ttft"]["p90"] = "slow";
+    const servestat::test::temp_file f(doc.dump(2), "v3.json");
+    const input_error e = servestat::test::read_error(inferencex_result_format, f.path());
+    CHECK(e.file() == f.str());
+    CHECK(e.line() == 1);
+    CHECK(e.field() == "request_metrics.latency.ttft.p90");
+    doc["request_metrics"]["latency"]["ttft"]["p90"] = 1.0;
+    doc["request_metrics"]["throughput"]["duration_seconds"] = true;
+    const servestat::test::temp_file g(doc.dump(2), "v3.json");
+    CHECK(servestat::test::read_error(inferencex_result_format, g.path()).field() == "request_metrics.throughput.duration_seconds");
+    // Power telemetry the harness found invalid: no energy, said.
+    doc["request_metrics"]["throughput"]["duration_seconds"] = 10;
+    for (const char* key : {"avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j", "joules_per_successful_query",
+                            "joules_per_input_token", "joules_per_output_token", "joules_per_total_token"})
+        doc.erase(key);
+    doc["power_valid"] = 0;
+    const servestat::test::temp_file h(doc.dump(2), "v3.json");
+    const run r = read_one(inferencex_result_format, h.path());
+    CHECK(has_note(r, "power_valid 0"));
+    CHECK_FALSE(reported(r, "inferencex.avg_power_w"));
 }
 
 } // namespace test_ingest_inferencex

@@ -182,7 +182,9 @@ TEST_CASE("each LLMPerf sniffer claims exactly its own files in shared/data and 
             const std::string name = p.filename().string();
             const std::string folder = p.parent_path().filename().string();
             const bool in_sweep = p.string().find("llmperf-sglang-sweep-hongxuanzhang") != std::string::npos;
-            const bool in_tests = p.string().starts_with(SERVESTAT_TEST_DATA_DIR);
+            // tests/data's LLMPerf folders (other tools name files *_summary.json too: mlcommons/endpoints' result_summary.json)
+            const bool in_tests = p.string().starts_with(SERVESTAT_TEST_DATA_DIR) &&
+                                  p.lexically_relative(SERVESTAT_TEST_DATA_DIR).begin()->string().starts_with("llmperf");
             const bool is_individual = folder == "individual" || name.ends_with("_individual_responses.json");
             // tests/data/llmperf: summaries written unflattened and several runs' summaries in one file
             const bool is_summary = folder == "summary" || ((in_sweep || in_tests) && name.ends_with("_summary.json")) ||

@@ -50,7 +50,7 @@ void check_ms(const run& r, const std::string& name, double ms) {
 TEST_CASE("SGLang result lines are detected as sglang-bench-serving, never as vLLM's result") {
     for (const auto& file : {tonyli / "agg_n100_in512_out128_c8.jsonl", tonyli / "agg_n100_in512_out128_c32.jsonl",
                              data / "llama_3_3_70b_online_output.jsonl", data / "deepseek_dp_mla_output.jsonl",
-                             data / "generated_output_details.jsonl"}) {
+                             data / "generated_output_details.jsonl", data / "refactored_output.jsonl"}) {
         INFO(file);
         const std::string head = file_head(file);
         REQUIRE(detect_format(head));
@@ -226,6 +226,89 @@ TEST_CASE("a NaN statistic (nothing measured) is read as missing with a note, no
     CHECK_FALSE(reported(r, "ttft.mean"));
     CHECK(reported(r, "ttft.p50"));
     CHECK(has_note(r, "NaN in field mean_ttft_ms read as missing"));
+}
+
+// SGLang's refactored benchmark (sgl-project/sglang@6e48df33 python/sglang/benchmark/metrics.py):
+// total_input / total_output, *_retokenized throughputs, and --output-details under "details".
+// Generated in that layout (tests/data/sglang/README.md): line 1 without details, line 2 with.
+TEST_CASE("the refactored benchmark's total_input / total_output are read as the same token sums") {
+    const auto runs = read_all(data / "refactored_output.jsonl");
+    REQUIRE(runs.size() == 2);
+    const run& r = runs[0];
+    CHECK(r.meta.kind == run_kind::summary);
+    CHECK(r.meta.params["request_rate"] == "inf");
+    CHECK(r.meta.params["max_concurrency"] == 4);
+    CHECK(has_note(r, "refactored benchmark"));
+    // The file's own numbers, hand-read from line 1.
+    CHECK(reported(r, "ok") == 4);
+    CHECK(reported(r, "duration") == 0.6123);
+    CHECK(reported(r, "sglang.total_input_tokens") == 771);
+    CHECK(reported(r, "sglang.total_output_tokens") == 25);
+    CHECK(reported(r, "sglang.total_output_tokens_retokenized") == 25);
+    CHECK(reported(r, "rps") == 6.532745386248571);
+    CHECK(reported(r, "sglang.input_throughput") == 1259.186673199412);
+    CHECK(reported(r, "output_tps") == 40.829658664053575);
+    CHECK(reported(r, "sglang.output_throughput_retokenized") == 40.829658664053575);
+    CHECK(reported(r, "total_tps") == 1300.0163318634657);
+    CHECK(reported(r, "sglang.total_throughput_retokenized") == 1300.0163318634657);
+    check_ms(r, "ttft.mean", 44.375);
+    CHECK_FALSE(reported(r, "sglang.accept_length")); // null
+    // Every *_ms aggregate of the line, ms to s under servestat's names (std tool-named).
+    const json o = detail::read_json_documents(data / "refactored_output.jsonl").front().value;
+    for (const auto& [key, name] :
+         {std::pair{"median_ttft_ms", "ttft.p50"}, std::pair{"p99_ttft_ms", "ttft.p99"}, std::pair{"std_ttft_ms", "sglang.ttft.std"},
+          std::pair{"mean_tpot_ms", "tpot.mean"}, std::pair{"p99_tpot_ms", "tpot.p99"}, std::pair{"mean_itl_ms", "itl.mean"},
+          std::pair{"p95_itl_ms", "itl.p95"}, std::pair{"max_itl_ms", "itl.max"}, std::pair{"mean_e2e_latency_ms", "e2e.mean"},
+          std::pair{"median_e2e_latency_ms", "e2e.p50"}, std::pair{"p99_e2e_latency_ms", "e2e.p99"}})
+        check_ms(r, name, o[key].get<double>());
+    CHECK(reported(r, "sglang.concurrency") == o["concurrency"].get<double>());
+}
+
+TEST_CASE("the refactored benchmark's details hold the per-request arrays: records equal its aggregates") {
+    const auto runs = read_all(data / "refactored_output.jsonl");
+    REQUIRE(runs.size() == 2);
+    const run& r = runs[1];
+    CHECK(r.meta.source.line == 2);
+    CHECK(r.meta.kind == run_kind::requests);
+    CHECK_FALSE(r.meta.params.contains("max_concurrency")); // null
+    REQUIRE(r.requests.size() == 5);
+    CHECK(r.requests.row(0).t_first == 0.0412);
+    CHECK(r.requests.row(1).prompt_tokens == 231);
+    CHECK(r.requests.row(1).output_tokens == 8);
+    CHECK(r.requests.row(2).itl == std::vector<double>{0.0141, 0.0144, 0.0144});
+    CHECK(r.requests.row(3).status == request_status::transport);
+    CHECK(r.requests.row(3).error.find("Server disconnected") != std::string::npos);
+    CHECK(reported(r, "sglang.total_output_tokens_retokenized") == 26);
+    CHECK(reported(r, "duration") == 2.481);
+    stats_options so;
+    so.summary.percentiles = {50, 95, 99};
+    const auto stats = analyze(r, so);
+    CHECK(stats.ok == 4);
+    CHECK(stats.failed == 1);
+    CHECK(find_summary(stats, "all", metric::ttft)->mean == Approx(*reported(r, "ttft.mean")).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::ttft, 50) == Approx(*reported(r, "ttft.p50")).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::ttft, 99) == Approx(*reported(r, "ttft.p99")).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::itl, 95) == Approx(*reported(r, "itl.p95")).epsilon(1e-12));
+    CHECK(*find_percentile(stats, "all", metric::itl, 99) == Approx(*reported(r, "itl.p99")).epsilon(1e-12));
+    REQUIRE(stats.rps);
+    CHECK(*stats.rps == Approx(4 / 2.481)); // SGLang's duration: no clock of its own
+}
+
+TEST_CASE("a bad element under details is an error naming details, its array and index") {
+    const auto docs = detail::read_json_documents(data / "refactored_output.jsonl");
+    json o = docs.back().value;
+    o["details"]["ttfts"][2] = "soon";
+    const test::temp_file bad(o.dump() + "\n", "sglang.jsonl");
+    const input_error e = test::read_error(sglang_bench_serving_format, bad.path());
+    CHECK(e.field() == "details.ttfts[2]");
+    CHECK(e.line() == 1);
+    CHECK(std::string(e.what()).find("sglang.jsonl") != std::string::npos);
+    o["details"]["ttfts"] = json::array({0.1});
+    const test::temp_file uneven(o.dump() + "\n", "sglang.jsonl");
+    CHECK(test::read_error(sglang_bench_serving_format, uneven.path()).field().starts_with("details."));
+    o["details"] = "none";
+    const test::temp_file not_object(o.dump() + "\n", "sglang.jsonl");
+    CHECK(test::read_error(sglang_bench_serving_format, not_object.path()).field() == "details");
 }
 
 } // namespace test_ingest_sglang

@@ -629,8 +629,9 @@ inline std::vector<run> read_aiperf_summary_csv(const std::filesystem::path& fil
 // 0.1.x: {"records": {tag: {"tag", "header", "unit", "avg", ...}}}. Schema 1.x: metric blocks at the
 // top level ({"unit", "avg", ...}) with aiperf_version/schema_version, or, before schema 1.0 (AIPerf
 // 0.2), without them but with AIPerf's input_config (endpoint.model_names); GenAI-Perf's summary,
-// whose layout AIPerf copied, has neither and is not claimed. The multi-run files (aggregation_type)
-// and the v2 report (metrics with series) belong to their own readers.
+// whose layout AIPerf copied, has neither (its input_config has perf_analyzer) and is not claimed.
+// The multi-run files (aggregation_type) and the v2 report (metrics with series) belong to their
+// own readers.
 inline int sniff_aiperf_summary(std::string_view head) {
     if (first_json_char(head) != '{') return 0;
     const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
@@ -644,6 +645,10 @@ inline int sniff_aiperf_summary(std::string_view head) {
                          has("\"time_to_first_token\"") || has("\"benchmark_duration\""));
     if (!metric) return 0;
     if (has("\"aiperf_version\"") || has("\"schema_version\"")) return 100;
+    // GenAI-Perf's nested input_config names model_names too: its perf_analyzer section and the
+    // older flat echo's keys are GenAI-Perf's own (genai_perf_summary.hpp reads that file).
+    for (const std::string_view genai : {"\"perf_analyzer\"", "\"formatted_model_name\"", "\"synthetic_input_tokens_mean\""})
+        if (has(genai)) return 0;
     return has("\"model_names\"") ? 90 : 0;
 }
 

@@ -26,34 +26,46 @@
 #include "servestat/core/natural_order.hpp"     // natural_less
 #include "servestat/core/parallel.hpp"          // parallel_for, resolve_threads
 #include "servestat/core/progress.hpp"          // progress_state, progress_scope
+#include "servestat/ingest/aggregate_table.hpp"   // aggregate_table_format
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
 #include "servestat/ingest/aiperf_multi_run.hpp"  // aiperf_multi_run_format
 #include "servestat/ingest/aiperf_report_v2.hpp"  // aiperf_report_v2_format
 #include "servestat/ingest/arrival_trace.hpp"     // azure_trace_format, mooncake_trace_format
+#include "servestat/ingest/bench_serving_console.hpp" // bench_serving_console_format
 #include "servestat/ingest/burstgpt_detail.hpp"   // burstgpt_detail_format
 #include "servestat/ingest/canonical_jsonl.hpp"   // canonical_log_format
 #include "servestat/ingest/file_name_params.hpp"  // params_from_file_name
 #include "servestat/ingest/genai_bench.hpp"       // genai_bench_format, genai_bench_metadata_message
 #include "servestat/ingest/genai_perf.hpp"        // genai_perf_format
+#include "servestat/ingest/genai_perf_summary.hpp" // genai_perf_summary_format, genai_perf_summary_csv_format
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
 #include "servestat/ingest/input_file.hpp"        // read_input_head, utf8_bom
 #include "servestat/ingest/inference_perf.hpp"    // inference_perf_format
+#include "servestat/ingest/inference_perf_requests.hpp" // inference_perf_requests_format
 #include "servestat/ingest/inferencex_result.hpp" // inferencex_result_format
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
+#include "servestat/ingest/lmbench_csv.hpp"       // lmbench_csv_format
 #include "servestat/ingest/map_suggestion.hpp"    // describe_unrecognised_table
 #include "servestat/ingest/llmd_benchmark_report.hpp" // llmd_benchmark_report_format
 #include "servestat/ingest/mapped.hpp"            // read_mapped
 #include "servestat/ingest/mapping_spec.hpp"      // mapping_spec
+#include "servestat/ingest/mlcommons_endpoints.hpp" // mlcommons_endpoints_format, mlcommons_endpoints_summary_format
+#include "servestat/ingest/mlperf_loadgen.hpp"    // mlperf_loadgen_format
 #include "servestat/ingest/nothing_left.hpp"      // require_requests_left
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
+#include "servestat/ingest/same_run.hpp"          // console_copies
 #include "servestat/ingest/sglang_bench_serving.hpp" // sglang_bench_serving_format
 #include "servestat/ingest/sweep_csv.hpp"         // sweep_csv_format
+#include "servestat/ingest/trtllm_bench.hpp"      // trtllm_bench_format
+#include "servestat/ingest/trtllm_perf_metrics.hpp" // trtllm_perf_metrics_format
 #include "servestat/ingest/valid_text.hpp"        // make_run_text_valid
 #include "servestat/ingest/vllm_bench_csv.hpp"    // vllm_bench_csv_format
 #include "servestat/ingest/vllm_bench_json.hpp"   // vllm_bench_json_format
+#include "servestat/ingest/vllm_bench_sweep.hpp"  // vllm_bench_sweep_format
+#include "servestat/ingest/vllm_bench_sweep_summary.hpp" // vllm_bench_sweep_summary_format, vllm_bench_sweep_failure_format
 #include "servestat/ingest/vllm_server_stats.hpp" // vllm_server_stats_format
 
 namespace servestat {
@@ -64,7 +76,11 @@ inline constexpr std::array builtin_formats{
     &azure_trace_format,     &mooncake_trace_format,    &aiperf_format,          &aiperf_summary_format,
     &aiperf_summary_csv_format, &aiperf_multi_run_format, &aiperf_report_v2_format, &genai_perf_format, &guidellm_format,      &vllm_bench_json_format,
     &sweep_csv_format,       &inference_perf_format,    &llmd_benchmark_report_format, &sglang_bench_serving_format,
-    &genai_bench_format,     &inferencex_result_format};
+    &genai_bench_format,     &inferencex_result_format, &mlcommons_endpoints_format, &mlcommons_endpoints_summary_format, &mlperf_loadgen_format,
+    &inference_perf_requests_format, &trtllm_bench_format, &trtllm_perf_metrics_format,
+    &genai_perf_summary_format, &genai_perf_summary_csv_format, &aggregate_table_format,
+    &vllm_bench_sweep_format, &vllm_bench_sweep_summary_format, &vllm_bench_sweep_failure_format,
+    &bench_serving_console_format, &lmbench_csv_format};
 
 inline std::string format_names() {
     std::string names;
@@ -133,6 +149,9 @@ struct directory_listing {
 struct load_options {
     read_options read;
     std::string input_format; // empty = detect per file
+    // A file of a directory that its reader refuses is an error; by default it is passed over with
+    // the reason and the rest of the directory is read (a file named alone is always an error).
+    bool strict = false;
     std::optional<mapping_spec> mapping; // --map: every file is read through it, nothing detected
     // Told what was passed over while the rest was read (a looping symbolic link in a directory).
     std::function<void(const std::string&)> warn = [](const std::string&) {};
@@ -188,6 +207,7 @@ inline bool same_number(const nlohmann::json& a, const nlohmann::json& b) {
 // did not set them: what a file or the aggregates beside it record wins over its name. A name that
 // disagrees with the file, or two names that disagree, leave a note naming both.
 inline void add_path_params(run& r, std::span<const std::string> name_parts) {
+    r.meta.source.name_parts.assign(name_parts.begin(), name_parts.end());
     const path_params found = params_from_path_parts(name_parts);
     for (const auto& c : found.conflicts)
         r.meta.notes.push_back(fmt::format("{}: the name '{}' gives {} and '{}' gives {}; {} is used", c.param, c.used_in,
@@ -204,7 +224,13 @@ inline void add_path_params(run& r, std::span<const std::string> name_parts) {
                                                    std::string(name), detail::json_text(*it), detail::json_text(value)));
             break;
         }
-        if (!set) r.meta.params[key] = value;
+        if (set) continue;
+        r.meta.params[key] = value;
+        for (const auto& part : name_parts)
+            if (params_from_file_name(part).contains(key)) {
+                r.meta.param_origin[key] = part;
+                break;
+            }
     }
 }
 
@@ -353,6 +379,15 @@ inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<c
 
 namespace detail {
 
+// Why a file of a directory was passed over when its reader refused it: the reader's reason, with
+// the line and field it names.
+inline std::string refusal_text(const input_error& e) {
+    std::string where;
+    if (e.line()) where += fmt::format("line {}", e.line());
+    if (!e.field().empty()) where += (where.empty() ? "" : ", ") + std::string("field '") + e.field() + "'";
+    return "its reader refused it: " + (where.empty() ? "" : where + ": ") + e.reason();
+}
+
 // What reading one file gave: its runs, or the error to raise when its turn comes.
 struct file_result {
     std::vector<run> runs;
@@ -368,7 +403,7 @@ struct file_to_read {
 // Reads `files` as many at a time as there are threads, handing each file's runs to
 // use(runs) in file order; a file that fails raises its error in its turn, after the
 // files before it were used, except a file that holds no run (not_a_run_error), which goes to
-// pass_over(path, reason) when one is given. A window of files read side by side reads each on one thread.
+// pass_over(path, reason, error) when one is given, and so does a file its reader refuses unless o.strict. A window of files read side by side reads each on one thread.
 template <class Use, class PassOver = std::nullptr_t>
 void read_files_in_order(std::span<const file_to_read> files, const load_options& o, Use&& use,
                          PassOver&& pass_over = nullptr) {
@@ -401,7 +436,11 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
                     try {
                         std::rethrow_exception(window[k].error);
                     } catch (const not_a_run_error& e) {
-                        pass_over(files[first + k].path, e.reason());
+                        pass_over(files[first + k].path, e.reason(), window[k].error);
+                        continue;
+                    } catch (const input_error& e) {
+                        if (o.strict) throw;
+                        pass_over(files[first + k].path, refusal_text(e), window[k].error);
                         continue;
                     }
                 }
@@ -413,8 +452,8 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
 }
 
 // What makes two runs one measurement saved twice (a GuideLLM report as benchmarks.json and as
-// benchmarks.yaml): the same format, label, model and parameters, the same requests (count, and
-// sums of their send and end times to the bit) and the same reported values.
+// benchmarks.yaml): the same format, model and parameters, the same requests (count, successes,
+// and sums of their send and end times to the bit) and the same reported values.
 inline std::string run_fingerprint(const run& r) {
     double sent = 0, end = 0;
     const auto t_sent = r.requests.t_sent(), t_end = r.requests.t_end();
@@ -422,8 +461,14 @@ inline std::string run_fingerprint(const run& r) {
         sent += t_sent[i];
         end += t_end[i];
     }
-    std::string out = fmt::format("{}|{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, r.meta.label, r.meta.model,
-                                  r.meta.params.dump(), r.requests.size(), sent, end, to_string(r.meta.kind));
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < r.requests.size(); ++i) ok += r.requests.status()[i] == request_status::ok;
+    // A summary's label is left out: readers name summaries by their file or their place in it, and a
+    // copy saved under another name (a console log of two runs beside each run's own log), with every
+    // setting and value equal to the bit, is still the same measurement. A log's own label stays.
+    const std::string label = r.meta.kind == run_kind::summary ? std::string() : r.meta.label;
+    std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, label, r.meta.model,
+                                  r.meta.params.dump(), r.requests.size(), ok, sent, end, to_string(r.meta.kind));
     for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);
     return out;
 }
@@ -463,7 +508,10 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     }
     std::set<std::string> merged, used;
     std::map<std::string, std::string> seen; // fingerprint → the file that gave it first
+    console_copies console_runs; // a console log waits for the JSON results it may repeat (same_run.hpp)
     const auto use = [&](run&& r) {
+        if (console_runs.hold(r)) return;
+        console_runs.saw(r);
         const auto [at, first] = seen.try_emplace(run_fingerprint(r), r.meta.source.path);
         if (!first && at->second != r.meta.source.path) {
             const auto first_path = std::filesystem::path(at->second).lexically_relative(dir).generic_string();
@@ -475,19 +523,25 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     };
     std::vector<run> summaries;
     std::size_t not_runs = 0;
+    std::exception_ptr first_refusal;
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
         for (auto& r : runs) {
             for (const auto& path : r.meta.source.merged) merged.insert(same_file_key(path));
             if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
             else use(std::move(r));
         }
-    }, [&](const std::filesystem::path& file, const std::string& reason) {
+    }, [&](const std::filesystem::path& file, const std::string& reason, const std::exception_ptr& error) {
         listing.passed_over.push_back({file.string(), reason});
-        if (++not_runs == logs.size()) throw input_error(file.string(), 0, "", reason); // nothing else to read
+        if (!first_refusal) first_refusal = error;
+        if (++not_runs == logs.size()) std::rethrow_exception(first_refusal); // nothing else to read: say why
     });
     if (logs.empty()) throw input_error(dir.string(), 0, "", "directory contains no recognised request logs");
     for (auto& r : summaries)
         if (!merged.contains(same_file_key(r.meta.source.path))) use(std::move(r));
+    console_runs.release(dir, [&](run&& r, const std::optional<std::string>& copy_of) {
+        if (copy_of) listing.passed_over.push_back({r.meta.source.path, *copy_of});
+        else use(std::move(r));
+    });
     listing.logs = used.size();
     for (const auto& file : unrecognised)
         if (!merged.contains(same_file_key(file))) listing.passed_over.push_back({file.string(), "no format recognises it"});

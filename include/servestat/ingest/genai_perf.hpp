@@ -37,6 +37,7 @@
 #include "servestat/core/iso_time.hpp"      // iso_utc
 #include "servestat/ingest/csv.hpp"           // quote_cell
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
+#include "servestat/ingest/genai_perf_summary.hpp" // genai_summary_beside, read_genai_summary_file, ...
 #include "servestat/ingest/json_document.hpp" // read_json_documents, json_place, json_require, ...
 #include "servestat/ingest/nvidia_export.hpp" // nvidia_epoch_ns, nvidia_run_label, nvidia_member
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
@@ -452,6 +453,47 @@ inline run read_genai_experiment(const nlohmann::json& experiment, const json_pl
     return out;
 }
 
+// The aggregate GenAI-Perf wrote beside the file (<stem>_genai_perf.json, else .csv) holds its own
+// statistics of the same run: its reported values, settings and model, and listed as merged so a
+// folder read shows one run. A broken aggregate must not hide the requests, complete on their own.
+inline void add_genai_summary_beside(const std::filesystem::path& file, const read_options& options, std::vector<run>& runs) {
+    const auto summary = genai_summary_beside(file);
+    if (!summary) return;
+    const bool json = summary->extension() == ".json";
+    auto csv = *summary;
+    csv.replace_extension(".csv");
+    for (auto& r : runs) {
+        r.meta.source.merged.push_back(summary->string());
+        if (json && genai_existing(csv)) r.meta.source.merged.push_back(csv.string());
+    }
+    const std::string name = summary->filename().string();
+    if (runs.size() != 1) {
+        for (auto& r : runs)
+            r.meta.notes.push_back(fmt::format("{} is not used as reported values: it summarises all {} experiments "
+                                               "together.", name, runs.size()));
+        return;
+    }
+    run_metadata& meta = runs.front().meta;
+    try {
+        genai_summary_info info = json ? read_genai_summary_file(*summary) : read_genai_summary_csv_rows(*summary, options);
+        meta.reported = std::move(info.reported);
+        for (const auto& [key, value] : info.params.items()) {
+            if (!meta.params.contains(key)) meta.params[key] = value;
+            else if (meta.params[key] != value)
+                meta.notes.push_back(fmt::format("{} says {} {}, the records {}: the records' value is kept.", name, key,
+                                                 value.dump(), meta.params[key].dump()));
+        }
+        if (meta.model.empty()) meta.model = info.model;
+        if (meta.workload.empty()) meta.workload = info.workload;
+        meta.notes.push_back((json ? "Run parameters, model and reported values come from " : "Reported values come from ") +
+                             name + " next to the records.");
+        add_genai_summary_notes(info, meta.notes);
+        for (auto& note : info.notes) meta.notes.push_back(std::move(note));
+    } catch (const input_error& e) {
+        meta.notes.push_back("Could not read " + name + " next to the records (" + e.what() + "): no reported values.");
+    }
+}
+
 inline std::vector<run> read_genai_perf(const std::filesystem::path& file, const read_options& options) {
     const auto documents = read_json_documents(file);
     if (documents.size() != 1)
@@ -477,6 +519,7 @@ inline std::vector<run> read_genai_perf(const std::filesystem::path& file, const
         runs.back().meta.notes.insert(runs.back().meta.notes.end(), place.nonfinite_notes().begin(),
                                       place.nonfinite_notes().end());
     }
+    add_genai_summary_beside(file, options, runs);
     return runs;
 }
 

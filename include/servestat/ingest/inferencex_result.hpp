@@ -6,7 +6,8 @@
 // it (`results_bmk/` next to `bmk_*/`, as the workflow downloads them) lists that file as merged, so
 // a folder read keeps one run of the two. Read from the harness's code
 // (utils/process_agentic_result.py, utils/process_result.py, SemiAnalysisAI/InferenceX) and real
-// files (tests/data/inferencex/README.md).
+// files (tests/data/inferencex/README.md). The nested agentic layout of AgentX v1.0 on
+// (request_accounting, request_metrics, server_metrics, power fields) is inferencex_agentic_v3.hpp's.
 #pragma once
 
 #include <algorithm>   // std::sort
@@ -31,6 +32,7 @@
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/core/run.hpp"             // run, run_metadata, reported_value, run_kind
 #include "servestat/core/run_names.hpp"       // name_runs_by_params
+#include "servestat/ingest/inferencex_agentic_v3.hpp" // read_inferencex_nested, inferencex_top_level_unit
 #include "servestat/ingest/json_document.hpp" // parse_json_documents, read_json_file, json_* helpers, param_number
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
 
@@ -40,7 +42,7 @@ namespace detail {
 inline constexpr std::string_view inferencex_result_name = "inferencex-result";
 
 // Settings the harness writes (from its environment) and the run parameter each becomes.
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 14> inferencex_params{{
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 17> inferencex_params{{
     {"conc", "concurrency"},
     {"tp", "tensor_parallel_size"},
     {"ep", "expert_parallel_size"},
@@ -55,6 +57,10 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 14> i
     {"infmax_model_prefix", "model_prefix"},
     {"isl", "input_len"},
     {"osl", "output_len"},
+    // The nested agentic layout's single-node parallelism (pipeline, decode- and prefill-context).
+    {"pp", "pipeline_parallel_size"},
+    {"dcp_size", "dcp_size"},
+    {"pcp_size", "pcp_size"},
 }};
 
 // Whole-run numbers and what each is reported as. duration_seconds is max request end − min
@@ -152,7 +158,8 @@ inline std::optional<double> inferencex_number(const nlohmann::json& v, const js
 
 inline nlohmann::json inferencex_param(std::string_view key, const nlohmann::json& v, const json_place& place,
                                        const std::string& path) {
-    if (key == "conc" || key == "tp" || key == "ep" || key == "isl" || key == "osl") {
+    if (key == "conc" || key == "tp" || key == "ep" || key == "isl" || key == "osl" || key == "pp" || key == "dcp_size" ||
+        key == "pcp_size") {
         const double x = json_number(v, place, path, true);
         if (x < 1 || x > 1e9 || x != static_cast<double>(static_cast<long long>(x)))
             place.fail(path, "expected a positive whole number");
@@ -212,7 +219,17 @@ inline run read_inferencex_record(const std::filesystem::path& file, const nlohm
             stats.emplace_back(s->first, inferencex_stat_rank(s->second), s->second, *x);
             continue;
         }
-        if (v.is_null()) continue;
+        if (v.is_null() || inferencex_nested_block(key)) continue; // the nested blocks: read_inferencex_nested
+        if (key == "warnings" && v.is_array()) {
+            for (const auto& w : v)
+                if (w.is_string()) meta.notes.push_back("the harness's warning: " + w.get<std::string>());
+            continue;
+        }
+        // kv_offload_backend and router of the nested layout: {"name", "version"?}; the name is the setting.
+        if (const auto* name = json_member(v, "name"); v.is_object() && name && name->is_string()) {
+            meta.params[key] = *name;
+            continue;
+        }
         if (v.is_boolean() || v.is_string()) meta.params[key] = v; // disagg, is_multinode, decode_dp_attention, ...
         else if (v.is_number()) {
             if (const auto x = inferencex_number(v, place, path(key))) other.emplace_back(key, *x);
@@ -238,11 +255,14 @@ inline run read_inferencex_record(const std::filesystem::path& file, const nlohm
         const auto& metric = inferencex_metrics[m];
         meta.reported.push_back({std::string(agentic ? metric.agentic : metric.fixed) + "." + stat, x, std::string(metric.unit)});
     }
-    for (const auto& [key, x] : other) meta.reported.push_back({"inferencex." + key, x, ""});
+    for (const auto& [key, x] : other) meta.reported.push_back({"inferencex." + key, x, inferencex_top_level_unit(key)});
+    const bool nested = inferencex_nested(object);
+    if (nested) read_inferencex_nested(object, place, at, meta);
+    add_inferencex_power_notes(object, meta);
 
     // What the numbers mean, where the harness's differ from what their names suggest.
     const bool multinode = meta.params.value("is_multinode", false) == true;
-    if (agentic) {
+    if (agentic && !nested) {
         meta.notes.push_back("InferenceX's agentic result: statistics the harness computed from AIPerf's per-request "
                              "records (utils/process_agentic_result.py) after dropping failed ones, so "
                              "num_requests_total counts successes only and failures are unknown here (AIPerf's "
@@ -261,6 +281,16 @@ inline run read_inferencex_record(const std::filesystem::path& file, const nlohm
         if (const auto* n = json_member(object, "num_requests_successful"); n && n->is_number() && n->get<double>() == 0)
             meta.notes.push_back("no request succeeded: the harness wrote no latency, token or throughput statistics "
                                  "for this run");
+    } else if (agentic) {
+        meta.notes.push_back("InferenceX's agentic result: statistics the harness computed from AIPerf's per-request "
+                             "records after dropping warm-up and failed ones");
+        meta.notes.push_back("std is the population std (ddof 0, Python's statistics.pstdev); percentiles are linear; "
+                             "latencies of 0 or less are left out of ttft, e2e and itl");
+        meta.notes.push_back("the harness's itl is AIPerf's per-request inter_token_latency, (e2e - ttft) / (output "
+                             "tokens - 1): servestat's tpot, not pooled chunk gaps, kept as inferencex.itl.* (its tpot "
+                             "is the same list)");
+        meta.notes.push_back("qps counts completions in 1-second windows from the first completion (inferencex.qps.*), "
+                             "not a rate over the run; rps is num_requests_successful / duration_seconds");
     } else {
         meta.notes.push_back("InferenceX's fixed-length result (utils/process_result.py): the serving benchmark's *_ms "
                              "statistics divided by 1000, with std numpy's population std (ddof 0); the benchmark's own "

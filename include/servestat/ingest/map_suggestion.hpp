@@ -30,6 +30,7 @@
 #include "servestat/ingest/mapped.hpp"         // parse_number_text
 #include "servestat/ingest/mapped_sources.hpp" // source_text, list_names
 #include "servestat/ingest/mapping_spec.hpp"   // parse_mapping
+#include "servestat/ingest/statistic_column.hpp" // is_statistic_name
 
 namespace servestat::detail {
 
@@ -489,6 +490,8 @@ struct map_guess {
 inline std::vector<classified_field> classify(const sampled_table& t) {
     std::vector<classified_field> out;
     for (const auto& f : t.fields) {
+        // A statistic of many requests (ttft_p50_ms, mean_itl) is never one request's field.
+        if (is_statistic_name(f.name)) continue;
         classified_field c{&f, {name_words(f.name)}};
         c.numeric = !f.numbers.empty() && f.texts == 0;
         c.median = median_of(f.numbers);
@@ -660,6 +663,25 @@ inline std::string shell_quoted(std::string_view text) {
     return out + "'";
 }
 
+// The names that are statistics of many requests (ttft_p50_ms, mean_itl_ms, p99), in file order.
+inline std::vector<std::string> statistic_names(const sampled_table& t) {
+    std::vector<std::string> names;
+    for (const auto& f : t.fields)
+        if (is_statistic_name(f.name)) names.push_back(f.name);
+    return names;
+}
+
+// A table whose columns are statistics holds runs, not requests: --map has nothing to read in it.
+inline std::string describe_aggregate_table(const sampled_table& t, const std::vector<std::string>& stats) {
+    std::string out = t.what + "; " + t.listed_as + ": " + list_names(t.top_names) + ".";
+    out += "\n  It looks like a table of aggregates, not a request log: " + list_names(stats) +
+           (stats.size() == 1 ? " names a statistic" : " name statistics") +
+           " of many requests, so each row is a run. --map reads one request per row: no --map line is offered.";
+    out += "\n  A CSV with one row per run and columns such as ttft_p50_ms, mean_itl_ms or qps reads as summary runs "
+           "(format aggregate-table); see docs/formats.md, \"aggregate-table\".";
+    return out;
+}
+
 // What a JSON or CSV table of requests holds and a --map line for it; nullopt when `head` is neither.
 inline std::optional<std::string> describe_unrecognised_table(const std::filesystem::path& file, std::string_view head,
                                                               std::size_t sniffed_bytes) {
@@ -674,6 +696,9 @@ inline std::optional<std::string> describe_unrecognised_table(const std::filesys
     if (!table || table->top_names.empty()) return std::nullopt;
     const bool csv = table->listed_as == "columns";
     const map_guess g = guess_mapping(*table, csv);
+    // Statistic columns with nothing per-request left to map (or several of them): aggregates.
+    if (const auto stats = statistic_names(*table); !stats.empty() && (stats.size() >= 2 || !g.missing.empty()))
+        return describe_aggregate_table(*table, stats);
     // One object with nothing like a latency in it is a settings file, not a log.
     if (table->sampled < 2 && table->records.empty() && !g.missing.empty()) return std::nullopt;
     std::string out = table->what + "; " + table->listed_as + ": " + list_names(table->top_names) + ".";

@@ -1,6 +1,8 @@
 // Reader for the result lines of SGLang's serving benchmark (`python -m sglang.bench_serving
 // --output-file F [--output-details]`, since 2025 also `python -m sglang.benchmark.serving`): each run
-// appends one JSON object as one line to F, so one file holds as many runs as were appended.
+// appends one JSON object as one line to F, so one file holds as many runs as were appended. The
+// refactored benchmark (python/sglang/benchmark/metrics.py) spells the token sums total_input /
+// total_output, adds *_throughput_retokenized, and nests the --output-details arrays under "details".
 //
 // A line holds the run's settings (backend, dataset_name, request_rate, max_concurrency,
 // sharegpt_output_len, random_input_len, random_output_len, random_range_ratio; `tag` and a large
@@ -51,6 +53,9 @@ inline constexpr sglang_run_value sglang_run_values[] = {
     {"duration", "duration", "s"},
     {"completed", "ok", "requests"},
     {"total_input_tokens", "sglang.total_input_tokens", "tokens"},
+    {"total_input", "sglang.total_input_tokens", "tokens"}, // the refactored benchmark's names, same sums
+    {"total_output", "sglang.total_output_tokens", "tokens"},
+    {"total_output_retokenized", "sglang.total_output_tokens_retokenized", "tokens"},
     {"total_input_text_tokens", "sglang.total_input_text_tokens", "tokens"},
     {"total_input_vision_tokens", "sglang.total_input_vision_tokens", "tokens"},
     {"total_output_tokens", "sglang.total_output_tokens", "tokens"},
@@ -59,6 +64,8 @@ inline constexpr sglang_run_value sglang_run_values[] = {
     {"input_throughput", "sglang.input_throughput", "tok/s"},
     {"output_throughput", "output_tps", "tok/s"},
     {"total_throughput", "total_tps", "tok/s"},
+    {"output_throughput_retokenized", "sglang.output_throughput_retokenized", "tok/s"},
+    {"total_throughput_retokenized", "sglang.total_throughput_retokenized", "tok/s"},
     // The mean number of requests in flight: the sum of e2e latencies / duration.
     {"concurrency", "sglang.concurrency", "requests"},
     {"accept_length", "sglang.accept_length", "tokens"},
@@ -157,12 +164,32 @@ inline void read_sglang_settings(const nlohmann::json& object, const json_place&
     }
 }
 
-// --output-details: one record per request, from the arrays SGLang shares with vLLM.
-inline void read_sglang_requests(const nlohmann::json& object, const json_place& place, const read_options& options,
-                                 run& out) {
-    const vllm_arrays a = read_vllm_arrays(object, place);
+// Where the per-request arrays are: the refactored benchmark (sglang.benchmark.serving's metrics.py)
+// nests them under "details"; bench_serving puts them beside the aggregates. nullptr: none.
+inline const nlohmann::json* sglang_details(const nlohmann::json& object, const json_place& place) {
+    if (const auto* d = json_member(object, "details"); d && !d->is_null()) return &json_object(*d, place, "details");
+    const bool flat = json_member(object, "ttfts") || json_member(object, "errors") || json_member(object, "input_lens");
+    return flat ? &object : nullptr;
+}
+
+// The vLLM helpers name a field by its key ("ttfts[3]"): under "details" it is "details.ttfts[3]".
+template <class Read>
+auto sglang_named_within(const nlohmann::json& object, const nlohmann::json& arrays, Read&& read) {
+    if (&arrays == &object) return read();
+    try {
+        return read();
+    } catch (const input_error& e) {
+        throw input_error(e.file(), e.line(), json_path("details", e.field()), e.reason());
+    }
+}
+
+// --output-details: one record per request, from the arrays SGLang shares with vLLM (in `arrays`:
+// the result line itself, or its "details").
+inline void read_sglang_requests(const nlohmann::json& object, const nlohmann::json& arrays, const json_place& place,
+                                 const read_options& options, run& out) {
+    const vllm_arrays a = sglang_named_within(object, arrays, [&] { return read_vllm_arrays(arrays, place); });
     const nlohmann::json* cached = nullptr;
-    if (const auto* c = json_member(object, "cached_tokens"); c && !c->is_null()) {
+    if (const auto* c = json_member(arrays, "cached_tokens"); c && !c->is_null()) {
         json_array(*c, place, "cached_tokens");
         if (c->size() != a.size)
             place.fail("cached_tokens", "has " + std::to_string(c->size()) + " elements but the other per-request arrays have " +
@@ -174,7 +201,7 @@ inline void read_sglang_requests(const nlohmann::json& object, const json_place&
     request_record record;
     for (std::size_t i = 0; i < a.size; ++i) {
         try {
-            const vllm_request v = read_vllm_request(a, i, place);
+            const vllm_request v = sglang_named_within(object, arrays, [&] { return read_vllm_request(a, i, place); });
             record.clear();
             vllm_to_record(v, std::nullopt, record);
             // SGLang leaves ttft at 0.0 when no chunk carried text (a backend that does not stream).
@@ -222,11 +249,14 @@ inline run read_sglang_run(const std::filesystem::path& file, const nlohmann::js
     meta.label = file.stem().string();
     read_sglang_settings(object, place, meta);
     read_sglang_summary(object, place, meta);
+    if (json_member(object, "total_input") || json_member(object, "details"))
+        meta.notes.push_back("written by SGLang's refactored benchmark (python -m sglang.benchmark.serving): its "
+                             "total_input / total_output are the token sums bench_serving calls total_input_tokens / "
+                             "total_output_tokens, and --output-details nests the per-request arrays under details");
     meta.notes.push_back("SGLang's std is numpy's population std (ddof 0), reported as sglang.<metric>.std; "
                          "servestat's default is ddof 1 (use --ddof 0 to compare)");
-    const bool details = json_member(object, "ttfts") || json_member(object, "errors") || json_member(object, "input_lens");
-    if (details) {
-        read_sglang_requests(object, place, options, out);
+    if (const auto* arrays = sglang_details(object, place)) {
+        read_sglang_requests(object, *arrays, place, options, out);
     } else {
         meta.kind = run_kind::summary;
         meta.notes.push_back("no per-request arrays (saved without --output-details): only SGLang's own aggregates are "

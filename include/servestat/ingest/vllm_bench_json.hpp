@@ -11,6 +11,9 @@
 // what is missing stays absent (no clock without start_times). The Rust vllm-bench
 // (vllm-project/vllm-bench) writes the same object with its keys sorted and a few of its own
 // (steady_state, failed_requests, input_throughput): told apart by those, read the same way.
+// TensorRT-LLM's copy of the legacy script (tensorrt_llm/serve/scripts/benchmark_serving.py) adds
+// user_throughput, avg_decoded_tokens_per_iter and energy, spells the latencies `e2els`, and can
+// save the server's per-request timings beside the result (trtllm_perf_metrics.hpp): merged here.
 #pragma once
 
 #include <algorithm>   // std::sort, std::min, std::all_of, std::any_of
@@ -40,6 +43,7 @@
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
 #include "servestat/ingest/json_document.hpp" // parse_json_documents, read_json_file, json_* helpers
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
+#include "servestat/ingest/trtllm_perf_metrics.hpp" // trtllm_perf_metrics_for, count_trtllm_perf_records
 
 namespace servestat {
 namespace detail {
@@ -52,6 +56,7 @@ inline constexpr std::string_view vllm_bench_json_name = "vllm-bench-json";
 struct vllm_arrays {
     const nlohmann::json *input_lens = nullptr, *output_lens = nullptr, *ttfts = nullptr, *itls = nullptr,
                          *latencies = nullptr, *start_times = nullptr, *queue_times = nullptr, *errors = nullptr;
+    const char* latencies_key = "latencies"; // "e2els" in TensorRT-LLM's files
     std::size_t size = 0;
     bool any() const { return latencies || ttfts || errors || input_lens || output_lens || itls || start_times; }
 };
@@ -60,12 +65,13 @@ struct vllm_arrays {
 inline vllm_arrays read_vllm_arrays(const nlohmann::json& object, const json_place& place) {
     vllm_arrays a;
     std::string reference;
-    for (auto [key, slot] : {std::pair{"latencies", &a.latencies}, std::pair{"ttfts", &a.ttfts},
+    // TensorRT-LLM's benchmark_serving.py saves the latencies as `e2els` (never both).
+    for (auto [key, slot] : {std::pair{"latencies", &a.latencies}, std::pair{"e2els", &a.latencies}, std::pair{"ttfts", &a.ttfts},
                              std::pair{"itls", &a.itls}, std::pair{"start_times", &a.start_times},
                              std::pair{"queue_times", &a.queue_times}, std::pair{"errors", &a.errors},
                              std::pair{"input_lens", &a.input_lens}, std::pair{"output_lens", &a.output_lens}}) {
         const auto* v = json_member(object, key);
-        if (!v || v->is_null()) continue;
+        if (!v || v->is_null() || (*slot && slot == &a.latencies)) continue;
         json_array(*v, place, key);
         if (reference.empty()) {
             reference = key;
@@ -75,6 +81,7 @@ inline vllm_arrays read_vllm_arrays(const nlohmann::json& object, const json_pla
                                 std::to_string(a.size) + " (the per-request arrays must be parallel)");
         }
         *slot = v;
+        if (slot == &a.latencies) a.latencies_key = key;
     }
     return a;
 }
@@ -112,7 +119,7 @@ inline vllm_request read_vllm_request(const vllm_arrays& a, std::size_t i, const
         const auto& e = (*a.errors)[i];
         if (!e.is_null()) r.error = json_string(e, place, element("errors"));
     }
-    if (a.latencies) r.latency = json_duration((*a.latencies)[i], place, element("latencies"));
+    if (a.latencies) r.latency = json_duration((*a.latencies)[i], place, element(a.latencies_key));
     // vLLM's success flag is not saved: an empty error text and a positive latency stand for it
     // (a failed request has latency 0.0 and sometimes an empty error text).
     r.ok = r.error.empty() && (!r.latency || *r.latency > 0);
@@ -221,8 +228,10 @@ inline std::optional<double> vllm_percentile_of(std::string_view key, std::strin
 inline bool is_vllm_summary_key(std::string_view key) {
     for (const auto& v : vllm_run_values)
         if (key == v.key) return true;
-    for (const std::string_view other : {"rtfx", "total_input_sequences", "input_sequence_throughput"})
+    for (const std::string_view other : {"rtfx", "total_input_sequences", "input_sequence_throughput", "user_throughput",
+                                         "avg_decoded_tokens_per_iter"})
         if (key == other) return true;
+    if (key.ends_with("_avg_decoded_tokens_per_iter")) return true; // TensorRT-LLM's mean_/std_/p99_... of it
     for (const std::string_view prefix : {"probe_", "spec_decode_", "diffusion_"})
         if (key.starts_with(prefix)) return true;
     if (!key.ends_with("_ms")) return false;
@@ -459,6 +468,61 @@ inline void add_vllm_failed_requests_note(const nlohmann::json& object, run_meta
     meta.notes.push_back(std::move(note));
 }
 
+// ---- TensorRT-LLM's benchmark_serving.py ------------------------------------------------------
+//
+// NVIDIA/TensorRT-LLM's tensorrt_llm/serve/scripts/benchmark_serving.py is a copy of vLLM's legacy
+// script: the same result object with its "request_goodput:" key, and user_throughput (the mean
+// over successful requests of output tokens / latency), avg_decoded_tokens_per_iter (speculative
+// decoding: a number, later an object {mean, min, max, median, std, percentiles} and top-level
+// <stat>_avg_decoded_tokens_per_iter keys), energy {total_energy_j, output_tps_per_w,
+// total_gpu_power_w} when the server answers /energy_metrics, and, in later versions, the
+// per-request latencies as `e2els`.
+
+inline bool written_by_trtllm_benchmark_serving(const nlohmann::json& object) {
+    return json_member(object, "user_throughput") != nullptr;
+}
+
+inline void read_trtllm_serving_values(const nlohmann::json& object, const json_place& place, run_metadata& meta) {
+    add_vllm_value(meta, object, "user_throughput", "trtllm.user_throughput", "tok/s", 1.0, place);
+    const std::string decoded = "avg_decoded_tokens_per_iter";
+    const std::string name = "trtllm." + decoded;
+    if (const auto* v = json_member(object, decoded); v && v->is_number())
+        add_vllm_value(meta, object, decoded, name, "tokens", 1.0, place);
+    else if (v && v->is_object()) {
+        for (const auto& [key, stat] : {std::pair{"mean", "mean"}, std::pair{"median", "p50"}, std::pair{"std", "std"},
+                                        std::pair{"min", "min"}, std::pair{"max", "max"}})
+            add_vllm_value(meta, *v, key, name + "." + stat, "tokens", 1.0, place);
+        if (const auto* ps = json_member(*v, "percentiles"); ps && ps->is_object())
+            for (const auto& [key, value] : ps->items())
+                if (key != "p50") add_vllm_value(meta, *ps, key, name + "." + key, "tokens", 1.0, place);
+    }
+    for (const auto& [key, value] : object.items()) {
+        if (!key.ends_with("_" + decoded) || find_reported(meta, name + ".mean")) continue;
+        const std::string stat = key.substr(0, key.size() - decoded.size() - 1);
+        add_vllm_value(meta, object, key, name + "." + (stat == "median" ? std::string("p50") : stat), "tokens", 1.0, place);
+    }
+    if (const auto* energy = json_member(object, "energy"); energy && energy->is_object())
+        for (const auto& [key, unit] : {std::pair{"total_energy_j", "J"}, std::pair{"output_tps_per_w", "tok/s/W"},
+                                        std::pair{"total_gpu_power_w", "W"}})
+            add_vllm_value(meta, *energy, key, "trtllm.energy." + std::string(key), unit, 1.0, place);
+}
+
+// benchmark_serving.py --save-request-time-breakdown writes the server's per-request timings beside
+// the result. They cannot be joined to its requests: the result saves no request ids, and the
+// server's records carry the executor's own ids in the order requests finished. So the file is
+// merged (read once, listed in source.merged) and a note says why its times are not in the run.
+inline void merge_trtllm_perf_metrics(const std::filesystem::path& file, const nlohmann::json& object, run_metadata& meta) {
+    const auto perf = trtllm_perf_metrics_for(file, object);
+    if (!perf) return;
+    const std::size_t records = count_trtllm_perf_records(*perf);
+    meta.source.merged.push_back(perf->string());
+    meta.notes.push_back("the server's per-request timings beside this result (" + perf->filename().string() + ", " +
+                         std::to_string(records) + " records from TensorRT-LLM's /perf_metrics) cannot be joined to its "
+                         "requests: benchmark_serving.py saves no request ids, and the server's records carry the "
+                         "executor's own ids in the order requests finished; read that file alone for the server's "
+                         "server_queue, server_prefill and server_decode");
+}
+
 // ---- one JSON object → one run ----------------------------------------------------------------
 
 inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json& object, const json_place& place,
@@ -471,10 +535,14 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
     auto& meta = out.meta;
     meta.source = {file.string(), std::string(vllm_bench_json_name)};
     const bool rust = written_by_rust_vllm_bench(object);
-    meta.tool = rust ? "vllm-bench (Rust)" : "vllm-bench-serve";
+    const bool trtllm = written_by_trtllm_benchmark_serving(object);
+    meta.tool = rust ? "vllm-bench (Rust)" : trtllm ? "trtllm-benchmark-serving" : "vllm-bench-serve";
     meta.label = file.stem().string();
     read_vllm_settings(object, place, meta);
-    if (json_member(object, "request_goodput:"))
+    if (trtllm)
+        meta.notes.push_back("written by TensorRT-LLM's benchmark_serving.py (its user_throughput key), a copy of vLLM's "
+                             "legacy script");
+    else if (json_member(object, "request_goodput:"))
         meta.notes.push_back("written by the legacy benchmarks/benchmark_serving.py (its \"request_goodput:\" key)");
     if (meta.params.contains("request_rate") && meta.params["request_rate"] == "inf")
         meta.notes.push_back("request_rate \"inf\": every request was sent at once, with no arrival process");
@@ -482,6 +550,7 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
     if (rust && meta.params.contains("mode"))
         meta.notes.push_back("a multi-turn run of the Rust vllm-bench: its per_turn_metrics are not read");
     read_vllm_summary(object, place, meta);
+    if (trtllm) read_trtllm_serving_values(object, place, meta);
     read_vllm_steady_state(object, place, meta);
     add_vllm_failed_requests_note(object, meta);
 
@@ -519,6 +588,7 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
         add_vllm_notes(a, requests, rust, meta);
         add_vllm_count_note(object, requests, out.skipped.count, meta);
     }
+    if (trtllm) merge_trtllm_perf_metrics(file, object, meta);
     return out;
 }
 
