@@ -76,6 +76,10 @@ TEST_CASE("path words: grammar tags, key=value, dates, ids, unknown tags, number
     CHECK(w[8].kind == word_kind::number);
     CHECK(path_words("concurrency_16")[0].kind == word_kind::grammar);
     CHECK(path_words("2025-07-21")[0].kind == word_kind::time);
+    const auto numbered = path_words("run_0002");
+    REQUIRE(numbered.size() == 1);
+    CHECK((numbered[0].kind == word_kind::key_value && numbered[0].key == "run" && numbered[0].value == "0002"));
+    CHECK(path_words("rep3")[0].kind == word_kind::key_value);
 }
 
 TEST_CASE("a workload shape in the file names is a configuration, not three replicates of a rate") {
@@ -151,7 +155,7 @@ TEST_CASE("a run length that differs between configurations never splits a level
     CHECK(sweeps[0].covarying == std::vector<std::string>{"num_prompts"});
 }
 
-TEST_CASE("timestamp folders are provenance, unless the same levels were measured again") {
+TEST_CASE("timestamp folders are provenance; where the same levels were measured again, the sessions are replicates") {
     std::vector<run_stats> one_session;
     one_session.push_back(run_at("r", "20250101_1200/c1.json"));
     one_session.push_back(run_at("r", "20250101_1300/c4.json"));
@@ -164,9 +168,28 @@ TEST_CASE("timestamp folders are provenance, unless the same levels were measure
     for (const char* when : {"20250101_1200", "20250301_0800"})
         for (int c : {1, 4, 16}) two_sessions.push_back(run_at("r", std::string(when) + "/c" + std::to_string(c) + ".json"));
     const auto again = read_design(two_sessions);
-    CHECK(factor_of(again, "folder2_time").reading.role == factor_role::config);
-    CHECK(again.configurations.size() == 2);
-    CHECK(again.replicated_points() == 0);
+    CHECK(factor_of(again, "folder2_time").reading.role == factor_role::replicate);
+    CHECK(again.configurations.size() == 1);
+    CHECK(again.replicated_points() == 3);
+}
+
+TEST_CASE("runs of one configuration at one level that differ in their length are not replicates") {
+    std::vector<run_stats> runs;
+    for (int n : {50, 100})
+        for (int c : {8, 32}) runs.push_back(run_at("r", "agg_n" + std::to_string(n) + "_c" + std::to_string(c) + ".jsonl"));
+    const auto d = read_design(runs);
+    CHECK(factor_of(d, "num_prompts").reading.role == factor_role::config);
+    CHECK(d.configurations.size() == 2);
+    CHECK(d.replicated_points() == 0);
+}
+
+TEST_CASE("a load needs two levels and a setting axis three; a load given by one run only sets runs apart") {
+    std::vector<run_stats> runs{run_at("r", "a.json", {{"max_concurrency", 2}}), run_at("r", "b.json")};
+    const auto d = read_design(runs);
+    CHECK(d.load.empty());
+    CHECK(d.configurations.size() == 2);
+    std::vector<run_stats> two{run_at("r", "mns16/x.json", {{"max_num_seqs", 16}}), run_at("r", "mns32/x.json", {{"max_num_seqs", 32}})};
+    CHECK(read_design(two).load.empty());
 }
 
 TEST_CASE("replicates need the same measured workload: else the sizes tell configurations apart") {
@@ -203,6 +226,15 @@ TEST_CASE("where no load varies, the workload size that does is the x axis, and 
     bool said = false;
     for (const auto& l : lines) said = said || (l.heading == "x axis" && l.text.find("not a load") != std::string::npos);
     CHECK(said);
+}
+
+TEST_CASE("numbered run folders are replicates of one configuration (AIPerf's profile_runs/run_0001)") {
+    std::vector<run_stats> runs;
+    for (int k : {1, 2, 3}) runs.push_back(run_at("config", "profile_runs/run_000" + std::to_string(k) + "/run.jsonl", {{"concurrency", 8}}));
+    const auto d = read_design(runs);
+    CHECK(factor_of(d, "run").reading.role == factor_role::replicate);
+    CHECK(d.configurations.size() == 1);
+    CHECK(d.replicated_points() == 1);
 }
 
 TEST_CASE("--role and --factor correct the reading, and say they did") {

@@ -33,6 +33,17 @@ inline void add_analysis_options(CLI::App& cmd, app::analysis_args& a, bool with
     cmd.add_option("--sweep-by", a.sweep_by,
                    "Group runs into sweeps over this parameter (default: concurrency, request_rate, scale, ... "
                    "whichever varies)");
+    cmd.add_option("--factor", a.factors,
+                   "Pull a factor out of the runs' paths: NAME=REGEX (the first group, else the match), e.g. "
+                   "'shape=-(short|medium|long)-' (repeatable; docs/sweeps.md#how-runs-are-read)")
+        ->allow_extra_args(false);
+    cmd.add_option("--role", a.roles,
+                   "Set a factor's role: NAME=load|config|replicate|length|provenance|ignore, e.g. "
+                   "'folder2=config' (repeatable; names as 'How these runs were read' shows them)")
+        ->allow_extra_args(false);
+    cmd.add_flag("--strict", a.strict,
+                 "A file of a folder that its reader refuses is an error (by default it is passed over with "
+                 "its reason and the rest is read)");
     cmd.add_option("--degradation", a.degradation,
                    "Threshold knee of each sweep's latency curves: the first level whose p99 exceeds the lowest "
                    "level's by more than this share (0.5 = 50%), reported beside Kneedle's knee")

@@ -32,8 +32,10 @@ inline int run_stats_command(const stats_args& given) {
     app::progress_display progress(app::progress_wanted(given.quiet));
     stats_args a = given;
     a.progress = progress.state();
-    const std::vector<run_stats> results = app::stats_of_inputs(a, options);
-    const std::string text = a.json ? app::stats_json_text(a, results, options) : app::stats_table_text(a, results, options);
+    std::vector<directory_listing> listings;
+    const std::vector<run_stats> results = app::stats_of_inputs(a, options, &listings);
+    const std::string text = a.json ? app::stats_json_text(a, results, options, listings)
+                                    : app::stats_table_text(a, results, options, listings);
     progress.stop(); // the line cleared before standard output, which may be the same terminal
     std::fputs(text.c_str(), stdout);
     return 0;

@@ -36,6 +36,9 @@ struct analysis_args {
     std::string input_format;
     std::string map, ok_if;
     std::string sweep_by;
+    std::vector<std::string> factors; // --factor NAME=REGEX (experiment/overrides.hpp)
+    std::vector<std::string> roles;   // --role NAME=ROLE
+    bool strict = false;              // --strict: a file of a folder its reader refuses is an error
     double degradation = default_degradation; // threshold knee: latency more than this share above the lowest level
     std::string sweet_spot; // grid constraints, e.g. "short.e2e.p99<=2,success_rate>=0.99"
     bool skip_bad = false;

@@ -22,6 +22,7 @@
 #include "servestat/core/progress.hpp"       // progress_state, progress_unit
 #include "servestat/core/run.hpp"            // run, run_kind, run_metadata, skipped_lines
 #include "servestat/core/run_names.hpp"      // name_runs_apart
+#include "servestat/experiment/design_view.hpp" // passed_over_input
 #include "servestat/ingest/detect.hpp"       // for_each_run, load_options, directory_listing, input_bytes
 #include "servestat/ingest/mapping_spec.hpp" // parse_mapping
 #include "servestat/stats/run_stats.hpp"     // run_stats
@@ -72,6 +73,20 @@ inline void say_passed_over(const directory_listing& listing) {
     write_stderr(text + "\n");
 }
 
+// What directories held besides runs, as the "How these runs were read" section lists them: below
+// their directory, named with it when several directories were read (bad/manifest.json).
+inline std::vector<passed_over_input> passed_over_inputs(std::span<const directory_listing> listings) {
+    std::vector<passed_over_input> out;
+    for (const auto& l : listings) {
+        auto base = std::filesystem::path(l.directory).lexically_normal();
+        if (base.filename().empty()) base = base.parent_path();
+        const auto below = listings.size() > 1 ? base.parent_path() : base;
+        for (const auto& f : l.passed_over)
+            out.push_back({std::filesystem::path(f.path).lexically_normal().lexically_relative(below).generic_string(), f.reason});
+    }
+    return out;
+}
+
 // The stage of reading `inputs` (globs expanded), when progress is counted: its total is every
 // byte for_each_input_run and the bounded readers will read (standard input: unknown, 0).
 inline void begin_reading(const analysis_args& a, std::span<const std::string> inputs) {
@@ -104,6 +119,7 @@ void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory
     load.input_format = a.input_format;
     load.read.skip_bad = a.skip_bad;
     load.read.threads = a.threads;
+    load.strict = a.strict;
     load.progress = a.progress;
     load.warn = [](const std::string& message) { write_stderr(fmt::format("servestat: warning: {}\n", message)); };
     load.listed = [listings](const directory_listing& listing) {

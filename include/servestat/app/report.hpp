@@ -30,6 +30,7 @@
 #include "servestat/ingest/detect.hpp"        // directory_listing
 #include "servestat/report/accounting.hpp"    // account_inputs, inputs_json, left_out_json, accounting_view
 #include "servestat/report/grid_view.hpp"     // grid_plots
+#include "servestat/report/how_read_view.hpp" // design_view
 #include "servestat/report/plot_file.hpp"     // plot_file
 #include "servestat/report/plots.hpp"         // run_plots, sketched_run_plots, comparison_plots, appendix_plots, plot_prefixes
 #include "servestat/report/stats_json.hpp"    // json
@@ -178,12 +179,16 @@ inline void write_runs_report(const report_args& a, const stats_options& options
         sketched_requests.push_back(in.sketched[i] ? std::optional<std::size_t>(stats.back().requests) : std::nullopt);
         sketched.push_back(in.sketched[i] ? &*in.sketched[i] : nullptr);
     }
-    const auto sweeps = analyze_sweeps(a, stats, options, ro.slo_percentile);
-    const auto grids = analyze_grids(a, stats);
+    const auto experiment = experiment_of(a, stats);
+    const auto sweeps = analyze_sweeps(a, experiment, options, ro.slo_percentile);
+    const auto grids = analyze_grids(a, experiment);
     json view = report::build_view_model(analysed, options, ro, sweeps, grids);
     view["inputs"] = detail::inputs_view(in.listings);
+    const auto passed_over = passed_over_inputs(in.listings);
+    view["how_read"] = report::design_view(experiment.design, passed_over);
+    view["stats"]["design"] = design_json(experiment.design, passed_over);
     const auto inputs = report::account_inputs(runs, cuts, sketched_requests);
-    const auto left_out = runs_left_out(a, stats, grids);
+    const auto left_out = runs_left_out(experiment, grids);
     view["stats"]["inputs"] = report::inputs_json(inputs);
     view["stats"]["left_out"] = report::left_out_json(stats, left_out);
     view["accounting"] = report::accounting_view(inputs, stats, left_out);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <algorithm> // std::count
+#include <filesystem> // std::filesystem::path
+#include <span>      // std::span
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -19,6 +21,8 @@
 #include "servestat/app/stats_text.hpp"       // format_stats_table, format_sweep_tables, format_grid_tables
 #include "servestat/app/sweeps_and_grids.hpp" // analyze_sweeps, analyze_grids
 #include "servestat/core/errors.hpp"          // usage_error
+#include "servestat/experiment/design_view.hpp" // design_text, design_json, passed_over_input
+#include "servestat/ingest/detect.hpp"        // directory_listing
 #include "servestat/core/run.hpp"             // run
 #include "servestat/report/stats_json.hpp"    // stats_document
 #include "servestat/stats/run_stats.hpp"      // analyze, run_stats, stats_options
@@ -45,8 +49,10 @@ inline run_stats bounded_stats(const classified_input& input, const stats_args& 
 
 } // namespace detail
 
-// The statistics of every run of the inputs, in input order, named apart.
-inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_options& options) {
+// The statistics of every run of the inputs, in input order, named apart; what directories held
+// besides runs goes to `listings` when given.
+inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_options& options,
+                                              std::vector<directory_listing>* listings = nullptr) {
     const std::size_t limit = memory_limit_of(a);
     std::vector<run_stats> results;
     // Inputs in order; those read whole are read together (side by side), the others one by one.
@@ -57,7 +63,7 @@ inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_o
         for_each_input_run(together, [&](run&& r, const std::optional<steady_state>& cut) {
             results.push_back(analyze(r, options));
             record_cut(results.back(), cut);
-        });
+        }, listings);
         together.logs.clear();
     };
     const auto inputs = expand_globs(a.logs);
@@ -77,15 +83,25 @@ inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_o
     return results;
 }
 
-// The JSON export of analysed runs, with the sweeps and grids among them: what `stats --json` prints.
-inline std::string stats_json_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options) {
-    return stats_document(results, options, analyze_sweeps(a, results, options, 95), analyze_grids(a, results)).dump(2) + "\n";
+// The JSON export of analysed runs, with their design and the sweeps and grids among them: what `stats --json` prints.
+inline std::string stats_json_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options,
+                                   std::span<const directory_listing> listings = {}) {
+    const auto e = experiment_of(a, results);
+    const auto sweeps = analyze_sweeps(a, e, options, 95);
+    const auto replicated = e.replicated_points();
+    return stats_document(results, options, sweeps, analyze_grids(a, e), &replicated,
+                          design_json(e.design, passed_over_inputs(listings)))
+               .dump(2) +
+           "\n";
 }
 
-// What `stats` prints without --json: each run's tables, then the sweeps' and grids'.
-inline std::string stats_table_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options) {
-    return format_stats_table(results, options.summary.percentiles, options.summary.confidence) +
-           format_sweep_tables(analyze_sweeps(a, results, options, 95)) + format_grid_tables(analyze_grids(a, results), results);
+// What `stats` prints without --json: how the runs were read, each run's tables, then the sweeps' and grids'.
+inline std::string stats_table_text(const analysis_args& a, const std::vector<run_stats>& results, const stats_options& options,
+                                    std::span<const directory_listing> listings = {}) {
+    const auto e = experiment_of(a, results);
+    return design_text(e.design, passed_over_inputs(listings)) + "\n" +
+           format_stats_table(results, options.summary.percentiles, options.summary.confidence) +
+           format_sweep_tables(analyze_sweeps(a, e, options, 95)) + format_grid_tables(analyze_grids(a, e), results);
 }
 
 } // namespace servestat::app

@@ -27,6 +27,7 @@
 #include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
 #include "servestat/experiment/roles.hpp"        // factor_role, role_by_name, user_role
 #include "servestat/stats/run_stats.hpp"         // run_stats
+#include "servestat/stats/run_validity.hpp"      // run_failed_entirely
 
 namespace servestat {
 
@@ -68,6 +69,7 @@ struct experiment_design {
     std::vector<design_point> points;          // configuration order, then ascending level
     std::vector<std::string> notes;            // what the stage decided that no factor row says
     std::vector<std::string> user_settings;    // --factor and --role as given
+    std::vector<std::size_t> failed;           // runs in which nothing completed: no measurement
     std::size_t runs = 0;
 
     const design_factor* find(std::string_view name) const {
@@ -114,6 +116,13 @@ inline bool determines(const factor& by, const factor& of) {
 }
 
 inline bool same_partition(const factor& a, const factor& b) { return determines(a, b) && determines(b, a); }
+
+inline std::size_t numeric_levels(const factor& f) {
+    std::set<double> seen;
+    for (const auto& v : f.values)
+        if (const auto n = level_number(v)) seen.insert(*n);
+    return seen.size();
+}
 
 // Consecutive whole numbers from 0 or 1: what counts repeated runs.
 inline bool counts_repeats(const factor& f) {
@@ -166,7 +175,7 @@ inline void choose_load(experiment_design& d, const design_options& o) {
     const design_factor* best = nullptr;
     std::size_t best_count = 0, best_rank = 0;
     for (const auto& f : d.factors) {
-        if (f.constant || f.reading.role != factor_role::load || !numeric_factor(f.column)) continue;
+        if (f.constant || f.reading.role != factor_role::load || !numeric_factor(f.column) || numeric_levels(f.column) < 2) continue;
         std::size_t count = 0;
         for (const auto& v : f.column.values) count += level_number(v).has_value();
         const auto rank = static_cast<std::size_t>(
@@ -175,12 +184,12 @@ inline void choose_load(experiment_design& d, const design_options& o) {
         if (count > best_count || (count == best_count && rank < best_rank))
             best = &f, best_count = count, best_rank = rank;
     }
-    if (!best) return;
-    d.load = best->column.name;
+    if (best) d.load = best->column.name;
     for (auto& f : d.factors) {
         if (f.constant || f.reading.role != factor_role::load || f.column.name == d.load || f.reading.user_set) continue;
-        if (same_partition(f.column, best->column)) f.reading = {factor_role::ignored, "the same load as " + d.load, false}, f.same_as = d.load;
-        else f.reading = {factor_role::config, "a second load parameter: it sets curves apart", false};
+        if (best && same_partition(f.column, best->column)) f.reading = {factor_role::ignored, "the same load as " + d.load, false}, f.same_as = d.load;
+        else if (best) f.reading = {factor_role::config, "a second load parameter: it sets curves apart", false};
+        else f.reading = {factor_role::config, "a load parameter with fewer than two levels: it sets runs apart", false};
     }
 }
 
@@ -192,14 +201,15 @@ inline void choose_setting_axis(experiment_design& d) {
         "output_len", "random_output_len", "osl", "batch_size", "mean_input_tokens"};
     design_factor* axis = nullptr;
     for (const auto name : preferred)
-        if (auto* f = factor_named(d, name); f && !f->constant && f->reading.role == factor_role::config && numeric_factor(f->column)) {
+        if (auto* f = factor_named(d, name);
+            f && !f->constant && f->reading.role == factor_role::config && numeric_factor(f->column) && numeric_levels(f->column) >= 3) {
             axis = f;
             break;
         }
     if (!axis) {
         std::vector<design_factor*> numeric;
         for (auto& f : d.factors)
-            if (!f.constant && f.reading.role == factor_role::config && numeric_factor(f.column) &&
+            if (!f.constant && f.reading.role == factor_role::config && numeric_factor(f.column) && numeric_levels(f.column) >= 3 &&
                 (f.column.source == factor_source::file || f.column.source == factor_source::path_tag))
                 numeric.push_back(&f);
         if (numeric.size() == 1) axis = numeric.front();
@@ -255,7 +265,8 @@ inline std::string key_of(const experiment_design& d, std::size_t run, std::init
 }
 
 // A date or id that tells apart runs alike in every setting, level and replicate index separates
-// sessions that measured the same levels again: a configuration. Otherwise it is provenance.
+// sessions that measured the same levels again: their runs are replicates of each other (when their
+// measured workloads agree: split_by_measured_workload). Otherwise it is provenance.
 inline void sessions_from_provenance(experiment_design& d) {
     for (auto& f : d.factors) {
         if (f.constant || f.reading.user_set || f.reading.role != factor_role::provenance) continue;
@@ -266,7 +277,23 @@ inline void sessions_from_provenance(experiment_design& d) {
             values.insert(f.column.values[i].dump());
             again = again || values.size() > 1;
         }
-        if (again) f.reading = {factor_role::config, "the same levels were measured again in another session; sessions are not merged", false};
+        if (again) f.reading = {factor_role::replicate, "the same levels measured again in another session", false};
+    }
+}
+
+// A run length that differs between runs of one configuration at one level (50 prompts and 100
+// prompts at c=8): such runs are not replicates of each other, so the length sets them apart.
+inline void lengths_within_a_point(experiment_design& d) {
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::length) continue;
+        std::map<std::string, std::set<std::string>> seen;
+        bool differ = false;
+        for (std::size_t i = 0; i < d.runs; ++i) {
+            auto& values = seen[key_of(d, i, {factor_role::config, factor_role::load, factor_role::replicate})];
+            values.insert(f.column.values[i].dump());
+            differ = differ || values.size() > 1;
+        }
+        if (differ) f.reading = {factor_role::config, "runs of one configuration at one level differ in it: not replicates", false};
     }
 }
 
@@ -355,6 +382,12 @@ inline std::string name_piece(const design_factor& f, const nlohmann::json& v) {
     }
 }
 
+inline std::size_t distinct_count(const factor& f) {
+    std::set<std::string> seen;
+    for (const auto& v : f.values) seen.insert(v.dump());
+    return seen.size();
+}
+
 // Configurations by their config factors, each named by the fewest of them that tell all apart.
 inline void group_configurations(experiment_design& d) {
     std::vector<const design_factor*> shown;
@@ -378,10 +411,23 @@ inline void group_configurations(experiment_design& d) {
         return names.size();
     };
     const std::size_t needed = distinct(shown);
-    for (std::size_t k = shown.size(); k-- > 0;) {
+    const auto every_named = [&](const std::vector<const design_factor*>& fs) {
+        for (const auto& c : d.configurations) {
+            bool named = false;
+            for (const auto* f : fs) named = named || !f->column.values[c.runs.front()].is_null();
+            if (!named) return false;
+        }
+        return true;
+    };
+    // The factors with the fewest values go first: the name keeps what tells the most apart.
+    std::vector<const design_factor*> by_values = shown;
+    std::stable_sort(by_values.begin(), by_values.end(), [](const design_factor* a, const design_factor* b) {
+        return distinct_count(a->column) < distinct_count(b->column);
+    });
+    for (const auto* candidate : by_values) {
         auto fewer = shown;
-        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(k));
-        if (!fewer.empty() && distinct(fewer) == needed) shown = std::move(fewer);
+        std::erase(fewer, candidate);
+        if (!fewer.empty() && distinct(fewer) == needed && (d.configurations.size() < 2 || every_named(fewer))) shown = std::move(fewer);
     }
     for (auto& c : d.configurations)
         for (const auto* f : shown)
@@ -429,11 +475,14 @@ inline experiment_design read_design(std::span<const run_stats> runs, const desi
     detail::choose_setting_axis(d);
     detail::ignore_redundant_names(d);
     detail::sessions_from_provenance(d);
+    detail::lengths_within_a_point(d);
     detail::split_by_measured_workload(d, runs, o.workload_tolerance);
     for (const auto& f : d.factors)
         if (f.reading.role == factor_role::length && !f.constant) d.lengths.push_back(f.column.name);
     detail::group_configurations(d);
     detail::collect_points(d);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (run_failed_entirely(runs[i])) d.failed.push_back(i);
     return d;
 }
 

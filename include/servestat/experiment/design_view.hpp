@@ -130,7 +130,8 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     if (!configs.empty()) {
         std::vector<std::string> names;
         for (const auto& c : d.configurations) names.push_back(c.name.empty() ? std::string("(unnamed)") : c.name);
-        out.push_back({"configurations", short_list(configs, 3) + "; named " + short_list(names)});
+        // One factor names the configurations by its values already.
+        out.push_back({"configurations", short_list(configs, 3) + (configs.size() == 1 ? "" : "; named " + short_list(names))});
     } else {
         out.push_back({"configurations", "one: nothing but the load and the replicate index differs"});
     }
@@ -144,11 +145,13 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     for (const auto& f : d.factors)
         if (!f.constant && f.reading.role == factor_role::replicate)
             replicate_factors.push_back(fmt::format("{} ({})", f.column.name, f.reading.reason));
-    if (d.replicated_points() || !replicate_factors.empty())
+    const std::string index = replicate_factors.empty() ? std::string() : "; index " + short_list(replicate_factors, 2);
+    if (d.replicated_points())
         out.push_back({"replicates", fmt::format("{} point{} with 2 to {} runs{}", d.replicated_points(),
                                                  d.replicated_points() == 1 ? "" : "s", max_replicates,
-                                                 replicate_factors.empty() ? ": runs alike in every setting and measured workload"
-                                                                           : "; index " + short_list(replicate_factors, 2))});
+                                                 index.empty() ? ": runs alike in every setting and measured workload" : index)});
+    else if (!d.points.empty())
+        out.push_back({"replicates", "none: one run per point" + index});
     std::vector<std::string> lengths;
     for (const auto& f : d.factors)
         if (!f.constant && f.reading.role == factor_role::length)
@@ -170,9 +173,12 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
         for (const auto& p : passed_over) files.push_back(fmt::format("{} ({})", p.path, p.reason));
         out.push_back({"passed over", fmt::format("{} file{}: {}", passed_over.size(), passed_over.size() == 1 ? "" : "s", short_list(files, 3))});
     }
+    if (!d.failed.empty())
+        out.push_back({"failed runs", fmt::format("{} run{} in which nothing completed: no rates or latencies to show", d.failed.size(),
+                                                  d.failed.size() == 1 ? "" : "s")});
     for (const auto& note : d.notes) out.push_back({"note", note});
     out.push_back({d.user_settings.empty() ? "to correct" : "set by you",
-                   d.user_settings.empty() ? std::string("--factor NAME=REGEX pulls a factor out of the paths; --role NAME=load|config|replicate|length|ignore sets a role")
+                   d.user_settings.empty() ? std::string("--factor NAME=REGEX pulls a factor out of the paths; --role NAME=load|config|replicate|length|provenance|ignore sets a role")
                                            : short_list(d.user_settings, 6)});
     return out;
 }
@@ -213,7 +219,7 @@ inline nlohmann::json design_json(const experiment_design& d, std::span<const pa
     }
     return {{"runs", d.runs}, {"factors", std::move(factors)}, {"constant", std::move(constant)}, {"load", std::move(load)},
             {"configurations", std::move(configurations)}, {"configuration_of", d.configuration_of},
-            {"points", std::move(points)}, {"lengths", d.lengths}, {"notes", d.notes}, {"user", d.user_settings},
+            {"points", std::move(points)}, {"lengths", d.lengths}, {"failed", d.failed}, {"notes", d.notes}, {"user", d.user_settings},
             {"passed_over", {{"count", passed_over.size()}, {"files", std::move(files)}}}};
 }
 

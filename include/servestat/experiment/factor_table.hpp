@@ -230,18 +230,43 @@ inline void add_tag_factors(factor_table& t, const std::vector<std::optional<std
     }
 }
 
-// The other words and bare numbers of one position: where every run has as many, each place where
-// they differ is a factor ("name", or "name_2" when several places differ); else the words together.
-inline void add_word_factors(factor_table& t, const std::vector<std::optional<std::vector<path_word>>>& words, std::size_t depth) {
+// A bare number in a run's name that equals one of the run's own settings is that setting written
+// again ("requests_4_tokens_1000" of a run with concurrency 4 and 1000 input tokens).
+inline bool restates_a_setting(const path_word& w, const run_metadata& m) {
+    if (w.kind != word_kind::number) return false;
+    const auto n = parse_name_number(w.text);
+    if (!n) return false;
+    for (const auto& [k, v] : m.params.items())
+        if (v.is_number() && v.get<double>() == n->get<double>()) return true;
+    return false;
+}
+
+// The free words of each run at one position (none for a run whose path is shallower), and how
+// many each run has; with `restated` false, a number that restates a setting is left out.
+inline std::vector<std::optional<std::vector<std::string>>> free_words(std::span<const run_metadata* const> runs,
+                                                                       const std::vector<std::optional<std::vector<path_word>>>& words,
+                                                                       bool restated, std::set<std::size_t>& lengths) {
     std::vector<std::optional<std::vector<std::string>>> free(words.size());
-    std::set<std::size_t> lengths;
+    lengths.clear();
     for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i]) continue;
         free[i].emplace();
         for (const auto& w : *words[i])
-            if (w.kind == word_kind::word || w.kind == word_kind::number) free[i]->push_back(w.text);
+            if ((w.kind == word_kind::word || w.kind == word_kind::number) && (restated || !restates_a_setting(w, *runs[i])))
+                free[i]->push_back(w.text);
         lengths.insert(free[i]->size());
     }
+    return free;
+}
+
+// The other words and bare numbers of one position: where every run has as many, each place where
+// they differ is a factor ("name", or "name_2" when several places differ); else, with the numbers
+// that restate a run's own settings left out, the same again, or the words together.
+inline void add_word_factors(factor_table& t, std::span<const run_metadata* const> runs,
+                             const std::vector<std::optional<std::vector<path_word>>>& words, std::size_t depth) {
+    std::set<std::size_t> lengths;
+    auto free = free_words(runs, words, true, lengths);
+    if (lengths.size() > 1) free = free_words(runs, words, false, lengths);
     const std::string position = position_name(depth);
     if (lengths.size() > 1) {
         factor f{free_name(t, position, position), factor_source::path_word, position_where(depth), {}, word_hint::none};
@@ -288,7 +313,7 @@ inline void add_path_factors(factor_table& t, std::span<const run_metadata* cons
         add_provenance_factor(t, words, d, word_kind::time);
         add_provenance_factor(t, words, d, word_kind::hash);
         add_tag_factors(t, words, d);
-        add_word_factors(t, words, d);
+        add_word_factors(t, runs, words, d);
     }
 }
 

@@ -149,6 +149,14 @@ inline bool long_tag_alone(std::string_view lower, std::size_t at, std::size_t e
     return false;
 }
 
+// Words that count repeated runs when a number follows ("run_0001", "rep2", "trial-3"): read as
+// `key=value`, so the count is a factor named by the word (a replicate index, experiment/roles.hpp).
+inline bool is_repeat_word(std::string_view lower) {
+    for (const std::string_view w : {"run", "rep", "repeat", "trial", "iteration", "iter", "attempt", "replicate"})
+        if (lower == w) return true;
+    return false;
+}
+
 } // namespace detail
 
 // The words of one name, in order. A name longer than 255 characters is one word: no file system
@@ -186,9 +194,16 @@ inline std::vector<path_word> path_words(std::string_view name) {
         } else if (detail::is_hash(token)) {
             w.kind = word_kind::hash;
         } else if (std::string letters, number; detail::split_tag(token, letters, number)) {
-            w.kind = word_kind::tag;
+            w.kind = detail::is_repeat_word(letters) && detail::all_digits(number) ? word_kind::key_value : word_kind::tag;
             w.key = letters;
             w.value = number;
+        } else if (detail::is_repeat_word(token) && end < lower.size() && detail::separates_at(lower, end)) {
+            const std::size_t next = end + 1, next_end = detail::token_end(lower, next);
+            if (next_end > next && detail::all_digits(std::string_view(lower).substr(next, next_end - next))) {
+                w = {std::string(name.substr(at, next_end - at)), word_kind::key_value, std::string(token),
+                     std::string(name.substr(next, next_end - next))};
+                end = next_end;
+            }
         }
         out.push_back(std::move(w));
         at = end;

@@ -502,6 +502,14 @@ table.sweep td { white-space: nowrap; }
 {{#digest_few_samples}}
 <p class="note">{{few_samples_note}}</p>
 {{/digest_few_samples}}
+{{#how_read}}
+<h2>How these runs were read</h2>
+<ul class="how-read">
+{{#lines}}
+<li><strong>{{heading}}</strong>: {{text}}</li>
+{{/lines}}
+</ul>
+{{/how_read}}
 {{#has_sweep_overlays}}
 <h2>Sweeps side by side</h2>
 {{#sweep_overlays}}
@@ -826,6 +834,14 @@ Short and long rows count their successful requests; rates and ok % belong to th
 
 {{few_samples_note}}
 {{/digest_few_samples}}
+{{#how_read}}
+
+## How these runs were read
+
+{{#lines}}
+- **{{heading}}**: {{text}}
+{{/lines}}
+{{/how_read}}
 
 {{#has_sweep_overlays}}
 ## Sweeps side by side

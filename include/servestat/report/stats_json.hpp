@@ -355,26 +355,33 @@ inline json to_json(const grid_analysis& a, std::span<const run_stats> runs) {
 
 } // namespace detail
 
+// `replicated` holds the experiment stage's points measured more than once (null: found here by
+// configuration and label, for callers without a design); `design` its reading, or null.
 inline json stats_document(std::span<const run_stats> runs, const stats_options& o,
-                           std::span<const sweep_analysis> sweeps = {}, std::span<const grid_analysis> grids = {}) {
+                           std::span<const sweep_analysis> sweeps = {}, std::span<const grid_analysis> grids = {},
+                           const std::vector<std::vector<std::size_t>>* replicated = nullptr, json design = nullptr) {
     json all_runs = json::array();
     for (const auto& r : runs) all_runs.push_back(to_json(r));
     json all_sweeps = json::array();
     for (const auto& s : sweeps) all_sweeps.push_back(to_json(s));
     json all_grids = json::array();
     for (const auto& g : grids) all_grids.push_back(detail::to_json(g, runs));
-    // One configuration measured again outside any sweep (sweep/replicates.hpp): its runs' spread.
+    // One configuration measured again outside any sweep: its runs' spread.
     json all_replicates = json::array();
-    for (const auto& g : find_replicate_groups(runs, sweeps)) {
+    for (const auto& g : replicated ? replicate_groups_of(runs, *replicated, sweeps) : find_replicate_groups(runs, sweeps)) {
         json labels = json::array(), between = json::object();
         for (const std::size_t i : g.runs) labels.push_back(runs[i].meta.label);
         for (const auto& [column, spread] : g.statistics) between[column] = detail::to_json(spread);
         all_replicates.push_back({{"runs", g.runs}, {"labels", std::move(labels)}, {"between_runs", std::move(between)}});
     }
-    return {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)},
-            {"runs", std::move(all_runs)}, {"sweeps", std::move(all_sweeps)}, {"grids", std::move(all_grids)},
-            {"replicates", std::move(all_replicates)},
-            {"comparisons", json::array()}};
+    json out = {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)}};
+    if (!design.is_null()) out["design"] = std::move(design);
+    out["runs"] = std::move(all_runs);
+    out["sweeps"] = std::move(all_sweeps);
+    out["grids"] = std::move(all_grids);
+    out["replicates"] = std::move(all_replicates);
+    out["comparisons"] = json::array();
+    return out;
 }
 
 } // namespace servestat

@@ -20,6 +20,18 @@
 
 namespace servestat {
 
+// A run in which nothing completed (a dead server, a model it does not serve): every request
+// failed, or its tool reports no completed request, or for a run known only by its aggregates,
+// zero throughput. Its zeros are no measurement: it is a failed run.
+inline bool run_failed_entirely(const run_stats& r) {
+    if (r.meta.kind == run_kind::arrivals) return false;
+    if (r.meta.kind == run_kind::requests && r.requests > 0) return r.ok == 0;
+    if (const auto* ok = find_reported(r.meta, "ok")) return ok->value == 0;
+    const auto* rps = find_reported(r.meta, "rps");
+    const auto* tps = find_reported(r.meta, "output_tps");
+    return (rps || tps) && (!rps || rps->value == 0) && (!tps || tps->value == 0);
+}
+
 struct validity_options {
     double early_duration_share = 0.8; // measured span below this share of the configured duration
     double early_count_share = 0.9;    // requests below this share of the configured count

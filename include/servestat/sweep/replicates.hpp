@@ -55,19 +55,41 @@ struct replicate_group {
     std::vector<std::pair<std::string, run_spread>> statistics;
 };
 
+namespace detail {
+
+inline replicate_group spread_of_group(std::span<const run_stats> runs, std::vector<std::size_t> members, double confidence) {
+    replicate_group g{std::move(members), {}, {}};
+    g.label = runs[g.runs.front()].meta.label;
+    for (const auto& column : sweep_table_columns()) {
+        std::vector<double> values;
+        for (const std::size_t i : g.runs)
+            if (const auto v = sweep_value(runs[i], column)) values.push_back(*v);
+        if (values.size() != g.runs.size()) continue;
+        if (const auto s = spread_of_runs(values, confidence)) g.statistics.emplace_back(column, *s);
+    }
+    return g;
+}
+
+inline std::vector<bool> runs_on_sweeps(std::size_t n, std::span<const sweep_analysis> sweeps) {
+    std::vector<bool> on_sweep(n, false);
+    for (const auto& s : sweeps)
+        for (const auto& p : s.curve.points) {
+            if (p.run < n) on_sweep[p.run] = true;
+            for (const std::size_t i : p.replicates)
+                if (i < n) on_sweep[i] = true;
+        }
+    return on_sweep;
+}
+
+} // namespace detail
+
 // Runs on none of `sweeps` that agree on format, workload, model and every parameter, two or more,
 // whose labels are equal or differ only in the number they end in: each such set is one configuration measured
 // again, and its spread between runs is given per column.
 inline std::vector<replicate_group> find_replicate_groups(std::span<const run_stats> runs,
                                                           std::span<const sweep_analysis> sweeps = {},
                                                           double confidence = replicate_confidence) {
-    std::vector<bool> on_sweep(runs.size(), false);
-    for (const auto& s : sweeps)
-        for (const auto& p : s.curve.points) {
-            if (p.run < runs.size()) on_sweep[p.run] = true;
-            for (const std::size_t i : p.replicates)
-                if (i < runs.size()) on_sweep[i] = true;
-        }
+    const auto on_sweep = detail::runs_on_sweeps(runs.size(), sweeps);
     std::map<std::string, std::vector<std::size_t>> by_key;
     std::vector<std::string> order;
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -78,18 +100,24 @@ inline std::vector<replicate_group> find_replicate_groups(std::span<const run_st
         it->second.push_back(i);
     }
     std::vector<replicate_group> out;
-    for (const auto& key : order) {
-        const auto& members = by_key[key];
-        if (members.size() < 2) continue;
-        replicate_group g{members, runs[members.front()].meta.label, {}};
-        for (const auto& column : sweep_table_columns()) {
-            std::vector<double> values;
-            for (const std::size_t i : members)
-                if (const auto v = sweep_value(runs[i], column)) values.push_back(*v);
-            if (values.size() != members.size()) continue;
-            if (const auto s = spread_of_runs(values, confidence)) g.statistics.emplace_back(column, *s);
-        }
-        out.push_back(std::move(g));
+    for (const auto& key : order)
+        if (by_key[key].size() >= 2) out.push_back(detail::spread_of_group(runs, by_key[key], confidence));
+    return out;
+}
+
+// The replicate groups the experiment stage found (experiment/design.hpp: the runs of one
+// configuration at one level, with the same measured workload), those on no sweep.
+inline std::vector<replicate_group> replicate_groups_of(std::span<const run_stats> runs,
+                                                        std::span<const std::vector<std::size_t>> points,
+                                                        std::span<const sweep_analysis> sweeps = {},
+                                                        double confidence = replicate_confidence) {
+    const auto on_sweep = detail::runs_on_sweeps(runs.size(), sweeps);
+    std::vector<replicate_group> out;
+    for (const auto& members : points) {
+        std::vector<std::size_t> off;
+        for (const std::size_t i : members)
+            if (!on_sweep[i]) off.push_back(i);
+        if (off.size() >= 2) out.push_back(detail::spread_of_group(runs, std::move(off), confidence));
     }
     return out;
 }
