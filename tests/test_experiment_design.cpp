@@ -74,7 +74,13 @@ TEST_CASE("path words: grammar tags, key=value, dates, ids, unknown tags, number
     CHECK((w[6].kind == word_kind::time && w[6].text == "20250721_003902"));
     CHECK(w[7].kind == word_kind::hash);
     CHECK(w[8].kind == word_kind::number);
-    CHECK(path_words("concurrency_16")[0].kind == word_kind::grammar);
+    const auto spelled = path_words("concurrency_16");
+    REQUIRE(spelled.size() == 1);
+    CHECK((spelled[0].kind == word_kind::grammar && spelled[0].text == "concurrency_16"));
+    // A rate the grammar does not take ("output" is no output length of 0.5) stays a word and a number.
+    const auto lmbench = path_words("LMBench_long_input_output_0.5");
+    REQUIRE(lmbench.size() == 5);
+    CHECK((lmbench[3].kind == word_kind::word && lmbench[4].kind == word_kind::number));
     CHECK(path_words("2025-07-21")[0].kind == word_kind::time);
     const auto numbered = path_words("run_0002");
     REQUIRE(numbered.size() == 1);
@@ -226,6 +232,20 @@ TEST_CASE("where no load varies, the workload size that does is the x axis, and 
     bool said = false;
     for (const auto& l : lines) said = said || (l.heading == "x axis" && l.text.find("not a load") != std::string::npos);
     CHECK(said);
+}
+
+TEST_CASE("names of unequal length are aligned by their ends: a trailing rate is never merged away") {
+    std::vector<run_stats> runs;
+    for (const char* workload : {"LMBench_long_input_output_", "LMBench_sharegpt_output_"})
+        for (const char* rate : {"0.5", "1.25", "3.25"}) runs.push_back(run_at("vllm", std::string(workload) + rate + ".csv"));
+    const auto d = read_design(runs);
+    CHECK(factor_of(d, "name_1").column.values[0] == "LMBench-long-input");
+    CHECK(factor_of(d, "name_3").column.values[1] == 1.25);
+    CHECK(d.configurations.size() == 6); // an unknown number is a configuration until --role says it is the load
+    CHECK(d.replicated_points() == 0);
+    const auto corrected = read_design(runs, {.roles = {{"name_3", factor_role::load}}});
+    CHECK(corrected.load == "name_3");
+    CHECK(corrected.configurations.size() == 2);
 }
 
 TEST_CASE("numbered run folders are replicates of one configuration (AIPerf's profile_runs/run_0001)") {

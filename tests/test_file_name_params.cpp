@@ -65,6 +65,9 @@ TEST_CASE("SGLang result names give prompts, input and output lengths and concur
 TEST_CASE("the grammar ignores case and splits at '.', '/' and spaces, but keeps a decimal point") {
     CHECK(params_from_file_name("Run_TP2_Conc4") == json{{"tensor_parallel_size", 2}, {"concurrency", 4}});
     CHECK(params_from_file_name("bench.qps2.5.bs32") == json{{"request_rate", 2.5}, {"batch_size", 32}});
+    // Only a rate or a scale is a fraction: LMBench's "…_output_0.1" names a rate of 0.1, no output length.
+    CHECK(params_from_file_name("LMBench_long_input_output_0.1") == json::object());
+    CHECK(params_from_file_name("LMBench_short_input_qps9.5") == json{{"request_rate", 9.5}});
     CHECK(params_from_file_name("pp2 dp4/rate10") ==
           json{{"pipeline_parallel_size", 2}, {"data_parallel_size", 4}, {"request_rate", 10}});
     CHECK(params_from_file_name("rps5") == json{{"request_rate", 5}});

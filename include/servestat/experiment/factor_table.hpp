@@ -259,26 +259,45 @@ inline std::vector<std::optional<std::vector<std::string>>> free_words(std::span
     return free;
 }
 
+// Names with as many words differ in place (LMBench_long_input_output_0.5 beside
+// LMBench_sharegpt_output_3.25): the words at their ends that are equal, or numbers, in every name
+// stay places of their own; what comes before them is one word, joined ("LMBench-long-input").
+inline void align_by_their_ends(std::vector<std::optional<std::vector<std::string>>>& free, std::set<std::size_t>& lengths) {
+    const std::size_t shortest = *lengths.begin();
+    std::size_t ends = 0;
+    for (; ends < shortest; ++ends) {
+        std::set<std::string> seen;
+        bool numbers = true;
+        for (const auto& ws : free)
+            if (ws) {
+                const std::string& w = (*ws)[ws->size() - 1 - ends];
+                seen.insert(w);
+                numbers = numbers && is_decimal(w);
+            }
+        if (seen.size() > 1 && !numbers) break;
+    }
+    if (ends == shortest && ends > 0) --ends; // something is left to join
+    for (auto& ws : free) {
+        if (!ws) continue;
+        std::string joined;
+        for (std::size_t k = 0; k + ends < ws->size(); ++k) joined.append(joined.empty() ? "" : "-").append((*ws)[k]);
+        std::vector<std::string> aligned{joined};
+        aligned.insert(aligned.end(), ws->end() - static_cast<std::ptrdiff_t>(ends), ws->end());
+        *ws = std::move(aligned);
+    }
+    lengths = {ends + 1};
+}
+
 // The other words and bare numbers of one position: where every run has as many, each place where
 // they differ is a factor ("name", or "name_2" when several places differ); else, with the numbers
-// that restate a run's own settings left out, the same again, or the words together.
+// that restate a run's own settings left out, the same again, or aligned by their ends.
 inline void add_word_factors(factor_table& t, std::span<const run_metadata* const> runs,
                              const std::vector<std::optional<std::vector<path_word>>>& words, std::size_t depth) {
     std::set<std::size_t> lengths;
     auto free = free_words(runs, words, true, lengths);
     if (lengths.size() > 1) free = free_words(runs, words, false, lengths);
     const std::string position = position_name(depth);
-    if (lengths.size() > 1) {
-        factor f{free_name(t, position, position), factor_source::path_word, position_where(depth), {}, word_hint::none};
-        for (const auto& ws : free) {
-            std::string joined;
-            if (ws)
-                for (const auto& w : *ws) joined.append(joined.empty() ? "" : "-").append(w);
-            f.values.push_back(ws ? word_value(joined) : nlohmann::json());
-        }
-        add_if_varying(t, std::move(f));
-        return;
-    }
+    if (lengths.size() > 1) align_by_their_ends(free, lengths);
     const std::size_t n = lengths.empty() ? 0 : *lengths.begin();
     std::vector<std::size_t> differing;
     for (std::size_t k = 0; k < n; ++k) {

@@ -185,10 +185,10 @@ inline std::vector<path_word> path_words(std::string_view name) {
             w.value = w.text.substr(eq + 1);
         } else if (detail::read_name_tag(lower, at)) {
             w.kind = word_kind::grammar;
-        } else if (detail::long_tag_alone(lower, at, end) && end < lower.size() &&
-                   detail::number_token_at(lower, end + 1)) {
-            end = detail::token_end(lower, end + 1);
-            w = {std::string(name.substr(at, end - at)), word_kind::grammar, {}, {}};
+            if (detail::long_tag_alone(lower, at, end) && end < lower.size()) { // "concurrency_16": the number too
+                end = detail::token_end(lower, end + 1);
+                w.text = std::string(name.substr(at, end - at));
+            }
         } else if (detail::is_decimal(token)) {
             w.kind = word_kind::number;
         } else if (detail::is_hash(token)) {

@@ -467,6 +467,8 @@ inline std::string run_fingerprint(const run& r) {
     // copy saved under another name (a console log of two runs beside each run's own log), with every
     // setting and value equal to the bit, is still the same measurement. A log's own label stays.
     const std::string label = r.meta.kind == run_kind::summary ? std::string() : r.meta.label;
+    // A log without one request (a header only: nothing completed) has nothing to be a copy of.
+    if (r.meta.kind == run_kind::requests && r.requests.size() == 0) return "empty|" + r.meta.source.path;
     std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, label, r.meta.model,
                                   r.meta.params.dump(), r.requests.size(), ok, sent, end, to_string(r.meta.kind));
     for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);

@@ -111,18 +111,25 @@ using name_param = std::pair<std::string_view, nlohmann::json>;
 
 // A tag + number at the token starting at `at`: "concurrency16", "conc16", "cc8", "concurrency_16"
 // (long tags only), "qps2.5", or vLLM's "10.0qps" with the rate first.
+// Only a rate or a scale can be a fraction: "output_0.1" is no output length of a tenth of a token
+// (LMBench names its files by their rate, "LMBench_long_input_output_0.1").
+inline bool fits_param(std::string_view param, const nlohmann::json& v) {
+    return v.is_number_integer() || param == "request_rate" || param == "scale";
+}
+
 inline std::optional<name_param> read_name_tag(std::string_view name, std::size_t at) {
     const std::string_view rest = name.substr(at);
     for (const auto& tag : long_tags) {
         if (!rest.starts_with(tag.prefix)) continue;
         const std::size_t number_at = at + tag.prefix.size();
-        if (auto v = number_token_at(name, number_at)) return name_param{tag.param, *v};
+        if (auto v = number_token_at(name, number_at); v && fits_param(tag.param, *v)) return name_param{tag.param, *v};
         if (number_at < name.size() && (name[number_at] == '_' || name[number_at] == '-'))
-            if (auto v = number_token_at(name, number_at + 1)) return name_param{tag.param, *v};
+            if (auto v = number_token_at(name, number_at + 1); v && fits_param(tag.param, *v)) return name_param{tag.param, *v};
     }
     for (const auto& tag : short_tags)
         if (rest.starts_with(tag.prefix))
-            if (auto v = number_token_at(name, at + tag.prefix.size())) return name_param{tag.param, *v};
+            if (auto v = number_token_at(name, at + tag.prefix.size()); v && fits_param(tag.param, *v))
+                return name_param{tag.param, *v};
     const std::string_view token = name.substr(at, token_end(name, at) - at);
     if (token == "infqps" || token == "qpsinf" || token == "rateinf") return name_param{"request_rate", "inf"};
     if (token.ends_with("qps"))
