@@ -165,6 +165,13 @@ TEST_CASE("bad mlcommons/endpoints input names the file, line and field", "[mlco
         const temp_file f(issued("a", 50) + R"({"event_type":"sample.complete","timestamp_ns":10,"sample_uuid":"a"})" "\n");
         CHECK(servestat::test::read_error(servestat::mlcommons_endpoints_format, f.path()).field() == "timestamp_ns");
     }
+    SECTION("a chunk before the sample's previous chunk (its gap would be negative; found by fuzz_mlcommons_endpoints)") {
+        const temp_file f(issued("a", 5) + R"({"event_type":"sample.recv_first","timestamp_ns":40,"sample_uuid":"a"})" "\n" +
+                          R"({"event_type":"sample.recv_non_first","timestamp_ns":30,"sample_uuid":"a"})" "\n");
+        const auto e = servestat::test::read_error(servestat::mlcommons_endpoints_format, f.path());
+        CHECK(e.line() == 3);
+        CHECK(e.field() == "timestamp_ns");
+    }
     SECTION("skip_bad skips the bad line") {
         const temp_file f(issued("a", 5) + "{not json\n" + issued("b", 7));
         servestat::read_options o;

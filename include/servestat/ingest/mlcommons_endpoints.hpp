@@ -152,6 +152,8 @@ inline void read_endpoints_line(const nlohmann::json& line, const json_place& pl
     if (ts < s.issued_ns) place.fail("timestamp_ns", "before sample " + uuid + " was issued");
     if (kind == endpoints_event::recv) {
         if (s.complete_ns) place.fail("event_type", "a chunk of sample " + uuid + " after its completion");
+        if (!s.recv_ns.empty() && ts < s.recv_ns.back()) // its gap would be negative
+            place.fail("timestamp_ns", "a chunk of sample " + uuid + " before its previous chunk");
         s.recv_ns.push_back(ts);
     } else if (kind == endpoints_event::error) {
         if (s.error.empty()) s.error = endpoints_error_text(data);
