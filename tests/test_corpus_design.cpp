@@ -38,7 +38,7 @@ const std::map<std::string, std::string> known_misreadings = {
     {"inference-perf-kubecon-variants", "each stage of a variant's sweep is read as a configuration of its own (42, not 6); the summary reports are not passed over"},
     {"inferencex-rocmteam-kimik25-b200", "agg_bmk.json's records and summary.csv are read as runs beside the files they were gathered from"},
     {"inferencex-rocmteam-qwen35-sessions", "agg_bmk.json's records are read as runs beside the files they were gathered from"},
-    {"inferencex-token-position-slo", "every file is a configuration of its own (169, not 36): a word of the names that varies per run is taken for a setting"},
+    {"inferencex-token-position-slo", "every file is a configuration of its own (169, not 36): the vLLM reader takes the files' unitless statistics (median_e2el, p99_ttft, …) for settings"},
     {"lmbench-llm-d-8b-2replicas-workloads", "the rate ending the names (…_output_0.5) is a bare number: a configuration word until --role names it the load"},
     {"lmbench-llm-d-8b-long-input-high-low", "the rate ending the names is a bare number: a configuration word; the low-qps and high-qps sessions are not joined"},
     {"lmbench-llm-d-exp2-70b", "the sharegpt files' rate (…_output_6.5) is a bare number, read as a configuration word; only the qps-tagged files have a rate"},
