@@ -387,6 +387,20 @@ TEST_CASE("a result with no per-request arrays at all is a summary run") {
     CHECK(has_note(runs[0], "only vLLM's own aggregates"));
 }
 
+// InferenceX's token-position sweep rewrote vLLM's results with statistics in seconds and no unit
+// in their keys (median_ttft, p99_e2el): had they been settings, every run would be a configuration.
+TEST_CASE("statistics written without a unit (median_ttft, p99_e2el) are no settings") {
+    const auto runs = read_text(edited([](json& o) {
+        o["median_ttft"] = 3.14;
+        o["p99_e2el"] = 30.1;
+        o["std_tpot"] = 0.01;
+        o["median_prompt"] = "kept"; // not a vLLM metric: a setting as before
+    }, no_detail));
+    REQUIRE(runs.size() == 1);
+    for (const char* key : {"median_ttft", "p99_e2el", "std_tpot"}) CHECK_FALSE(runs[0].meta.params.contains(key));
+    CHECK(runs[0].meta.params.contains("median_prompt"));
+}
+
 TEST_CASE("with no completed request vLLM's placeholder statistics are not reported") {
     const auto runs = read_text(edited([](json& o) { o["completed"] = 0; }));
     CHECK_FALSE(reported(runs[0], "ttft.mean"));

@@ -234,10 +234,14 @@ inline bool is_vllm_summary_key(std::string_view key) {
     if (key.ends_with("_avg_decoded_tokens_per_iter")) return true; // TensorRT-LLM's mean_/std_/p99_... of it
     for (const std::string_view prefix : {"probe_", "spec_decode_", "diffusion_"})
         if (key.starts_with(prefix)) return true;
-    if (!key.ends_with("_ms")) return false;
-    for (const std::string_view prefix : {"mean_", "median_", "std_"})
-        if (key.starts_with(prefix)) return true;
-    return key.size() > 1 && key[0] == 'p' && std::isdigit(static_cast<unsigned char>(key[1]));
+    const bool statistic = key.starts_with("mean_") || key.starts_with("median_") || key.starts_with("std_") ||
+                           (key.size() > 1 && key[0] == 'p' && std::isdigit(static_cast<unsigned char>(key[1])));
+    if (!statistic) return false;
+    if (key.ends_with("_ms")) return true;
+    // Scripts that rewrite vLLM's results keep its statistics without a unit ("median_ttft",
+    // "p99_e2el" in seconds): aggregates still, never settings that tell runs apart.
+    const std::string_view metric = key.substr(key.find('_') + 1);
+    return std::any_of(vllm_metrics.begin(), vllm_metrics.end(), [&](const auto& m) { return metric == m.first; });
 }
 
 inline void add_vllm_value(run_metadata& meta, const nlohmann::json& object, std::string_view key, std::string name,
