@@ -37,20 +37,8 @@ const fs::path corpus = SERVESTAT_CORPUS_DIR;
 // Sets whose design servestat does not read as their authors describe yet, and what is wrong.
 const std::map<std::string, std::string> known_misreadings = {
     {"csv-table-inferencex-multiturn-offload", "the table's load column is named bs: read as a setting, and every row a configuration"},
-    {"inference-perf-kubecon-variants", "each stage of a variant's sweep is read as a configuration of its own (42, not 6); the summary reports are not passed over"},
     {"inferencex-rocmteam-kimik25-b200", "agg_bmk.json's records and summary.csv are read as runs beside the files they were gathered from"},
     {"inferencex-rocmteam-qwen35-sessions", "agg_bmk.json's records are read as runs beside the files they were gathered from"},
-    {"lmbench-llm-d-8b-2replicas-workloads", "the rate ending the names (…_output_0.5) is a bare number: a configuration word until --role names it the load"},
-    {"lmbench-llm-d-8b-long-input-high-low", "the rate ending the names is a bare number: a configuration word; the low-qps and high-qps sessions are not joined"},
-    {"lmbench-llm-d-exp2-70b", "the sharegpt files' rate (…_output_6.5) is a bare number, read as a configuration word; only the qps-tagged files have a rate"},
-    {"lmbench-llm-d-exp3-h100-router", "the rate is not found as the load; an output length of the names is taken for the x axis"},
-    {"lmbench-llm-d-exp4-llama4-tp4", "the rate is not found as the load; an output length of the names is taken for the x axis"},
-    {"lmbench-llm-d-k8s-70b-sessions", "the rate ending the sharegpt names is a bare number, read as a configuration word"},
-    {"lmbench-llm-d-k8s-8b-lmcache", "the rate ending the names (…_output_0.1) is a bare number: a configuration word until --role names it the load"},
-    {"mlperf-loadgen-amd-v41", "each configuration's one target_qps is read as a load axis across configurations"},
-    {"mlperf-loadgen-cisco-v41-gptj", "each configuration's one target_qps is read as a load axis across configurations"},
-    {"mlperf-loadgen-neuralmagic-v41", "each configuration's one target_qps is read as a load axis across configurations"},
-    {"mlperf-loadgen-nvidia-v41-llm", "target_qps read as a load axis; ranging and run_1 are not read as replicates"},
 };
 
 // A glob of the expectations (`*` within a path part, `**` across parts) as a regular expression.

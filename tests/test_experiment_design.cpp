@@ -257,6 +257,69 @@ TEST_CASE("numbered run folders are replicates of one configuration (AIPerf's pr
     CHECK(d.replicated_points() == 1);
 }
 
+TEST_CASE("a number ending the names is the request rate where the runs' send rates confirm it") {
+    // LMBench's names: the rate after "output_" (read as an output length when whole) or "qps".
+    std::vector<run_stats> runs;
+    for (const double rate : {0.5, 1.0, 2.0, 4.0}) {
+        const std::string text = rate == 0.5 ? "0.5" : std::to_string(static_cast<int>(rate));
+        runs.push_back(run_at("r", "LMBench_sharegpt_output_" + text + ".csv", json::object(), 1148, 250));
+        runs.back().send_rate = rate * 1.02;
+        runs.push_back(run_at("r", "LMBench_short_input_qps" + text + ".csv", json::object(), 100, 20));
+        runs.back().send_rate = rate * 0.97;
+    }
+    const auto d = read_design(runs);
+    CHECK(d.load == "request_rate");
+    CHECK(factor_of(d, "request_rate").column.values[0] == 0.5);
+    CHECK(factor_of(d, "output_len").reading.role == factor_role::ignored);
+    CHECK(d.configurations.size() == 2);
+    CHECK(configuration_names(d) == std::vector<std::string>{"LMBench-sharegpt-output", "LMBench-short-input-qps"});
+    CHECK(d.points.size() == 8);
+
+    // Where the requests went out at other rates the names' numbers stay what the grammar says.
+    for (auto& r : runs) r.send_rate = 7.0;
+    const auto unconfirmed = read_design(runs);
+    CHECK(unconfirmed.find("output_len")->reading.role != factor_role::ignored);
+    for (const auto& note : unconfirmed.notes) CHECK(note.find("send") == std::string::npos);
+}
+
+TEST_CASE("a word before the load's name (low-qps, high-qps) names sessions of one sweep") {
+    std::vector<run_stats> runs;
+    for (const char* rate : {"0.1", "0.3", "0.5"}) runs.push_back(run_at("r", std::string("long-input-low-qps/vllm/rate_") + rate + ".csv"));
+    for (const char* rate : {"0.5", "1", "2"}) runs.push_back(run_at("r", std::string("long-input-high-qps/vllm/rate_") + rate + ".csv"));
+    const auto d = read_design(runs);
+    CHECK(d.load == "request_rate");
+    CHECK(factor_of(d, "folder2").reading.role == factor_role::replicate);
+    CHECK(d.configurations.size() == 1);
+    CHECK(d.replicated_points() == 1); // 0.5, measured in both sessions
+}
+
+TEST_CASE("a load set once for each configuration is no load axis") {
+    // MLPerf: each system is measured at its own tuned target rate.
+    std::vector<run_stats> runs;
+    runs.push_back(run_at("r", "sysA/Server/run_1/summary.txt", {{"request_rate", 8.6}}));
+    runs.push_back(run_at("r", "sysB/Server/run_1/summary.txt", {{"request_rate", 73.5}}));
+    runs.push_back(run_at("r", "sysC/Server/run_1/summary.txt", {{"request_rate", 76}}));
+    const auto d = read_design(runs);
+    CHECK(d.load.empty());
+    CHECK(factor_of(d, "request_rate").reading.role == factor_role::config);
+    CHECK(d.configurations.size() == 3);
+    // One configuration measured at two rates makes the rate a load again.
+    runs.push_back(run_at("r", "sysA/Server/run_1/again.txt", {{"request_rate", 10}}));
+    runs.back().meta.source.name_parts.front() = "summary";
+    CHECK(read_design(runs).load == "request_rate");
+}
+
+TEST_CASE("a word where the other runs have their replicate index is another measurement of the point") {
+    // MLPerf's power runs: performance/ranging beside the scored performance/run_1.
+    std::vector<run_stats> runs;
+    for (const char* sys : {"sysA", "sysB"}) runs.push_back(run_at("r", std::string(sys) + "/Offline/performance/run_1/summary.txt"));
+    runs.push_back(run_at("r", "sysB/Offline/performance/ranging/summary.txt"));
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 2);
+    CHECK(d.replicated_points() == 1);
+    CHECK(factor_of(d, "folder5").reading.role == factor_role::replicate); // r/ is folder 1
+}
+
 TEST_CASE("--role and --factor correct the reading, and say they did") {
     std::vector<run_stats> runs;
     for (const char* shape : {"short", "long"})

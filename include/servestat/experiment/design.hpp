@@ -25,6 +25,7 @@
 #include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/core/run_names.hpp"          // detail::param_in_name, detail::short_model_name
 #include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
+#include "servestat/experiment/measured_load.hpp" // read_rate_in_names
 #include "servestat/experiment/roles.hpp"        // factor_role, role_by_name, user_role
 #include "servestat/stats/run_stats.hpp"         // run_stats
 #include "servestat/stats/run_validity.hpp"      // run_failed_entirely
@@ -162,6 +163,69 @@ inline design_factor* factor_named(experiment_design& d, std::string_view name) 
     return nullptr;
 }
 
+// Whether a path's word writes the run's level in it ("qwen-16" of a run at concurrency 16).
+inline bool restates_the_level(const factor& load, const factor& word) {
+    if (word.source != factor_source::path_word && word.source != factor_source::path_tag) return false;
+    bool any = false;
+    for (std::size_t i = 0; i < load.values.size(); ++i) {
+        const auto& v = word.values[i];
+        if (v.is_null() || load.values[i].is_null()) continue;
+        const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        if (text.find(load.values[i].is_string() ? load.values[i].get<std::string>() : load.values[i].dump()) == std::string::npos) return false;
+        any = true;
+    }
+    return any;
+}
+
+// Whether a number of the names counts the steps of a sweep in the order of its load (inference-perf's
+// stage_0, stage_1, … at rising rates): within each configuration that the other config factors
+// tell apart, a higher number is always a higher level.
+inline bool indexes_the_level(const experiment_design& d, const factor& load, const design_factor& word) {
+    if ((word.column.source != factor_source::path_word && word.column.source != factor_source::path_tag) || !numeric_factor(word.column))
+        return false;
+    std::map<std::string, std::vector<std::pair<double, double>>> steps; // configuration → (number, level)
+    for (std::size_t i = 0; i < d.runs; ++i) {
+        const auto n = level_number(word.column.values[i]), level = level_number(load.values[i]);
+        if (!n || !level) return false;
+        std::string key;
+        for (const auto& f : d.factors)
+            if (&f != &word && !f.constant && f.reading.role == factor_role::config && f.column.name != load.name)
+                key.append(f.column.values[i].dump()).append("\n");
+        steps[key].emplace_back(*n, *level);
+    }
+    bool stepped = false;
+    for (auto& [key, s] : steps) {
+        std::sort(s.begin(), s.end());
+        for (std::size_t k = 1; k < s.size(); ++k)
+            if (!(s[k].first > s[k - 1].first && s[k].second > s[k - 1].second)) return false;
+        stepped = stepped || s.size() > 1;
+    }
+    return stepped;
+}
+
+inline bool says_the_level(const experiment_design& d, const factor& load, const design_factor& f) {
+    return restates_the_level(load, f.column) || indexes_the_level(d, load, f);
+}
+
+// Whether some configuration was measured at two or more levels of `load`: only then is it swept.
+// A load set once for each configuration (MLPerf's tuned target_qps of each system; two workloads
+// each run at its own concurrency) draws no curve. A name word that writes the level is the level,
+// not a configuration.
+inline bool swept_within_a_configuration(const experiment_design& d, const design_factor& load) {
+    std::vector<const design_factor*> configs;
+    for (const auto& f : d.factors)
+        if (&f != &load && !f.constant && f.reading.role == factor_role::config && !says_the_level(d, load.column, f))
+            configs.push_back(&f);
+    std::map<std::string, std::set<std::string>> levels;
+    for (std::size_t i = 0; i < d.runs; ++i) {
+        if (!level_number(load.column.values[i])) continue;
+        std::string key;
+        for (const auto* f : configs) key.append(f->column.values[i].dump()).append("\n");
+        if (auto& seen = levels[key]; seen.insert(load.column.values[i].dump()).second && seen.size() > 1) return true;
+    }
+    return false;
+}
+
 // The x axis: --sweep-by, else the varying load factor most runs have (the earlier name on a tie);
 // the other varying loads are the same load said twice (ignored) or set curves apart (config).
 inline void choose_load(experiment_design& d, const design_options& o) {
@@ -176,6 +240,7 @@ inline void choose_load(experiment_design& d, const design_options& o) {
     std::size_t best_count = 0, best_rank = 0;
     for (const auto& f : d.factors) {
         if (f.constant || f.reading.role != factor_role::load || !numeric_factor(f.column) || numeric_levels(f.column) < 2) continue;
+        if (!f.reading.user_set && !swept_within_a_configuration(d, f)) continue;
         std::size_t count = 0;
         for (const auto& v : f.column.values) count += level_number(v).has_value();
         const auto rank = static_cast<std::size_t>(
@@ -185,10 +250,16 @@ inline void choose_load(experiment_design& d, const design_options& o) {
             best = &f, best_count = count, best_rank = rank;
     }
     if (best) d.load = best->column.name;
+    for (auto& f : d.factors)
+        if (best && &f != best && !f.constant && !f.reading.user_set && f.reading.role == factor_role::config &&
+            says_the_level(d, best->column, f))
+            f.reading = {factor_role::ignored, "writes or counts the level of " + d.load + " in the names", false}, f.same_as = d.load;
     for (auto& f : d.factors) {
         if (f.constant || f.reading.role != factor_role::load || f.column.name == d.load || f.reading.user_set) continue;
         if (best && same_partition(f.column, best->column)) f.reading = {factor_role::ignored, "the same load as " + d.load, false}, f.same_as = d.load;
         else if (best) f.reading = {factor_role::config, "a second load parameter: it sets curves apart", false};
+        else if (numeric_levels(f.column) >= 2)
+            f.reading = {factor_role::config, "a load set once for each configuration, never swept within one: no curve", false};
         else f.reading = {factor_role::config, "a load parameter with fewer than two levels: it sets runs apart", false};
     }
 }
@@ -210,11 +281,12 @@ inline void choose_setting_axis(experiment_design& d) {
         std::vector<design_factor*> numeric;
         for (auto& f : d.factors)
             if (!f.constant && f.reading.role == factor_role::config && numeric_factor(f.column) && numeric_levels(f.column) >= 3 &&
-                (f.column.source == factor_source::file || f.column.source == factor_source::path_tag))
+                (f.column.source == factor_source::file || f.column.source == factor_source::path_tag) &&
+                !is_load_factor_name(f.column.name)) // a load set once per configuration stays a setting of each
                 numeric.push_back(&f);
         if (numeric.size() == 1) axis = numeric.front();
     }
-    if (!axis) return;
+    if (!axis || !swept_within_a_configuration(d, *axis)) return;
     axis->reading = {factor_role::load, "no load parameter varies and " + axis->column.name +
                                             " does: it is the curves' x axis, not a load", false};
     d.load = axis->column.name;
@@ -252,6 +324,27 @@ inline void check_trailing_numbers(experiment_design& d) {
         if (!f.reading.user_set && f.column.hint == word_hint::trailing_number && f.reading.role == factor_role::replicate &&
             !counts_repeats(f.column))
             f.reading = {factor_role::config, "a number ending the file names that does not count repeats (not 0, 1, … or 1, 2, …)", false};
+}
+
+inline bool no_word(const nlohmann::json& v) { return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty()); }
+
+// A word in the place where the other runs have their replicate index (MLPerf's performance/ranging
+// beside performance/run_1): each run has one or the other, so the word names another measurement
+// of the same point, not a configuration.
+inline void words_in_the_replicate_place(experiment_design& d) {
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::config || f.column.source != factor_source::path_word) continue;
+        for (const auto& index : d.factors) {
+            if (index.constant || index.reading.role != factor_role::replicate || index.column.where != f.column.where) continue;
+            bool one_or_other = true;
+            for (std::size_t i = 0; i < d.runs && one_or_other; ++i)
+                one_or_other = no_word(f.column.values[i]) != no_word(index.column.values[i]);
+            if (!one_or_other) continue;
+            f.reading = {factor_role::replicate, "a word where the other runs have their replicate index (" + index.column.name +
+                                                     "): another measurement of the same point", false};
+            break;
+        }
+    }
 }
 
 inline std::string key_of(const experiment_design& d, std::size_t run, std::initializer_list<factor_role> roles) {
@@ -419,10 +512,12 @@ inline void group_configurations(experiment_design& d) {
         }
         return true;
     };
-    // The factors with the fewest values go first: the name keeps what tells the most apart.
+    // Numbers go first, then the factors with the fewest values: the name keeps words where words
+    // tell the configurations apart ("8xMI300X_2xEPYC-TURIN · Server", not "samples_per_query=1"),
+    // and what tells the most apart.
     std::vector<const design_factor*> by_values = shown;
     std::stable_sort(by_values.begin(), by_values.end(), [](const design_factor* a, const design_factor* b) {
-        return distinct_count(a->column) < distinct_count(b->column);
+        return std::pair(!numeric_factor(a->column), distinct_count(a->column)) < std::pair(!numeric_factor(b->column), distinct_count(b->column));
     });
     for (const auto* candidate : by_values) {
         auto fewer = shown;
@@ -460,17 +555,25 @@ inline void collect_points(experiment_design& d) {
 inline experiment_design read_design(std::span<const run_stats> runs, const design_options& o = {}) {
     experiment_design d;
     d.runs = runs.size();
+    std::vector<run_metadata> read_as;
+    for (const auto& r : runs) read_as.push_back(r.meta);
+    const rate_in_names rate = read_rate_in_names(runs, read_as, !o.factors.empty());
     std::vector<const run_metadata*> metas;
-    for (const auto& r : runs) metas.push_back(&r.meta);
+    for (const auto& m : read_as) metas.push_back(&m);
     for (auto& f : build_factor_table(metas, o.factors).factors) {
         design_factor df{std::move(f), {}, false, {}};
         df.reading = role_by_name(df.column);
+        if (std::find(rate.replaced.begin(), rate.replaced.end(), df.column.name) != rate.replaced.end())
+            df.reading = {factor_role::ignored, "its number in the names is the request rate, as the runs' send rate shows", false},
+            df.same_as = "request_rate";
         df.constant = !df.column.varies();
         d.factors.push_back(std::move(df));
     }
+    if (rate.confirmed) d.notes.push_back(rate.note);
     for (const auto& u : o.factors) d.user_settings.push_back("--factor " + u.name + "=" + u.pattern);
     detail::apply_user_roles(d, o);
     detail::check_trailing_numbers(d);
+    detail::words_in_the_replicate_place(d);
     detail::choose_load(d, o);
     detail::choose_setting_axis(d);
     detail::ignore_redundant_names(d);

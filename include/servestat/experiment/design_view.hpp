@@ -147,8 +147,9 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
             replicate_factors.push_back(fmt::format("{} ({})", f.column.name, f.reading.reason));
     const std::string index = replicate_factors.empty() ? std::string() : "; index " + short_list(replicate_factors, 2);
     if (d.replicated_points())
-        out.push_back({"replicates", fmt::format("{} point{} with 2 to {} runs{}", d.replicated_points(),
-                                                 d.replicated_points() == 1 ? "" : "s", max_replicates,
+        out.push_back({"replicates", fmt::format("{} point{} with {} runs{}", d.replicated_points(),
+                                                 d.replicated_points() == 1 ? "" : "s",
+                                                 max_replicates == 2 ? "2" : fmt::format("2 to {}", max_replicates),
                                                  index.empty() ? ": runs alike in every setting and measured workload" : index)});
     else if (!d.points.empty())
         out.push_back({"replicates", "none: one run per point" + index});

@@ -42,7 +42,7 @@ inline const char* to_string(factor_source s) noexcept {
 
 // What a word of a path says, as far as names tell: a time, an id or what sits at the end of a
 // file name (a number there often counts repeated runs).
-enum class word_hint { none, time, id, trailing_number };
+enum class word_hint { none, time, id, trailing_number, load_range };
 
 struct factor {
     std::string name;
@@ -318,6 +318,8 @@ inline void add_word_factors(factor_table& t, std::span<const run_metadata* cons
             numbers = numbers && (!ws || is_decimal((*ws)[k]));
         }
         if (depth == 0 && k + 1 == n && numbers) f.hint = word_hint::trailing_number;
+        if (!numbers && k + 1 < n && std::all_of(free.begin(), free.end(), [&](const auto& ws) { return !ws || is_load_word(lower_case((*ws)[k + 1])); }))
+            f.hint = word_hint::load_range; // "low-qps", "high-qps"
         add_if_varying(t, std::move(f));
     }
 }

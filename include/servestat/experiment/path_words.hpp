@@ -157,6 +157,14 @@ inline bool is_repeat_word(std::string_view lower) {
     return false;
 }
 
+// A load named as a word ("…-low-qps", "high_concurrency"): the word before it says which range
+// of the load a session covered.
+inline bool is_load_word(std::string_view lower) {
+    for (const std::string_view w : {"qps", "rps", "rate", "rates", "concurrency", "conc", "users", "load"})
+        if (lower == w) return true;
+    return false;
+}
+
 } // namespace detail
 
 // The words of one name, in order. A name longer than 255 characters is one word: no file system

@@ -95,6 +95,9 @@ inline role_reading role_by_name(const factor& f) {
     if (detail::named_in(detail::replicate_factor_names, n)) return {factor_role::replicate, "numbers a repeated measurement"};
     if (detail::named_in(detail::provenance_factor_names, n)) return {factor_role::provenance, "says when or where a run was made"};
     if (f.hint == word_hint::trailing_number) return {factor_role::replicate, "a number ending otherwise equal file names"};
+    if (f.hint == word_hint::load_range)
+        return {factor_role::replicate, "a word before the load's name (low-qps, high-qps) says which of its levels a "
+                                        "session measured: sessions of one sweep"};
     if (f.source == factor_source::path_word) return {factor_role::config, "differs between the names; not a known parameter"};
     return {factor_role::config, "differs between runs"};
 }

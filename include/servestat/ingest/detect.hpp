@@ -365,6 +365,16 @@ inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<c
         if (same.size() < 2) continue;
         std::vector<std::string> contents;
         for (const std::size_t i : same) contents.push_back(read_input_head(files[i], static_cast<std::size_t>(size)));
+        // A file of one line may be a table's header alone (LMBench's CSV of a run in which nothing
+        // completed): such files say nothing of which run they were, so equal bytes make them no
+        // copies. A one-line file that holds a run is still found twice by its requests and values
+        // (run_fingerprint).
+        const auto one_line = [](const std::string& text) {
+            const auto newline = text.find('\n');
+            return newline == std::string::npos || newline + 1 >= text.size() ||
+                   text.find_first_not_of("\r\n", newline) == std::string::npos;
+        };
+        if (one_line(contents.front())) continue;
         for (std::size_t a = 1; a < same.size(); ++a)
             for (std::size_t b = 0; b < a; ++b)
                 if (!out[same[b]] && contents[a] == contents[b]) {
@@ -508,7 +518,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         }
         logs.push_back({file, name_parts_below(dir, file)});
     }
-    std::set<std::string> merged, used;
+    std::set<std::string> used;
+    std::map<std::string, std::string> merged; // a file a run took in → that run's file
     std::map<std::string, std::string> seen; // fingerprint → the file that gave it first
     console_copies console_runs; // a console log waits for the JSON results it may repeat (same_run.hpp)
     const auto use = [&](run&& r) {
@@ -528,7 +539,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     std::exception_ptr first_refusal;
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
         for (auto& r : runs) {
-            for (const auto& path : r.meta.source.merged) merged.insert(same_file_key(path));
+            for (const auto& path : r.meta.source.merged) merged.try_emplace(same_file_key(path), r.meta.source.path);
             if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
             else use(std::move(r));
         }
@@ -545,8 +556,20 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         else use(std::move(r));
     });
     listing.logs = used.size();
+    // What a run took in (a whole-run summary beside its stage reports, a tool's aggregates beside
+    // its requests) is listed too, so that every file of the folder is accounted for.
+    const auto taken_in = [&](const std::filesystem::path& file) -> std::optional<std::string> {
+        const auto at = merged.find(same_file_key(file));
+        if (at == merged.end() || used.contains(file.string())) return std::nullopt;
+        return "taken in by the reader of " + std::filesystem::path(at->second).lexically_relative(dir).generic_string() +
+               " (its notes say why): not a run of its own";
+    };
     for (const auto& file : unrecognised)
-        if (!merged.contains(same_file_key(file))) listing.passed_over.push_back({file.string(), "no format recognises it"});
+        listing.passed_over.push_back({file.string(), taken_in(file).value_or("no format recognises it")});
+    for (const auto& log : logs)
+        if (const auto why = taken_in(log.path);
+            why && std::none_of(listing.passed_over.begin(), listing.passed_over.end(), [&](const auto& p) { return p.path == log.path.string(); }))
+            listing.passed_over.push_back({log.path.string(), *why});
     std::sort(listing.passed_over.begin(), listing.passed_over.end(),
               [](const auto& a, const auto& b) { return natural_less(a.path, b.path); });
     o.listed(listing);

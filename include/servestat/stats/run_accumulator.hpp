@@ -173,6 +173,11 @@ public:
         output_tokens_.merge(other.output_tokens_);
         if (other.first_sent_) first_sent_ = first_sent_ ? std::min(*first_sent_, *other.first_sent_) : *other.first_sent_;
         if (other.last_end_) last_end_ = last_end_ ? std::max(*last_end_, *other.last_end_) : *other.last_end_;
+        if (other.sent_ > 0) {
+            first_send_ = sent_ > 0 ? std::min(first_send_, other.first_send_) : other.first_send_;
+            last_send_ = sent_ > 0 ? std::max(last_send_, other.last_send_) : other.last_send_;
+            sent_ += other.sent_;
+        }
         output_sum_ += other.output_sum_;
         total_sum_ += other.total_sum_;
         any_output_ = any_output_ || other.any_output_;
@@ -214,6 +219,7 @@ public:
             if (any_output_) out.output_tps = static_cast<double>(output_sum_) / *out.duration;
             if (any_output_ && all_total_) out.total_tps = static_cast<double>(total_sum_) / *out.duration;
         }
+        if (meta.shared_clock) out.send_rate = detail::send_rate_of(static_cast<std::size_t>(sent_), first_send_, last_send_);
         if (!options_.slos.empty()) {
             goodput_stats g{options_.slos, static_cast<std::size_t>(good_), static_cast<std::size_t>(unmeasurable_), std::nullopt, std::nullopt};
             if (out.duration) g.rps = static_cast<double>(good_) / *out.duration;
@@ -273,6 +279,11 @@ private:
         const auto out_tokens = piece.output_tokens(), in_tokens = piece.prompt_tokens();
         for (std::size_t i = 0; i < piece.size(); ++i) {
             const double s = sent[i], e = ended[i];
+            if (is_present(s)) {
+                first_send_ = sent_ > 0 ? std::min(first_send_, s) : s;
+                last_send_ = sent_ > 0 ? std::max(last_send_, s) : s;
+                ++sent_;
+            }
             if (is_present(s) && is_present(e)) {
                 first_sent_ = first_sent_ ? std::min(*first_sent_, s) : s;
                 last_end_ = last_end_ ? std::max(*last_end_, e) : e;
@@ -293,6 +304,8 @@ private:
     std::vector<subset_part> subsets_;
     metric_accumulator prompt_tokens_, output_tokens_;
     std::optional<double> first_sent_, last_end_;
+    std::uint64_t sent_ = 0; // requests with a send time, first_send_ to last_send_
+    double first_send_ = 0, last_send_ = 0;
     std::uint64_t output_sum_ = 0, total_sum_ = 0; // integers: exact, and summed in any order alike
     bool any_output_ = false, all_total_ = true;
     std::array<error_count, all_error_kinds.size()> errors_{};

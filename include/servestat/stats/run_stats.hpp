@@ -81,6 +81,9 @@ struct run_stats {
     summary prompt_tokens, output_tokens; // over successful requests (every arrival of a trace)
     std::optional<arrival_stats> arrivals; // for run_kind::arrivals
     std::optional<std::size_t> peak_concurrency;
+    // Requests sent per second, first send to last: the arrival rate a rate-limited client held,
+    // which confirms a rate written only in a file's name (experiment/measured_load.hpp).
+    std::optional<double> send_rate;
     std::vector<error_count> errors;
     std::optional<goodput_stats> goodput;
     std::vector<subset_stats> subsets;
@@ -119,6 +122,24 @@ inline std::optional<double> run_duration(const request_table& t) {
     }
     if (!any || last <= first) return std::nullopt;
     return last - first;
+}
+
+// Between sends one per (n - 1) gaps: the first and the last send bound n - 1 intervals.
+inline std::optional<double> send_rate_of(std::size_t sent, double first, double last) {
+    if (sent < 3 || !(last > first)) return std::nullopt;
+    return static_cast<double>(sent - 1) / (last - first);
+}
+
+inline std::optional<double> send_rate(const request_table& t) {
+    std::size_t sent = 0;
+    double first = 0, last = 0;
+    for (const double s : t.t_sent()) {
+        if (!is_present(s)) continue;
+        first = sent == 0 ? s : std::min(first, s);
+        last = sent == 0 ? s : std::max(last, s);
+        ++sent;
+    }
+    return send_rate_of(sent, first, last);
 }
 
 // Sweep over [t_sent, t_end) in send order: a request ending exactly when another starts does not
@@ -265,13 +286,14 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
         [&](scratch_list&) {
             if (!r.meta.shared_clock || !detail::can_order_in_flight(t)) {
                 out.steady_state = detect_steady_state(r);
-                if (r.meta.shared_clock) out.duration = detail::run_duration(t);
+                if (r.meta.shared_clock) out.duration = detail::run_duration(t), out.send_rate = detail::send_rate(t);
                 return;
             }
             const auto order = detail::order_in_flight(t);
             const auto counts = detail::count_in_flight(t, order);
             out.steady_state = detect_steady_state(r, order, counts);
             out.duration = detail::run_duration(t);
+            out.send_rate = detail::send_rate(t);
             if (!order.rows.empty()) out.peak_concurrency = counts.peak ? *counts.peak : detail::peak_in_flight(t, order);
         },
         [&](scratch_list& values) { out.time_breakdown = break_down(t, subsets, o.summary, values); },

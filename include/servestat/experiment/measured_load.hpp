@@ -1,0 +1,99 @@
+// A load written only as a number in the file names, with no key to say what it is
+// ("LMBench_sharegpt_output_0.5", "…_qps4.5", "…_output_12"): the runs' own measurements decide. Where
+// the number ending the names agrees with the rate at which most of those runs sent their requests,
+// it is the request rate — whatever the name grammar made of it ("output_12" is no output length of
+// 12 tokens when the run sent 12 requests a second and its replies were 275 tokens long).
+#pragma once
+
+#include <algorithm>   // std::find
+#include <cctype>      // std::isdigit
+#include <cmath>       // std::abs
+#include <cstddef>     // std::size_t
+#include <optional>    // std::optional
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <utility>     // std::pair
+#include <vector>      // std::vector
+
+#include <fmt/format.h>      // fmt::format
+#include <nlohmann/json.hpp> // nlohmann::json
+
+#include "servestat/core/run.hpp"                // run_metadata
+#include "servestat/ingest/file_name_params.hpp" // params_from_file_name, detail::parse_name_number
+#include "servestat/stats/run_stats.hpp"         // run_stats
+
+namespace servestat {
+
+struct rate_in_names {
+    bool confirmed = false;
+    std::size_t agreeing = 0, measured = 0; // runs whose send rate agrees, runs with a send rate
+    std::vector<std::string> replaced;       // the grammar's readings of that number, now ignored
+    std::string note;                        // what the design says about it
+};
+
+namespace detail {
+
+// A send rate within this share of the named rate agrees with it: a Poisson client of 250 requests
+// keeps within a few percent; a run the server could not keep up with falls far behind.
+inline constexpr double send_rate_tolerance = 0.15;
+
+// The decimal number ending a name, with where it starts; none for a name ending otherwise.
+inline std::optional<std::pair<std::size_t, nlohmann::json>> trailing_number(std::string_view stem) {
+    std::size_t start = stem.size();
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(stem[start - 1])) || stem[start - 1] == '.')) --start;
+    while (start < stem.size() && stem[start] == '.') ++start; // "x.5" ends on "5", "v1." on nothing
+    if (start == stem.size()) return std::nullopt;
+    const auto value = parse_name_number(stem.substr(start));
+    if (!value || !value->is_number()) return std::nullopt;
+    return std::pair(start, *value);
+}
+
+inline bool agrees(double named, double sent) { return named > 0 && std::abs(sent / named - 1) <= send_rate_tolerance; }
+
+} // namespace detail
+
+// Whether the number ending the runs' file names is their request rate, and if so the metadata as
+// the factor table should read it: request_rate set from the name, the number taken off the name's
+// words (so "LMBench_sharegpt_output" and "LMBench_short_input_qps" name the workloads). Nothing is
+// read where a file gives its own request rate, where the user pulls factors out of the paths, or
+// where fewer than three runs could be measured.
+inline rate_in_names read_rate_in_names(std::span<const run_stats> runs, std::vector<run_metadata>& metas, bool user_factors) {
+    rate_in_names out;
+    if (user_factors) return out;
+    std::vector<std::optional<std::pair<std::size_t, nlohmann::json>>> numbers;
+    for (const auto& r : runs) {
+        const bool own_rate = r.meta.params.contains("request_rate") && !r.meta.param_origin.contains("request_rate");
+        if (own_rate) return out;
+        numbers.push_back(r.meta.source.name_parts.empty() ? std::nullopt : detail::trailing_number(r.meta.source.name_parts.front()));
+        if (numbers.back() && r.send_rate) {
+            ++out.measured;
+            out.agreeing += detail::agrees(numbers.back()->second.get<double>(), *r.send_rate);
+        }
+    }
+    out.confirmed = out.measured >= 3 && 2 * out.agreeing > out.measured;
+    if (!out.confirmed) return out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!numbers[i]) continue;
+        auto& m = metas[i];
+        std::string& stem = m.source.name_parts.front();
+        const std::string origin = stem;
+        stem.erase(numbers[i]->first);
+        while (!stem.empty() && (stem.back() == '_' || stem.back() == '-' || stem.back() == '.')) stem.pop_back();
+        // What the grammar read from the tag holding the number ("output_12": an output length;
+        // "qps4.5": the rate itself) is what the name no longer says without it.
+        const nlohmann::json without = params_from_file_name(stem);
+        for (const auto& [key, from] : m.param_origin)
+            if (key != "request_rate" && from == origin && (!without.contains(key) || without[key] != m.params[key]) &&
+                std::find(out.replaced.begin(), out.replaced.end(), key) == out.replaced.end())
+                out.replaced.push_back(key);
+        m.params["request_rate"] = numbers[i]->second;
+        m.param_origin["request_rate"] = origin;
+    }
+    out.note = fmt::format("The number ending the file names is the request rate: {} of the {} runs that could be "
+                           "measured sent their requests at that rate (within {:.0f}%).",
+                           out.agreeing, out.measured, 100 * detail::send_rate_tolerance);
+    return out;
+}
+
+} // namespace servestat
