@@ -320,6 +320,55 @@ TEST_CASE("a word where the other runs have their replicate index is another mea
     CHECK(factor_of(d, "folder5").reading.role == factor_role::replicate); // r/ is folder 1
 }
 
+TEST_CASE("a sweep measured in parts, its names differing by a range word, is one sweep") {
+    // InferenceX: "…-hicache" at concurrency 1 to 48, "…-hicache_high" at 56 to 120.
+    std::vector<run_stats> runs;
+    for (int c : {1, 8, 48}) runs.push_back(run_at("r", "qwen-hicache/conc" + std::to_string(c) + ".json"));
+    for (int c : {56, 120}) runs.push_back(run_at("r", "qwen-hicache_high/conc" + std::to_string(c) + ".json"));
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 1);
+    CHECK(factor_of(d, "folder2").reading.role == factor_role::replicate);
+    // Where the parts measure the same levels, they are two configurations: nothing says they are one.
+    runs.push_back(run_at("r", "qwen-hicache_high/conc8.json"));
+    CHECK(read_design(runs).configurations.size() == 2);
+}
+
+TEST_CASE("a number ending only some names is a factor of its own; written with leading zeros it is provenance") {
+    // Two generations of a harness: "…_b200-dgxc" beside "…_b200-dgxc_04" (the runner's slot).
+    std::vector<run_stats> runs;
+    for (int c : {1, 2}) runs.push_back(run_at("r", "kimi_conc" + std::to_string(c) + "_offloadnone_b200-dgxc.json", {{"image", nullptr}}));
+    runs.push_back(run_at("r", "kimi_conc4_offloadnone_b200-dgxc_04.json"));
+    runs.push_back(run_at("r", "kimi_conc8_offloadnone_b200-dgxc_07.json"));
+    const auto d = read_design(runs);
+    CHECK(factor_of(d, "name_end").reading.role == factor_role::provenance);
+    CHECK(d.configurations.size() == 1);
+    CHECK(d.points.size() == 4);
+}
+
+TEST_CASE("a model is one model whatever folder or organisation it was loaded from") {
+    std::vector<run_stats> runs{run_at("r", "c1.json"), run_at("r", "c2.json")};
+    runs[0].meta.model = "nvidia/Kimi-K2.5-NVFP4";
+    runs[1].meta.model = "/lustre/fsw/models/Kimi-K2.5-NVFP4";
+    CHECK(factor_of(read_design(runs), "model").constant);
+}
+
+TEST_CASE("a setting that Little's law confirms as the requests kept in flight is the concurrency") {
+    // A table's column "bs": the client's parallel conversations, 16 to 64.
+    std::vector<run_stats> runs;
+    for (const char* offload : {"on", "off"})
+        for (int bs : {16, 32, 64}) {
+            runs.push_back(run_at("r", "summary.csv", {{"bs", bs}, {"offload", offload}}));
+            runs.back().meta.reported = {{"rps", bs / 10.0, "req/s"}, {"e2e.mean", 10.5, "s"}};
+        }
+    const auto d = read_design(runs);
+    CHECK(d.load == "bs");
+    CHECK(d.load_as == "concurrency");
+    CHECK(d.configurations.size() == 2);
+    // Latencies that say something else leave bs a setting (here the x axis, as no load varies).
+    for (auto& r : runs) r.meta.reported = {{"rps", 1.0, "req/s"}, {"e2e.mean", 2.0, "s"}};
+    CHECK(read_design(runs).load_as.empty());
+}
+
 TEST_CASE("--role and --factor correct the reading, and say they did") {
     std::vector<run_stats> runs;
     for (const char* shape : {"short", "long"})

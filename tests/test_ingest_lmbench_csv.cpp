@@ -176,6 +176,22 @@ TEST_CASE("a header-only file is a run of zero requests that a folder read shows
     CHECK_FALSE(run_failed_entirely(analyze(read_one(lmbench_csv_format, sharegpt))));
 }
 
+TEST_CASE("header-only files of equal bytes are each a failed run of their own, never copies") {
+    // LMBench's long-input runs that completed nothing: the same header line at every rate.
+    const servestat::test::temp_file dir("", "unused");
+    const auto set = dir.dir() / "set";
+    std::filesystem::create_directories(set);
+    for (const char* rate : {"0.1", "0.3", "0.5"})
+        std::filesystem::copy_file(header_only, set / (std::string("LMBench_long_input_output_") + rate + ".csv"));
+    std::vector<directory_listing> listings;
+    load_options o;
+    o.listed = [&](const directory_listing& l) { listings.push_back(l); };
+    const auto runs = read_logs(std::vector<std::string>{set.string()}, o);
+    CHECK(runs.size() == 3);
+    REQUIRE(listings.size() == 1);
+    CHECK(listings[0].passed_over.empty());
+}
+
 TEST_CASE("a row with ttft 0 (LMBench saw no content chunk) has no first token") {
     const test::temp_file f(header8 + "100,0,0,0,1,1,1000.5,1001.0\n100,5,0.25,0.5,2,1,1000.0,1000.75\n", "LMBench_x.csv");
     const run r = read_one(lmbench_csv_format, f.path());

@@ -63,6 +63,7 @@ struct design_point {
 struct experiment_design {
     std::vector<design_factor> factors;
     std::string load;              // the x axis; empty: none
+    std::string load_as;           // what the load is where its name does not say ("concurrency" of a column "bs")
     bool load_is_setting = false;  // no load varies: the x axis is a setting or a workload size
     std::vector<std::string> lengths; // factors that set a run's length (never a configuration)
     std::vector<configuration> configurations;
@@ -264,6 +265,30 @@ inline void choose_load(experiment_design& d, const design_options& o) {
     }
 }
 
+// Where no load varies, a setting that the runs' measurements confirm as their concurrency (Little's
+// law: throughput × mean latency) is the load, whatever its name.
+inline void concurrency_by_measurement(experiment_design& d, std::span<const run_stats> runs) {
+    if (!d.load.empty()) return;
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::config || !numeric_factor(f.column) ||
+            numeric_levels(f.column) < 2 || (f.column.source != factor_source::file && f.column.source != factor_source::path_tag))
+            continue;
+        const auto check = confirms_concurrency(runs, f.column.values);
+        if (!check.confirmed) continue;
+        const auto previous = f.reading;
+        f.reading = {factor_role::load, fmt::format("the runs' throughput × mean latency (Little's law) is within {:.0f}% of it "
+                                                    "in {} of {} runs: the concurrency they kept",
+                                                    100 * detail::in_flight_tolerance, check.agreeing, check.measured), false};
+        if (!swept_within_a_configuration(d, f)) {
+            f.reading = previous;
+            continue;
+        }
+        d.load = f.column.name;
+        d.load_as = "concurrency";
+        return;
+    }
+}
+
 // Where no load varies, the setting or workload size that does is the x axis.
 inline void choose_setting_axis(experiment_design& d) {
     if (!d.load.empty()) return;
@@ -318,12 +343,15 @@ inline void ignore_redundant_names(experiment_design& d) {
     }
 }
 
-// A trailing number counts repeats only when it runs 0, 1, … or 1, 2, …; else it is a setting.
+// A trailing number counts repeats only when it runs 0, 1, … or 1, 2, …; written with leading zeros
+// ("amds_05") it numbers a slot or a sequence, which run and not what was run; else it is a setting.
 inline void check_trailing_numbers(experiment_design& d) {
     for (auto& f : d.factors)
         if (!f.reading.user_set && f.column.hint == word_hint::trailing_number && f.reading.role == factor_role::replicate &&
             !counts_repeats(f.column))
-            f.reading = {factor_role::config, "a number ending the file names that does not count repeats (not 0, 1, … or 1, 2, …)", false};
+            f.reading = f.column.zero_padded
+                            ? role_reading{factor_role::provenance, "a zero-padded number ending the names (05): a slot or sequence number", false}
+                            : role_reading{factor_role::config, "a number ending the file names that does not count repeats (not 0, 1, … or 1, 2, …)", false};
 }
 
 inline bool no_word(const nlohmann::json& v) { return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty()); }
@@ -345,6 +373,42 @@ inline void words_in_the_replicate_place(experiment_design& d) {
             break;
         }
     }
+}
+
+// The words of a path word's value, lower case ("mi355x-sglang-agentic-hicache-high").
+inline std::set<std::string> words_of(const nlohmann::json& v) {
+    std::set<std::string> out;
+    if (!v.is_string()) return out;
+    std::string word;
+    for (const char c : v.get<std::string>() + "-") {
+        if (c == '-' || c == '_' || c == ' ' || c == '.') {
+            if (!word.empty()) out.insert(lower_case(word));
+            word.clear();
+        } else word += c;
+    }
+    return out;
+}
+
+// Whether the values of a path word differ only by a word that names a range (high, low, …).
+inline bool differs_by_a_range_word(const factor& f) {
+    static const std::set<std::string> range_words{"high", "low", "hi", "lo", "upper", "lower"};
+    std::set<std::string> all, common;
+    bool first = true;
+    for (const auto& v : f.values) {
+        if (v.is_null()) continue;
+        const auto w = words_of(v);
+        if (w.empty()) return false;
+        all.insert(w.begin(), w.end());
+        if (first) common = w, first = false;
+        else std::erase_if(common, [&](const std::string& x) { return !w.contains(x); });
+    }
+    bool any = false;
+    for (const auto& w : all)
+        if (!common.contains(w)) {
+            if (!range_words.contains(w)) return false;
+            any = true;
+        }
+    return any;
 }
 
 inline std::string key_of(const experiment_design& d, std::size_t run, std::initializer_list<factor_role> roles) {
@@ -371,6 +435,43 @@ inline void sessions_from_provenance(experiment_design& d) {
             again = again || values.size() > 1;
         }
         if (again) f.reading = {factor_role::replicate, "the same levels measured again in another session", false};
+    }
+}
+
+// A sweep measured in parts (InferenceX's "…-hicache" at concurrency 1 to 48 and "…-hicache_high" at
+// 56 to 120): where a path word's values differ only by a word naming a range and, within every
+// configuration the other factors tell apart, each value covers levels of its own, all above or all
+// below the other's, the parts are sessions of one sweep.
+inline void sweeps_in_parts(experiment_design& d) {
+    const design_factor* load = factor_named(d, d.load);
+    if (!load) return;
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::config || f.column.source != factor_source::path_word ||
+            !differs_by_a_range_word(f.column))
+            continue;
+        std::map<std::string, std::map<std::string, std::pair<double, double>>> ranges; // configuration → value → levels
+        bool numeric = true;
+        for (std::size_t i = 0; i < d.runs && numeric; ++i) {
+            const auto level = level_number(load->column.values[i]);
+            numeric = level.has_value();
+            if (!numeric) break;
+            std::string key;
+            for (const auto& g : d.factors)
+                if (&g != &f && !g.constant && g.reading.role == factor_role::config) key.append(g.column.values[i].dump()).append("\n");
+            auto [at, added] = ranges[key].try_emplace(f.column.values[i].dump(), *level, *level);
+            at->second = {std::min(at->second.first, *level), std::max(at->second.second, *level)};
+        }
+        bool apart = numeric, joined = false;
+        for (const auto& [key, by_value] : ranges) {
+            std::vector<std::pair<double, double>> spans;
+            for (const auto& [v, span] : by_value) spans.push_back(span);
+            std::sort(spans.begin(), spans.end());
+            for (std::size_t k = 1; k < spans.size(); ++k) apart = apart && spans[k].first > spans[k - 1].second;
+            joined = joined || spans.size() > 1;
+        }
+        if (apart && joined)
+            f.reading = {factor_role::replicate, "its names differ by a word naming a range and each covers levels of its own: "
+                                                 "one sweep measured in parts", false};
     }
 }
 
@@ -575,8 +676,10 @@ inline experiment_design read_design(std::span<const run_stats> runs, const desi
     detail::check_trailing_numbers(d);
     detail::words_in_the_replicate_place(d);
     detail::choose_load(d, o);
+    detail::concurrency_by_measurement(d, runs);
     detail::choose_setting_axis(d);
     detail::ignore_redundant_names(d);
+    detail::sweeps_in_parts(d);
     detail::sessions_from_provenance(d);
     detail::lengths_within_a_point(d);
     detail::split_by_measured_workload(d, runs, o.workload_tolerance);

@@ -138,7 +138,7 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     if (load)
         out.push_back({d.load_is_setting ? "x axis" : "load",
                        fmt::format("{} {} ({}){}", d.load, short_list(detail::distinct_values(load->column), 8), detail::where_text(*load),
-                                   d.load_is_setting ? ": " + load->reading.reason : "")});
+                                   d.load_is_setting || !d.load_as.empty() ? ": " + load->reading.reason : "")});
     else
         out.push_back({"load", "none varies: each configuration is one point"});
     std::vector<std::string> replicate_factors;
@@ -217,6 +217,7 @@ inline nlohmann::json design_json(const experiment_design& d, std::span<const pa
     json load = nullptr;
     if (const auto* f = d.find(d.load)) {
         load = {{"factor", d.load}, {"is_load", !d.load_is_setting}, {"levels", detail::distinct_json(f->column)}};
+        if (!d.load_as.empty()) load["as"] = d.load_as;
     }
     return {{"runs", d.runs}, {"factors", std::move(factors)}, {"constant", std::move(constant)}, {"load", std::move(load)},
             {"configurations", std::move(configurations)}, {"configuration_of", d.configuration_of},

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/run.hpp"               // run_metadata
+#include "servestat/core/run_names.hpp"         // short_model_name
 #include "servestat/experiment/path_words.hpp"  // path_words, path_word, word_kind
 
 namespace servestat {
@@ -50,6 +51,7 @@ struct factor {
     std::string where;                  // "the file", "folder 2", "the file name", "conc16", …
     std::vector<nlohmann::json> values; // one per run; null where the run has none
     word_hint hint = word_hint::none;
+    bool zero_padded = false; // a number written with leading zeros somewhere ("05"): a slot or sequence
 
     bool varies() const {
         for (const auto& v : values)
@@ -144,12 +146,14 @@ inline void add_metadata_factors(factor_table& t, std::span<const run_metadata* 
         if (t.find(name)) return;
         factor f{name, factor_source::run_metadata, "the file", {}, word_hint::none};
         for (const auto* m : runs) {
-            const std::string& v = field(*m);
+            const std::string v = field(*m);
             f.values.push_back(v.empty() ? nlohmann::json() : nlohmann::json(v));
         }
         t.factors.push_back(std::move(f));
     };
-    add("model", [](const run_metadata& m) -> const std::string& { return m.model; });
+    // A model by its name without the folder or organisation it was loaded from: the same weights
+    // as "nvidia/Kimi-K2.5-NVFP4" and as "/lustre/fsw/models/Kimi-K2.5-NVFP4" are one model.
+    add("model", [](const run_metadata& m) { return short_model_name(m.model); });
     add("workload", [](const run_metadata& m) -> const std::string& { return m.workload; });
     add("format", [](const run_metadata& m) -> const std::string& { return m.source.format; });
 }
@@ -288,6 +292,30 @@ inline void align_by_their_ends(std::vector<std::optional<std::vector<std::strin
     lengths = {ends + 1};
 }
 
+// Names of which only some end in a number (an older harness's "…_b200-dgxc" beside "…_b200-dgxc_04"):
+// the number is a factor of its own ("name_end", null where a name has none), so that it never
+// joins the words before it.
+inline void split_off_a_trailing_number(factor_table& t, std::vector<std::optional<std::vector<std::string>>>& free,
+                                        std::set<std::size_t>& lengths, const std::string& position, std::size_t depth) {
+    std::size_t ending = 0, named = 0;
+    for (const auto& ws : free)
+        if (ws) ++named, ending += !ws->empty() && is_decimal(ws->back());
+    if (ending == 0 || ending == named) return;
+    factor f{free_name(t, position + "_end", position), factor_source::path_word, position_where(depth), {}, word_hint::trailing_number};
+    lengths.clear();
+    for (auto& ws : free) {
+        const bool has = ws && !ws->empty() && is_decimal(ws->back());
+        f.values.push_back(has ? word_value(ws->back()) : nlohmann::json());
+        if (has) {
+            f.zero_padded = f.zero_padded || (ws->back().size() > 1 && ws->back().front() == '0' && all_digits(ws->back()));
+            ws->pop_back();
+        }
+        if (ws) lengths.insert(ws->size());
+    }
+    if (depth != 0) f.hint = word_hint::none;
+    add_if_varying(t, std::move(f));
+}
+
 // The other words and bare numbers of one position: where every run has as many, each place where
 // they differ is a factor ("name", or "name_2" when several places differ); else, with the numbers
 // that restate a run's own settings left out, the same again, or aligned by their ends.
@@ -297,6 +325,7 @@ inline void add_word_factors(factor_table& t, std::span<const run_metadata* cons
     auto free = free_words(runs, words, true, lengths);
     if (lengths.size() > 1) free = free_words(runs, words, false, lengths);
     const std::string position = position_name(depth);
+    if (lengths.size() > 1) split_off_a_trailing_number(t, free, lengths, position, depth);
     if (lengths.size() > 1) align_by_their_ends(free, lengths);
     const std::size_t n = lengths.empty() ? 0 : *lengths.begin();
     std::vector<std::size_t> differing;
@@ -316,6 +345,7 @@ inline void add_word_factors(factor_table& t, std::span<const run_metadata* cons
         for (const auto& ws : free) {
             f.values.push_back(ws ? word_value((*ws)[k]) : nlohmann::json());
             numbers = numbers && (!ws || is_decimal((*ws)[k]));
+            f.zero_padded = f.zero_padded || (ws && (*ws)[k].size() > 1 && (*ws)[k].front() == '0' && all_digits((*ws)[k]));
         }
         if (depth == 0 && k + 1 == n && numbers) f.hint = word_hint::trailing_number;
         if (!numbers && k + 1 < n && std::all_of(free.begin(), free.end(), [&](const auto& ws) { return !ws || is_load_word(lower_case((*ws)[k + 1])); }))
@@ -324,11 +354,23 @@ inline void add_word_factors(factor_table& t, std::span<const run_metadata* cons
     }
 }
 
+// Whether every run's folder at `depth` is named after its file (InferenceX's bmk_agentic_<name>/<name>.json):
+// its words are the file name's, read there.
+inline bool folder_repeats_the_name(std::span<const run_metadata* const> runs, std::size_t depth) {
+    for (const auto* m : runs) {
+        const auto folders = folders_root_first(*m);
+        const std::string stem = file_stem(*m);
+        if (depth > folders.size() || stem.size() < 8 || !folders[depth - 1].ends_with(stem)) return false;
+    }
+    return true;
+}
+
 inline void add_path_factors(factor_table& t, std::span<const run_metadata* const> runs) {
     std::size_t deepest = 0;
     for (const auto* m : runs) deepest = std::max(deepest, folders_root_first(*m).size());
     for (std::size_t depth = 1; depth <= deepest + 1; ++depth) {
         const std::size_t d = depth == deepest + 1 ? 0 : depth; // folders outermost first, the file name last
+        if (d > 0 && folder_repeats_the_name(runs, d)) continue;
         const auto words = words_at(runs, d);
         add_key_value_factors(t, runs, words, d);
         add_provenance_factor(t, words, d, word_kind::time);

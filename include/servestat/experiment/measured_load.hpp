@@ -19,9 +19,10 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json
 
-#include "servestat/core/run.hpp"                // run_metadata
+#include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/ingest/file_name_params.hpp" // params_from_file_name, detail::parse_name_number
-#include "servestat/stats/run_stats.hpp"         // run_stats
+#include "servestat/stats/metrics.hpp"           // metric
+#include "servestat/stats/run_stats.hpp"         // run_stats, find_summary
 
 namespace servestat {
 
@@ -93,6 +94,46 @@ inline rate_in_names read_rate_in_names(std::span<const run_stats> runs, std::ve
     out.note = fmt::format("The number ending the file names is the request rate: {} of the {} runs that could be "
                            "measured sent their requests at that rate (within {:.0f}%).",
                            out.agreeing, out.measured, 100 * detail::send_rate_tolerance);
+    return out;
+}
+
+namespace detail {
+
+// Little's law on a closed-loop client: requests in flight = throughput × mean latency. A setting
+// within this share of it is the number of requests the client kept in flight.
+inline constexpr double in_flight_tolerance = 0.25;
+
+inline std::optional<double> mean_in_flight(const run_stats& r) {
+    std::optional<double> rps = r.rps, latency;
+    if (const auto* s = find_summary(r, "all", metric::e2e); s && s->n > 0 && s->mean) latency = *s->mean;
+    if (!rps)
+        if (const auto* v = find_reported(r.meta, "rps")) rps = v->value;
+    if (!latency)
+        if (const auto* v = find_reported(r.meta, "e2e.mean")) latency = v->value;
+    if (!rps || !latency || !(*rps > 0) || !(*latency > 0)) return std::nullopt;
+    return *rps * *latency;
+}
+
+} // namespace detail
+
+// Whether a number that varies between runs, under a name that says nothing of load ("bs" of a
+// table whose runs kept bs requests in flight), is their concurrency: in most runs that could be
+// measured, throughput × mean latency is within 25% of it. `values` are the factor's, one per run.
+struct concurrency_check {
+    bool confirmed = false;
+    std::size_t agreeing = 0, measured = 0;
+};
+
+inline concurrency_check confirms_concurrency(std::span<const run_stats> runs, std::span<const nlohmann::json> values) {
+    concurrency_check out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!values[i].is_number() || !(values[i].get<double>() >= 1)) continue;
+        const auto in_flight = detail::mean_in_flight(runs[i]);
+        if (!in_flight) continue;
+        ++out.measured;
+        out.agreeing += std::abs(*in_flight / values[i].get<double>() - 1) <= detail::in_flight_tolerance;
+    }
+    out.confirmed = out.measured >= 3 && 2 * out.agreeing > out.measured;
     return out;
 }
 

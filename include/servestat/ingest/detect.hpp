@@ -479,10 +479,33 @@ inline std::string run_fingerprint(const run& r) {
     const std::string label = r.meta.kind == run_kind::summary ? std::string() : r.meta.label;
     // A log without one request (a header only: nothing completed) has nothing to be a copy of.
     if (r.meta.kind == run_kind::requests && r.requests.size() == 0) return "empty|" + r.meta.source.path;
+    // What only the path says is left out too (a record gathered into a list has lost its file's
+    // name), where the run measured something: values that are all zero or missing tell two dead
+    // runs apart by nothing but their names.
+    const bool measured = r.requests.size() > 0 ||
+                          std::any_of(r.meta.reported.begin(), r.meta.reported.end(), [](const auto& v) { return v.value != 0; });
+    nlohmann::json params = r.meta.params;
+    if (measured)
+        for (const auto& [key, from] : r.meta.param_origin) params.erase(key);
     std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, label, r.meta.model,
-                                  r.meta.params.dump(), r.requests.size(), ok, sent, end, to_string(r.meta.kind));
+                                  params.dump(), r.requests.size(), ok, sent, end, to_string(r.meta.kind));
     for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);
     return out;
+}
+
+// A list whose runs were all found again in their own files is one entry: what it was gathered from.
+inline void collapse_gathered_copies(std::vector<passed_over_file>& passed_over) {
+    static constexpr std::string_view copy = "the same run as ";
+    std::map<std::string, std::vector<std::string>> of_list;
+    for (const auto& p : passed_over)
+        if (p.reason.starts_with(copy)) of_list[p.path].push_back(p.reason.substr(copy.size(), p.reason.find(':') - copy.size()));
+    for (const auto& [path, originals] : of_list) {
+        if (originals.size() < 2) continue;
+        std::erase_if(passed_over, [&](const auto& p) { return p.path == path && p.reason.starts_with(copy); });
+        passed_over.push_back({path, fmt::format("gathered from the runs' own files: its {} runs are the same requests and "
+                                                 "values as {} and {} more",
+                                                 originals.size(), originals.front(), originals.size() - 1)});
+    }
 }
 
 // Every run of a directory argument and of its sub-folders, request runs first in path order, then
@@ -537,7 +560,9 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     std::vector<run> summaries;
     std::size_t not_runs = 0;
     std::exception_ptr first_refusal;
+    std::set<std::string> lists; // files holding several runs
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
+        if (runs.size() > 1) lists.insert(runs.front().meta.source.path);
         for (auto& r : runs) {
             for (const auto& path : r.meta.source.merged) merged.try_emplace(same_file_key(path), r.meta.source.path);
             if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
@@ -549,6 +574,9 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         if (++not_runs == logs.size()) std::rethrow_exception(first_refusal); // nothing else to read: say why
     });
     if (logs.empty()) throw input_error(dir.string(), 0, "", "directory contains no recognised request logs");
+    // A list of runs beside the runs' own files (InferenceX's agg_bmk.json) was gathered from them:
+    // the files come first, so that the list's copies are the ones passed over.
+    std::stable_partition(summaries.begin(), summaries.end(), [&](const run& r) { return !lists.contains(r.meta.source.path); });
     for (auto& r : summaries)
         if (!merged.contains(same_file_key(r.meta.source.path))) use(std::move(r));
     console_runs.release(dir, [&](run&& r, const std::optional<std::string>& copy_of) {
@@ -570,6 +598,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         if (const auto why = taken_in(log.path);
             why && std::none_of(listing.passed_over.begin(), listing.passed_over.end(), [&](const auto& p) { return p.path == log.path.string(); }))
             listing.passed_over.push_back({log.path.string(), *why});
+    collapse_gathered_copies(listing.passed_over);
     std::sort(listing.passed_over.begin(), listing.passed_over.end(),
               [](const auto& a, const auto& b) { return natural_less(a.path, b.path); });
     o.listed(listing);

@@ -2,9 +2,8 @@
 // flat JSON object per benchmark run (`<result name>.json` under `bmk_agentic_<name>/`, or
 // `agg_<name>.json` for a fixed-length run), and the workflow's `agg_bmk.json`, a JSON array of those
 // objects gathered from every run of a sweep (utils/collect_results.py). Each object is a summary
-// run: the harness's own aggregates, no requests. A list's record that equals a per-run file beside
-// it (`results_bmk/` next to `bmk_*/`, as the workflow downloads them) lists that file as merged, so
-// a folder read keeps one run of the two. Read from the harness's code
+// run: the harness's own aggregates, no requests. A folder read keeps a run's own file and passes
+// over the list's copy of it (detect.hpp: the list was gathered from the files). Read from the harness's code
 // (utils/process_agentic_result.py, utils/process_result.py, SemiAnalysisAI/InferenceX) and real
 // files (tests/data/inferencex/README.md). The nested agentic layout of AgentX v1.0 on
 // (request_accounting, request_metrics, server_metrics, power fields) is inferencex_agentic_v3.hpp's.
@@ -16,7 +15,6 @@
 #include <charconv>    // std::from_chars
 #include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
-#include <exception>   // std::exception
 #include <system_error> // std::error_code
 #include <filesystem>  // std::filesystem::path
 #include <optional>    // std::optional
@@ -342,32 +340,6 @@ inline std::vector<std::size_t> inferencex_element_lines(std::string_view text, 
     return lines;
 }
 
-// The per-run result files an agg_bmk.json was gathered from, where the workflow's download put them:
-// `<results>/results_bmk/agg_bmk.json` beside `<results>/bmk_<name>/<name>.json`. Each with its object;
-// a file that cannot be read or parsed is simply no match.
-inline std::vector<std::pair<std::filesystem::path, nlohmann::json>> inferencex_run_files_beside(const std::filesystem::path& list) {
-    namespace fs = std::filesystem;
-    std::vector<std::pair<fs::path, nlohmann::json>> out;
-    std::error_code ec;
-    const fs::path results = fs::absolute(list, ec).parent_path().parent_path();
-    if (ec || results.empty()) return out;
-    for (fs::directory_iterator folder(results, ec), end; !ec && folder != end; folder.increment(ec)) {
-        std::error_code type_ec;
-        if (!folder->is_directory(type_ec) || !folder->path().filename().string().starts_with("bmk_")) continue;
-        for (fs::directory_iterator it(folder->path(), type_ec), stop; !type_ec && it != stop; it.increment(type_ec)) {
-            std::error_code size_ec;
-            if (it->path().extension() != ".json" || !it->is_regular_file(size_ec) || it->file_size(size_ec) > (1u << 20) || size_ec)
-                continue;
-            try {
-                auto value = nlohmann::json::parse(read_json_file(it->path()));
-                if (value.is_object() && json_member(value, "conc")) out.emplace_back(it->path(), std::move(value));
-            } catch (const std::exception&) {
-            }
-        }
-    }
-    return out;
-}
-
 // The agentic harness computes a run's result from AIPerf's per-request export of that run, which a
 // result set keeps beside it: bmk_<name>/ next to <name>/aiperf_artifacts/profile_export.jsonl.
 inline std::optional<std::filesystem::path> aiperf_export_beside(const std::filesystem::path& file) {
@@ -401,7 +373,6 @@ inline std::vector<run> read_inferencex_result(const std::filesystem::path& file
         }
         // agg_bmk.json: every JSON file the workflow found, gathered into one list.
         const auto lines = inferencex_element_lines(std::string_view(text).substr(text.find('[')), place.line);
-        const auto beside = inferencex_run_files_beside(file);
         for (std::size_t i = 0; i < value.size(); ++i) {
             const json_place at{place.file, i < lines.size() ? lines[i] : place.line, place.nonfinite};
             const auto& element = value[i];
@@ -411,13 +382,8 @@ inline std::vector<run> read_inferencex_result(const std::filesystem::path& file
             }
             runs.push_back(read_inferencex_record(file, element, at, json_path("", i)));
             runs.back().meta.source.line = at.line;
-            // The same record in its run's own file: this run includes it, so a folder read lists it once.
-            for (const auto& [path, object] : beside)
-                if (object == element) {
-                    runs.back().meta.source.merged.push_back(path.string());
-                    runs.back().meta.notes.push_back("the run's own result file " + path.parent_path().filename().string() +
-                                                     "/" + path.filename().string() + " holds the same record: read once, here");
-                }
+            // A record whose run's own file lies beside is that run gathered again: a folder read
+            // keeps the file and passes the record over (read_directory, run_fingerprint).
             runs.back().meta.notes.insert(runs.back().meta.notes.end(), notes.begin(), notes.end());
         }
     }
