@@ -49,6 +49,7 @@ struct analysis_kwargs {
     std::string slo, sweep_by;
     std::size_t threads;
     double confidence; // of each percentile's and mean's interval
+    std::vector<std::string> factors, roles; // NAME=REGEX, NAME=ROLE: the CLI's --factor and --role
 
     void apply(app::analysis_args& a) const {
         if (!percentiles.empty()) a.percentiles = percentiles;
@@ -61,6 +62,8 @@ struct analysis_kwargs {
         a.slo = slo;
         a.sweep_by = sweep_by;
         a.threads = threads;
+        a.factors = factors;
+        a.roles = roles;
     }
 };
 
@@ -376,9 +379,10 @@ PYBIND11_MODULE(_servestat, m) {
 
     py::class_<analysis_kwargs>(m, "AnalysisOptions")
         .def(py::init<std::vector<double>, std::string, int, std::int32_t, std::int32_t, std::vector<std::string>,
-                      std::string, std::string, std::size_t, double>(),
+                      std::string, std::string, std::size_t, double, std::vector<std::string>, std::vector<std::string>>(),
              py::arg("percentiles"), py::arg("method"), py::arg("ddof"), py::arg("short_max"), py::arg("long_min"),
-             py::arg("buckets"), py::arg("slo"), py::arg("sweep_by"), py::arg("threads"), py::arg("confidence"));
+             py::arg("buckets"), py::arg("slo"), py::arg("sweep_by"), py::arg("threads"), py::arg("confidence"),
+             py::arg("factors"), py::arg("roles"));
     py::class_<compare_kwargs>(m, "CompareOptions")
         .def(py::init<std::string, double, double, std::size_t, std::uint64_t, std::vector<std::string>, std::string,
                       std::vector<std::string>, std::string>(),

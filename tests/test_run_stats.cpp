@@ -277,6 +277,33 @@ TEST_CASE("the JSON export follows the documented layout") {
     CHECK(e2e["p50"] == Approx(3.0));
 }
 
+TEST_CASE("send rate: requests sent per second between the first send and the last") {
+    // Sends at 0, 1, …, 6 s: 6 gaps over 6 s.
+    CHECK(*analyze(small_run()).send_rate == Approx(1.0));
+}
+
+TEST_CASE("every run's JSON says whether it is a measurement and lists each validity finding") {
+    const auto small = to_json(analyze(small_run()));
+    CHECK(small["validity"]["valid"] == true);
+    bool tiny = false, errors = false;
+    for (const auto& r : small["validity"]["reasons"]) {
+        tiny = tiny || r["finding"] == "tiny";
+        errors = errors || (r["finding"] == "errors" && r["text"].get<std::string>().starts_with("3 of 7 requests failed"));
+    }
+    CHECK(tiny);
+    CHECK(errors);
+    // A run in which nothing completed: no rates, and not valid.
+    run dead;
+    dead.meta.label = "dead";
+    for (int i = 0; i < 3; ++i) dead.requests.push_back(failed_request(i, i + 0.1, 503, "Service Unavailable"));
+    const auto j = to_json(analyze(dead));
+    CHECK(j["rps"].is_null());
+    CHECK(j["output_tps"].is_null());
+    CHECK(j["validity"]["valid"] == false);
+    REQUIRE(j["validity"]["reasons"].size() >= 1);
+    CHECK(j["validity"]["reasons"][0]["finding"] == "nothing_completed");
+}
+
 TEST_CASE("percentile keys: integral percentiles have no decimals, others keep theirs") {
     CHECK(percentile_key(50) == "p50");
     CHECK(percentile_key(99.9) == "p99.9");

@@ -76,12 +76,22 @@ def _buckets(buckets):
     return list(buckets)
 
 
+def _pairs(mapping):
+    """{"request_rate": "_([0-9.]+)$"} as the CLI's NAME=VALUE arguments; a list of such strings as it is."""
+    if mapping is None:
+        return []
+    if isinstance(mapping, dict):
+        return [f"{name}={value}" for name, value in mapping.items()]
+    return [mapping] if isinstance(mapping, str) else list(mapping)
+
+
 def _options(percentiles=_DEFAULT_PERCENTILES, method="linear", ddof=1, slo=None, buckets=None, short_max=64,
-             long_min=2048, sweep_by=None, threads=0, confidence=0.95):
+             long_min=2048, sweep_by=None, threads=0, confidence=0.95, factor=None, role=None):
     """The options every analysis takes, as the CLI's flags name them (docs/cli.md); confidence is the level
-    of each percentile's interval (order statistics) and each mean's (Student's t)."""
+    of each percentile's interval (order statistics) and each mean's (Student's t). factor and role correct
+    how the runs were read (docs/sweeps.md#how-runs-are-read): {"name": "regex"} and {"name": "load"}."""
     return _core.AnalysisOptions(list(percentiles), method, ddof, short_max, long_min, _buckets(buckets),
-                                 _listed(slo), sweep_by or "", threads, confidence)
+                                 _listed(slo), sweep_by or "", threads, confidence, _pairs(factor), _pairs(role))
 
 
 class Run:

@@ -9,7 +9,7 @@ import pandas
 import pytest
 
 import servestat
-from conftest import SHARED
+from conftest import SHARED, SOURCE
 
 NUMPY_METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
                  "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
@@ -37,6 +37,17 @@ def test_a_directory_reads_as_runs_whose_sweeps_are_found_as_the_cli_finds_them(
     runs = servestat.read(folder)
     assert isinstance(runs, servestat.Runs) and len(runs) > 3
     assert runs.stats().text == cli("stats", "--json", folder)
+
+
+def test_factor_and_role_correct_the_reading_as_the_clis_flags_do(cli):
+    folder = os.path.join(SOURCE, "tests", "corpus", "lmbench-llm-d-k8s-8b-lmcache")
+    runs = servestat.read(folder)
+    got = runs.stats(factor={"rate": "_([0-9.]+)$"}, role={"rate": "ignore"})
+    assert got.text == cli("stats", "--json", "--factor", "rate=_([0-9.]+)$", "--role", "rate=ignore", folder)
+    design = json.loads(got.text)["design"]
+    assert "--factor rate=_([0-9.]+)$" in design["user"] and "--role rate=ignore" in design["user"]
+    with pytest.raises(servestat.UsageError, match="no factor 'nothing'"):
+        runs.stats(role={"nothing": "load"})
 
 
 def test_the_peers_logs_read_through_the_same_readers(cli):

@@ -24,6 +24,7 @@
 #include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, begin_reading
 #include "servestat/app/memory_args.hpp"      // memory_args
 #include "servestat/app/report_files.hpp"     // report_files, write_report
+#include "servestat/app/sweeps_and_grids.hpp" // design_options_of
 #include "servestat/compare/compare.hpp"      // compare_statistics, validate(compare_options)
 #include "servestat/compare/comparison.hpp"   // compare, comparison, comparison_options
 #include "servestat/core/errors.hpp"          // usage_error
@@ -95,6 +96,7 @@ inline comparison_options to_comparison_options(const compare_args& a) {
     o.compare.bootstrap = {.resamples = a.resamples, .seed = a.seed};
     o.compare.progress = a.progress;
     o.sweep_by = a.sweep_by;
+    o.design = design_options_of(a); // --factor and --role read on each side
     o.degradation = a.degradation;
     validate(o.compare);
     return o;

@@ -1,6 +1,7 @@
 // Comparing two sides that are each a run, a set of runs or a sweep: which run pairs with which
 // (the only run of each side, the same load level of two sweeps, or the same label), and for sweeps
-// how the knees and the largest load meeting each SLO moved.
+// how the knees and the largest load meeting each SLO moved. Each side is read by the experiment
+// stage first (experiment/design.hpp): its load axis, configurations and replicates decide the pairing.
 #pragma once
 
 #include <algorithm> // std::find
@@ -18,7 +19,7 @@
 #include "servestat/compare/compare.hpp"      // compare_runs, run_comparison, compare_options
 #include "servestat/compare/runs_as_unit.hpp" // compare_runs_as_unit, runs_as_unit
 #include "servestat/core/errors.hpp"          // usage_error
-#include "servestat/sweep/replicates.hpp"     // one_configuration, detail::numbered_alike
+#include "servestat/experiment/design.hpp"    // read_design, runs_as_designed, design_options
 #include "servestat/sweep/sweep_analysis.hpp" // analyze_sweep, sweep_analysis, find_sweeps
 
 namespace servestat {
@@ -54,7 +55,8 @@ struct sweep_shift {
 
 struct comparison_options {
     compare_options compare;
-    std::string sweep_by;        // the swept parameter; empty = whichever load parameter varies
+    std::string sweep_by;        // the swept parameter; empty = the load axis each side's design reads
+    design_options design;       // --factor and --role, read on each side
     double slo_percentile = 95;  // SLO capacity of sweeps: the largest load whose p95 meets each SLO
     double degradation = default_degradation; // each side's threshold knees (threshold_knee.hpp)
 };
@@ -130,21 +132,23 @@ inline std::vector<const run_stats*> stats_of(std::span<const run_stats> stats, 
     return out;
 }
 
-// Two sides that are each one configuration run two or more times (sweep/replicates.hpp), whose
-// labels at most number the runs (run_0001, run_0002; or all alike): the runs of each side are
-// replicates. The request-level comparison pools each side's requests (as a
+// Whether a side's design is one point measured by every run: replicates (same settings, same
+// measured workload; run_0001, run_0002 — runs named apart, a and b, are configurations).
+inline bool one_replicated_point(const experiment_design& d) {
+    return d.runs > 1 && d.points.size() == 1 && d.points.front().runs.size() == d.runs;
+}
+
+// Two sides that are each one configuration run two or more times, as their designs read them: the
+// runs of each side are replicates. The request-level comparison pools each side's requests (as a
 // replicated sweep level's), and with three runs or more a side the runs are also compared as the unit.
 inline std::optional<comparison> compare_replicates(std::span<const run> before, const std::vector<std::size_t>& b_runs,
                                                     std::span<const run> after, const std::vector<std::size_t>& a_runs,
                                                     std::span<const run_stats> before_stats,
-                                                    std::span<const run_stats> after_stats, const comparison_options& o) {
-    if (b_runs.size() < 2 || a_runs.size() < 2) return std::nullopt;
+                                                    std::span<const run_stats> after_stats, const experiment_design& before_design,
+                                                    const experiment_design& after_design, const comparison_options& o) {
+    if (!one_replicated_point(before_design) || !one_replicated_point(after_design)) return std::nullopt;
     const sweep_point pb = every_run(b_runs.size()), pa = every_run(a_runs.size());
     const auto sb = stats_of(before_stats, pb.replicates), sa = stats_of(after_stats, pa.replicates);
-    if (!one_configuration(sb) || !one_configuration(sa)) return std::nullopt;
-    // Runs named apart (a, b) are configurations of their own, whatever their parameters say; only
-    // labels that at most number the runs (run_0001, run_0002) make replicates.
-    if (!numbered_alike(sb) || !numbered_alike(sa)) return std::nullopt;
     comparison out{"replicates", {}, std::nullopt, {}};
     expect_pairs(o.compare, 1);
     out.pairs.push_back({std::nullopt, compare_runs(pooled_level(before, b_runs, pb), pooled_level(after, a_runs, pa), o.compare),
@@ -153,8 +157,8 @@ inline std::optional<comparison> compare_replicates(std::span<const run> before,
     return out;
 }
 
-inline sweep single_sweep(std::span<const run_stats> stats, const std::string& param, const char* side) {
-    const auto sweeps = find_sweeps(stats, {.by = param, .min_points = 1});
+inline sweep single_sweep(std::span<const run_stats> stats, const std::string& param, const experiment_design& d, const char* side) {
+    const auto sweeps = find_sweeps(stats, {.by = param, .min_points = 1, .from_design = true, .lengths = d.lengths});
     if (sweeps.size() != 1)
         throw usage_error(fmt::format("{} holds {} curves over {}; compare one sweep per side (fewer files, or "
                                       "--sweep-by another parameter)",
@@ -162,12 +166,6 @@ inline sweep single_sweep(std::span<const run_stats> stats, const std::string& p
     return sweeps.front();
 }
 
-inline std::string swept_param(std::span<const run_stats> before, std::span<const run_stats> after,
-                               const std::string& by) {
-    if (!by.empty()) return by;
-    auto choice = choose_sweep_param(before, {});
-    return choice.empty() ? choose_sweep_param(after, {}) : choice;
-}
 
 inline void note_unswept(std::span<const run_stats> stats, const sweep& s, std::vector<std::string>& unpaired) {
     std::vector<bool> in_sweep(stats.size(), false);
@@ -193,8 +191,9 @@ inline sweep_shift shift_of(const sweep& b, const sweep& a, std::span<const run_
 inline comparison compare_sweeps(std::span<const run> before, const std::vector<std::size_t>& b_runs,
                                  std::span<const run> after, const std::vector<std::size_t>& a_runs,
                                  std::span<const run_stats> before_stats, std::span<const run_stats> after_stats,
+                                 const experiment_design& before_design, const experiment_design& after_design,
                                  const std::string& param, const comparison_options& o) {
-    const sweep b = single_sweep(before_stats, param, "BEFORE"), a = single_sweep(after_stats, param, "AFTER");
+    const sweep b = single_sweep(before_stats, param, before_design, "BEFORE"), a = single_sweep(after_stats, param, after_design, "AFTER");
     comparison out{"load", {}, std::nullopt, {}};
     std::map<double, const sweep_point*> after_at;
     for (const auto& p : a.points) after_at[p.load] = &p;
@@ -277,13 +276,20 @@ inline comparison compare(std::span<const run> before, std::span<const run> afte
         detail::expect_pairs(o.compare, 1);
         return {"single", {detail::pair_up(before, b.front(), after, a.front(), std::nullopt, o.compare)}, std::nullopt, {}};
     }
-    const auto before_stats = detail::analyze_all(before, b, o.compare.stats);
-    const auto after_stats = detail::analyze_all(after, a, o.compare.stats);
-    const std::string param = detail::swept_param(before_stats, after_stats, o.sweep_by);
+    design_options reading = o.design;
+    if (reading.load.empty()) reading.load = o.sweep_by;
+    const auto before_read = detail::analyze_all(before, b, o.compare.stats);
+    const auto after_read = detail::analyze_all(after, a, o.compare.stats);
+    const auto before_design = read_design(before_read, reading), after_design = read_design(after_read, reading);
+    // Each run's parameters as its side's design reads them: its configuration and its level.
+    const auto before_stats = runs_as_designed(before_read, before_design), after_stats = runs_as_designed(after_read, after_design);
+    const std::string param = !o.sweep_by.empty() ? o.sweep_by : !before_design.load.empty() ? before_design.load : after_design.load;
     if (!param.empty() && b.size() > 1 && a.size() > 1)
-        return detail::compare_sweeps(before, b, after, a, before_stats, after_stats, param, o);
+        return detail::compare_sweeps(before, b, after, a, before_stats, after_stats, before_design, after_design, param, o);
     if (param.empty())
-        if (auto replicates = detail::compare_replicates(before, b, after, a, before_stats, after_stats, o)) return *replicates;
+        if (auto replicates = detail::compare_replicates(before, b, after, a, before_stats, after_stats, before_design,
+                                                         after_design, o))
+            return *replicates;
     return detail::compare_by_label(before, b, after, a, o);
 }
 

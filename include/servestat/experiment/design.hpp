@@ -657,7 +657,11 @@ inline experiment_design read_design(std::span<const run_stats> runs, const desi
     experiment_design d;
     d.runs = runs.size();
     std::vector<run_metadata> read_as;
-    for (const auto& r : runs) read_as.push_back(r.meta);
+    for (const auto& r : runs) {
+        read_as.push_back(r.meta);
+        // A run made in memory (Python's from_arrays, a library's caller) is named by its label.
+        if (auto& m = read_as.back(); m.source.name_parts.empty() && !m.label.empty()) m.source.name_parts = {m.label};
+    }
     const rate_in_names rate = read_rate_in_names(runs, read_as, !o.factors.empty());
     std::vector<const run_metadata*> metas;
     for (const auto& m : read_as) metas.push_back(&m);

@@ -499,7 +499,9 @@ inline void collapse_gathered_copies(std::vector<passed_over_file>& passed_over)
     std::map<std::string, std::vector<std::string>> of_list;
     for (const auto& p : passed_over)
         if (p.reason.starts_with(copy)) of_list[p.path].push_back(p.reason.substr(copy.size(), p.reason.find(':') - copy.size()));
-    for (const auto& [path, originals] : of_list) {
+    for (const auto& entry : of_list) {
+        const std::string& path = entry.first;
+        const std::vector<std::string>& originals = entry.second;
         if (originals.size() < 2) continue;
         std::erase_if(passed_over, [&](const auto& p) { return p.path == path && p.reason.starts_with(copy); });
         passed_over.push_back({path, fmt::format("gathered from the runs' own files: its {} runs are the same requests and "

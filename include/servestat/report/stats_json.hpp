@@ -9,12 +9,14 @@
 #include <span>     // std::span
 #include <string>   // std::string
 
+#include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/core/utf8.hpp"            // shortened_text
 #include "servestat/ingest/metrics_timeline.hpp" // server_timeline
 #include "servestat/stats/run_spread.hpp"     // run_spread
 #include "servestat/stats/run_stats.hpp"      // run_stats, stats_options
+#include "servestat/stats/run_validity.hpp"   // run_failed_entirely, check_run_validity
 #include "servestat/stats/sample_size.hpp"    // few_sample_percentiles
 #include "servestat/sweep/grid.hpp"           // grid_analysis, sweep_value
 #include "servestat/sweep/replicates.hpp"     // find_replicate_groups
@@ -143,7 +145,37 @@ inline json to_json(const server_timeline& s) {
 
 } // namespace detail
 
+namespace detail {
+
+// Whether the run's numbers are a measurement, and every validity finding about it: a run in which
+// nothing completed is no measurement (valid false: no rates, no latencies); the others are told
+// and leave it valid.
+inline json validity_json(const run_stats& r) {
+    json reasons = json::array();
+    const auto add = [&](const char* finding, std::string text) { reasons.push_back({{"finding", finding}, {"text", std::move(text)}}); };
+    const bool failed = run_failed_entirely(r);
+    if (failed) add("nothing_completed", "nothing completed: its zeros are no measurement, so it has no rates or latencies");
+    const run_validity v = check_run_validity(r);
+    for (const auto& e : {v.ended_early_time, v.ended_early_count})
+        if (e) add("ended_early", fmt::format("{} was {:g}; the run measured {:g}", e->param, e->configured, e->measured));
+    if (v.stopped_by_driver)
+        add("stopped_by_driver", v.stopped_by_driver->reason + (v.stopped_by_driver->detail.empty() ? "" : ": " + v.stopped_by_driver->detail));
+    if (v.tiny && !failed)
+        add("tiny", fmt::format("{} requests over {} s: its tails rest on a handful of requests",
+                                v.tiny->requests ? fmt::format("{:g}", *v.tiny->requests) : std::string("?"),
+                                v.tiny->seconds ? fmt::format("{:.3g}", *v.tiny->seconds) : std::string("?")));
+    if (v.errors && !failed)
+        add("errors", fmt::format("{:g} of {:g} requests failed ({:.1f}%)", v.errors->failed, v.errors->requests, 100 * v.errors->share()));
+    if (v.client) add("client_limit", "the load driver's own delays or CPU may have limited the run");
+    return {{"valid", !failed}, {"reasons", std::move(reasons)}};
+}
+
+} // namespace detail
+
 inline json to_json(const run_stats& r) {
+    const bool failed = run_failed_entirely(r);
+    // A failed run's rates are zeros of nothing measured: none.
+    const auto rate = [&](const std::optional<double>& v) { return failed ? json(nullptr) : detail::or_null(v); };
     json errors = json::array();
     for (const auto& e : r.errors) {
         json entry{{"kind", std::string(to_string(e.kind))}, {"count", e.count},
@@ -170,12 +202,14 @@ inline json to_json(const run_stats& r) {
         {"failed", r.failed},
         {"duration", detail::or_null(r.duration)},
         {"duration_from", r.duration ? json(to_string(r.duration_from)) : json(nullptr)},
-        {"rps", detail::or_null(r.rps)},
-        {"output_tps", detail::or_null(r.output_tps)},
-        {"total_tps", detail::or_null(r.total_tps)},
+        {"rps", rate(r.rps)},
+        {"output_tps", rate(r.output_tps)},
+        {"total_tps", rate(r.total_tps)},
+        {"send_rate", detail::or_null(r.send_rate)},
         {"peak_concurrency", detail::or_null(r.peak_concurrency)},
+        {"validity", detail::validity_json(r)},
         {"steady_state", detail::to_json(r.steady_state)},
-        {"goodput_rps", r.goodput ? detail::or_null(r.goodput->rps) : json(nullptr)},
+        {"goodput_rps", r.goodput ? rate(r.goodput->rps) : json(nullptr)},
         {"goodput", r.goodput ? detail::to_json(*r.goodput) : json(nullptr)},
         {"errors", std::move(errors)},
         {"tokens", {{"prompt", detail::to_json(r.prompt_tokens)}, {"output", detail::to_json(r.output_tokens)}}},
