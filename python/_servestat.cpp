@@ -67,8 +67,15 @@ struct analysis_kwargs {
     }
 };
 
-std::vector<py_run> read_runs(const std::vector<std::string>& paths, const std::string& input_format, const std::string& map,
-                         const std::string& ok_if, bool skip_bad, std::size_t threads) {
+// What the directories read held besides their runs (files passed over, and why): stats() and
+// report() show them as the CLI does.
+struct py_listings {
+    std::shared_ptr<const std::vector<directory_listing>> value = std::make_shared<std::vector<directory_listing>>();
+};
+
+std::pair<std::vector<py_run>, py_listings> read_runs(const std::vector<std::string>& paths, const std::string& input_format,
+                                                      const std::string& map, const std::string& ok_if, bool skip_bad,
+                                                      std::size_t threads) {
     app::analysis_args a;
     a.logs = paths;
     a.input_format = input_format;
@@ -77,12 +84,13 @@ std::vector<py_run> read_runs(const std::vector<std::string>& paths, const std::
     a.skip_bad = skip_bad;
     a.threads = threads;
     std::vector<run> runs;
+    auto listings = std::make_shared<std::vector<directory_listing>>();
     py::gil_scoped_release unlocked;
-    app::for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); });
+    app::for_each_input_run(a, [&](run&& r) { runs.push_back(std::move(r)); }, listings.get());
     app::name_inputs_apart(runs); // as the CLI names them
     std::vector<py_run> out;
     for (auto& r : runs) out.push_back({std::make_shared<const run>(std::move(r))});
-    return out;
+    return {std::move(out), py_listings{std::move(listings)}};
 }
 
 // --- from_arrays ---
@@ -213,7 +221,7 @@ std::string note_of(const run_summary& s) {
     return app::summary_note(static_cast<std::size_t>(s.stats.requests()), s.stats.sketch_alpha());
 }
 
-std::string stats_json(const py::list& list, const analysis_kwargs& kw) {
+std::string stats_json(const py::list& list, const analysis_kwargs& kw, const py_listings& listings) {
     app::analysis_args a;
     kw.apply(a);
     const stats_options o = app::to_stats_options(a);
@@ -223,11 +231,11 @@ std::string stats_json(const py::list& list, const analysis_kwargs& kw) {
     for (const auto& item : items)
         results.push_back(item.whole ? analyze(*item.whole, o)
                                      : app::sketched_stats(item.summary->stats, metadata_of(*item.summary), note_of(*item.summary), o));
-    return app::stats_json_text(a, results, o);
+    return app::stats_json_text(a, results, o, *listings.value);
 }
 
 void write_report(const py::list& items, const std::string& out_dir, const std::vector<std::string>& formats,
-            const std::string& title, const analysis_kwargs& kw) {
+            const std::string& title, const analysis_kwargs& kw, const py_listings& listings) {
     app::report_args a;
     kw.apply(a);
     a.out_dir = out_dir;
@@ -237,6 +245,7 @@ void write_report(const py::list& items, const std::string& out_dir, const std::
     const auto list = items_of(items);
     py::gil_scoped_release unlocked;
     app::report_inputs in;
+    in.listings = *listings.value;
     for (const auto& item : list) {
         if (item.whole) {
             in.add(run(*item.whole)); // the report command takes its runs by value
@@ -391,6 +400,8 @@ PYBIND11_MODULE(_servestat, m) {
     m.attr("default_seed") = bootstrap_options{}.seed;
     m.attr("default_sketch_alpha") = default_sketch_alpha;
 
+    py::class_<py_listings>(m, "Listings").def(py::init<>());
+
     py::class_<py_run>(m, "Run")
         .def_property_readonly("label", [](const py_run& r) { return r.value->meta.label; })
         .def_property_readonly("path", [](const py_run& r) { return r.value->meta.source.path; })
@@ -408,8 +419,9 @@ PYBIND11_MODULE(_servestat, m) {
 
     m.def("read", &servestat::python::read_runs);
     m.def("from_arrays", &servestat::python::from_arrays);
-    m.def("stats_json", &servestat::python::stats_json);
-    m.def("report", &write_report);
+    m.def("stats_json", &servestat::python::stats_json, py::arg("runs"), py::arg("options"), py::arg("listings") = py_listings{});
+    m.def("report", &write_report, py::arg("runs"), py::arg("out_dir"), py::arg("formats"), py::arg("title"), py::arg("options"),
+          py::arg("listings") = py_listings{});
     m.def("compare_json", &compare_json);
     m.def("knee_json", [](std::vector<double> x, std::vector<double> y, std::string curve, std::string direction, double S,
                           bool online, bool all_knees, std::string interp, int degree) {

@@ -109,17 +109,26 @@ class Run:
 
     def stats(self, **options):
         """Statistics per subset and metric; keyword arguments as _options (percentiles, method, slo, buckets, ...)."""
-        return Runs([self]).stats(**options)
+        return Runs([self], getattr(self, "_listings", None)).stats(**options)
 
     def __repr__(self):
         return f"<servestat.Run {self.label!r}: {self.requests} requests from {self.path} ({self.format})>"
 
 
+def _listings_of(items):
+    """What the directories read held besides these runs (files passed over), as read() found it."""
+    return getattr(items, "_listings", None) or _core.Listings()
+
+
 class Runs(list):
     """Several runs (a sweep, a directory): stats() finds the sweeps and grids among them as the CLI does."""
 
+    def __init__(self, runs=(), listings=None):
+        super().__init__(runs)
+        self._listings = listings
+
     def stats(self, **options):
-        return Stats(_core.stats_json([_as_core(r) for r in self], _options(**options)))
+        return Stats(_core.stats_json([_as_core(r) for r in self], _options(**options), _listings_of(self)))
 
     def __repr__(self):
         return f"<servestat.Runs: {len(self)} runs>"
@@ -174,9 +183,12 @@ def read(path_or_paths, input_format=None, map=None, ok_if=None, skip_bad=False,
 
     input_format forces a reader (docs/formats.md); map reads any CSV/JSON/JSONL by naming its fields,
     e.g. "ttft=TTFT:ms,e2e=latency:s" (with ok_if, which requests succeeded), as the CLI's --map."""
-    runs = Runs(Run(r) for r in _core.read(_paths(path_or_paths), input_format or "", map or "", ok_if or "",
-                                           skip_bad, threads))
-    return runs[0] if len(runs) == 1 else runs
+    core_runs, listings = _core.read(_paths(path_or_paths), input_format or "", map or "", ok_if or "", skip_bad, threads)
+    runs = Runs((Run(r) for r in core_runs), listings)
+    if len(runs) == 1:
+        runs[0]._listings = listings
+        return runs[0]
+    return runs
 
 
 def from_arrays(data=None, *, ttft=None, e2e=None, prompt_tokens=None, output_tokens=None, t_sent=None, status=None,
@@ -248,7 +260,8 @@ def report(runs, out_dir, *, formats=("md", "html", "json"), title="Load test re
     if isinstance(runs, (str, os.PathLike)):
         runs = read(runs)
     items = [runs] if isinstance(runs, (Run, Summary)) else list(runs)
-    _core.report([_as_core(r) for r in items], os.fspath(out_dir), list(formats), title, _options(**options))
+    _core.report([_as_core(r) for r in items], os.fspath(out_dir), list(formats), title, _options(**options),
+                 _listings_of(runs))
     return [os.path.join(os.fspath(out_dir), f"report.{f}") for f in formats]
 
 

@@ -214,8 +214,8 @@ def test_the_gil_is_released_while_a_log_is_read_and_analysed(tmp_path, logs):
         # Around the C++ calls alone: holding the GIL, they would leave the other thread at most the
         # one switch interval (5 ms, some 10^4 ticks) it may hold when a call begins.
         before = ticks[0]
-        runs = servestat._core.read([str(big)], "", "", "", False, 1)
-        servestat._core.stats_json(runs, servestat._options(threads=1))
+        runs, listings = servestat._core.read([str(big)], "", "", "", False, 1)
+        servestat._core.stats_json(runs, servestat._options(threads=1), listings)
         during = ticks[0] - before
     finally:
         done.set()

@@ -254,7 +254,9 @@ def test_inferencex_results_folder_is_one_concurrency_sweep():
     data, stderr = stats_json(os.path.join(TEST_DATA, "inferencex", "glm5.1-mi355x-sglang-hicache"))
     check(len(data["runs"]) == 12, f"twelve runs, not 24: {len(data['runs'])}")
     check(len({r["label"] for r in data["runs"]}) == 12, f"named apart: {[r['label'] for r in data['runs']]}")
-    check("passed over" not in stderr, f"nothing passed over: {stderr!r}")
+    check(all("bmk_agentic_" in r["source"]["path"] for r in data["runs"]), "each run from its own file")
+    check("passed over 1 file" in stderr and "results_bmk/agg_bmk.json (gathered from the runs' own files: its 12 runs" in stderr,
+          f"agg_bmk.json passed over as gathered from them: {stderr!r}")
 
 
 sys.exit(run_tests(WORK, [test_aiperf_sweep_folder_is_one_concurrency_sweep,

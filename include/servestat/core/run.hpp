@@ -6,6 +6,7 @@
 #include <memory>  // std::shared_ptr
 #include <string>  // std::string
 #include <string_view> // std::string_view
+#include <utility> // std::pair
 #include <vector>  // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
@@ -27,6 +28,9 @@ struct run_source {
     // up to (and including) the directory argument it was found in. The experiment stage reads
     // its factors from them (experiment/path_words.hpp).
     std::vector<std::string> name_parts;
+    // Of the merged files, those that are no part of this run but derived from it and its siblings (a
+    // whole-run summary beside stage reports): path, and why. A folder read lists them as passed over.
+    std::vector<std::pair<std::string, std::string>> derived;
 };
 
 // What a source holds: per-request measurements, only a tool's own aggregates, or a workload

@@ -298,9 +298,20 @@ inline void align_by_their_ends(std::vector<std::optional<std::vector<std::strin
 inline void split_off_a_trailing_number(factor_table& t, std::vector<std::optional<std::vector<std::string>>>& free,
                                         std::set<std::size_t>& lengths, const std::string& position, std::size_t depth) {
     std::size_t ending = 0, named = 0;
+    std::set<std::vector<std::string>> without; // the names that end in no number
     for (const auto& ws : free)
-        if (ws) ++named, ending += !ws->empty() && is_decimal(ws->back());
+        if (ws) {
+            ++named;
+            if (!ws->empty() && is_decimal(ws->back())) ++ending;
+            else without.insert(*ws);
+        }
     if (ending == 0 || ending == named) return;
+    // Only a number ending otherwise equal names is one ("…_dgxc_04" beside "…_dgxc"); in
+    // "mix_50_50" beside "short_only" the numbers are words of the name.
+    const bool otherwise_equal = std::any_of(free.begin(), free.end(), [&](const auto& ws) {
+        return ws && !ws->empty() && is_decimal(ws->back()) && without.contains(std::vector<std::string>(ws->begin(), ws->end() - 1));
+    });
+    if (!otherwise_equal) return;
     factor f{free_name(t, position + "_end", position), factor_source::path_word, position_where(depth), {}, word_hint::trailing_number};
     lengths.clear();
     for (auto& ws : free) {

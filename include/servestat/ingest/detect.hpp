@@ -544,7 +544,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         logs.push_back({file, name_parts_below(dir, file)});
     }
     std::set<std::string> used;
-    std::map<std::string, std::string> merged; // a file a run took in → that run's file
+    std::set<std::string> merged;
+    std::map<std::string, std::string> derived; // a file a reader found derived → why
     std::map<std::string, std::string> seen; // fingerprint → the file that gave it first
     console_copies console_runs; // a console log waits for the JSON results it may repeat (same_run.hpp)
     const auto use = [&](run&& r) {
@@ -566,7 +567,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
         if (runs.size() > 1) lists.insert(runs.front().meta.source.path);
         for (auto& r : runs) {
-            for (const auto& path : r.meta.source.merged) merged.try_emplace(same_file_key(path), r.meta.source.path);
+            for (const auto& path : r.meta.source.merged) merged.insert(same_file_key(path));
+            for (const auto& [path, why] : r.meta.source.derived) derived.try_emplace(path, why);
             if (r.meta.kind == run_kind::summary) summaries.push_back(std::move(r));
             else use(std::move(r));
         }
@@ -586,20 +588,16 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         else use(std::move(r));
     });
     listing.logs = used.size();
-    // What a run took in (a whole-run summary beside its stage reports, a tool's aggregates beside
-    // its requests) is listed too, so that every file of the folder is accounted for.
-    const auto taken_in = [&](const std::filesystem::path& file) -> std::optional<std::string> {
-        const auto at = merged.find(same_file_key(file));
-        if (at == merged.end() || used.contains(file.string())) return std::nullopt;
-        return "taken in by the reader of " + std::filesystem::path(at->second).lexically_relative(dir).generic_string() +
-               " (its notes say why): not a run of its own";
-    };
     for (const auto& file : unrecognised)
-        listing.passed_over.push_back({file.string(), taken_in(file).value_or("no format recognises it")});
-    for (const auto& log : logs)
-        if (const auto why = taken_in(log.path);
-            why && std::none_of(listing.passed_over.begin(), listing.passed_over.end(), [&](const auto& p) { return p.path == log.path.string(); }))
-            listing.passed_over.push_back({log.path.string(), *why});
+        if (!merged.contains(same_file_key(file))) listing.passed_over.push_back({file.string(), "no format recognises it"});
+    // Files a reader found derived from its run and its siblings (a whole-run summary beside stage
+    // reports): no runs, and said so.
+    for (const auto& entry : derived) {
+        const std::string& path = entry.first;
+        if (!used.contains(path) && std::none_of(listing.passed_over.begin(), listing.passed_over.end(),
+                                                 [&](const auto& p) { return same_file_key(p.path) == same_file_key(path); }))
+            listing.passed_over.push_back({path, entry.second});
+    }
     collapse_gathered_copies(listing.passed_over);
     std::sort(listing.passed_over.begin(), listing.passed_over.end(),
               [](const auto& a, const auto& b) { return natural_less(a.path, b.path); });

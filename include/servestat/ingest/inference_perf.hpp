@@ -400,6 +400,8 @@ inline std::vector<run> read_inference_perf(const std::filesystem::path& file, c
     if (report.stage_level && name.recognised)
         for (const auto& whole : inference_perf_whole_run_reports(file, name.prefix)) {
             out.meta.source.merged.push_back(whole.string());
+            out.meta.source.derived.emplace_back(whole.string(), "inference-perf's aggregate of every stage together: derived "
+                                                                 "from the stage reports beside it, not a run of its own");
             out.meta.notes.push_back(whole.filename().string() +
                                      " beside it covers every stage together and is not listed as a run of its own.");
         }
