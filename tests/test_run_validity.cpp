@@ -288,6 +288,27 @@ TEST_CASE("the summary names each run whose numbers are not the server's", "[val
                      "throughput count the successful requests only."));
 }
 
+// Several sweeps with the same levels: a run named by its level alone would not say whose it is.
+TEST_CASE("a short run of one of several sweeps is named with its sweep", "[validity]") {
+    std::vector<run_stats> runs;
+    for (const std::string deployment : {"llm-d-70b-2replicas-H100", "vllm-standalone-llama-3-70b-2replicas-H100"})
+        for (const int rate : {4, 8, 16}) {
+            const double requests = deployment.starts_with("llm") && rate == 16 ? 68 : 252;
+            runs.push_back(reported_run(deployment + " (a long folder name) at rate " + std::to_string(rate),
+                                        {{"request_rate", rate}, {"deployment", deployment}},
+                                        {{"requests", requests, "requests"}, {"duration", requests / rate, "s"},
+                                         {"rps", static_cast<double>(rate), "req/s"}}));
+        }
+    std::vector<sweep_analysis> sweeps;
+    for (const auto& s : find_sweeps(runs)) sweeps.push_back(analyze_sweep(s, runs));
+    REQUIRE(sweeps.size() == 2);
+    const auto texts = summary_texts(runs, sweeps);
+    const auto short_runs = std::find_if(texts.begin(), texts.end(), [](const std::string& t) { return t.starts_with("Short runs: "); });
+    REQUIRE(short_runs != texts.end());
+    CHECK(short_runs->starts_with("Short runs: request_rate=16 on "));
+    CHECK(short_runs->find("llm-d") != std::string::npos);
+}
+
 // servestat's own driver says in run.end how the run ended. A run stopped at the requested precision
 // after 812 of -n 3000 requests and 20 of --duration 100 s is not early: ending there was its purpose.
 // A run the failure guard stopped is told once, with the guard's sentence, not again as early.

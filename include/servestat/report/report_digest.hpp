@@ -555,19 +555,22 @@ inline std::string short_runs_sentence(std::span<const run_stats> runs) {
 // How a run is named in the validity sentences: by its level and label when it is on a sweep
 // ("c=16 (label)"), else by its label.
 inline std::string validity_name(std::span<const sweep_analysis> sweeps, std::size_t run, const run_stats& r) {
-    for (const auto& a : sweeps)
+    for (std::size_t s = 0; s < sweeps.size(); ++s) {
+        const auto& a = sweeps[s];
         for (const auto& p : a.curve.points) {
             const bool here = p.run == run || std::find(p.replicates.begin(), p.replicates.end(), run) != p.replicates.end();
             if (!here) continue;
             // The level names the run in its sweep; a label that carries the level ("bad-c64", "rate ∞")
-            // names it alone, and a long one (a folder's name) is left to the level.
+            // names it alone, and a long one (a folder's name) is left to the level, and to its
+            // sweep's name where several sweeps have that level.
             const std::string level = servestat::detail::format_load(a.curve.param, p.load);
             const std::string& label = r.meta.label;
             const std::string number = std::isinf(p.load) ? "∞" : servestat::detail::load_text(p.load);
-            if (label.empty() || label.size() > 32) return level;
+            if (label.empty() || label.size() > 32) return sweeps.size() > 1 ? level + " on " + sweep_short_name(a, s) : level;
             if (label.find(number) != std::string::npos) return label;
             return level + " (" + label + ")";
         }
+    }
     return r.meta.label;
 }
 
