@@ -4,6 +4,7 @@
 // from the file, name parts from the path.
 #include "servestat/experiment/design.hpp"
 
+#include <algorithm> // std::none_of
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -278,8 +279,10 @@ TEST_CASE("a number ending the names is the request rate where the runs' send ra
     // Where the requests went out at other rates the names' numbers stay what the grammar says.
     for (auto& r : runs) r.send_rate = 7.0;
     const auto unconfirmed = read_design(runs);
-    CHECK(unconfirmed.find("output_len")->reading.role != factor_role::ignored);
-    for (const auto& note : unconfirmed.notes) CHECK(note.find("send") == std::string::npos);
+    CHECK(factor_of(unconfirmed, "output_len").reading.role != factor_role::ignored);
+    CHECK(factor_of(unconfirmed, "request_rate").reading.role == factor_role::load); // the qps tags alone
+    CHECK(std::none_of(unconfirmed.notes.begin(), unconfirmed.notes.end(),
+                       [](const std::string& note) { return note.find("send") != std::string::npos; }));
 }
 
 TEST_CASE("a word before the load's name (low-qps, high-qps) names sessions of one sweep") {
@@ -291,6 +294,13 @@ TEST_CASE("a word before the load's name (low-qps, high-qps) names sessions of o
     CHECK(factor_of(d, "folder2").reading.role == factor_role::replicate);
     CHECK(d.configurations.size() == 1);
     CHECK(d.replicated_points() == 1); // 0.5, measured in both sessions
+}
+
+TEST_CASE("a name writes a level only as a whole number: h100 holds no 1, qwen-16 holds 16") {
+    CHECK(detail::writes_number("qwen-16", 16));
+    CHECK(detail::writes_number("rate_0.5", 0.5));
+    CHECK_FALSE(detail::writes_number("h100", 1));
+    CHECK_FALSE(detail::writes_number("c160", 16));
 }
 
 TEST_CASE("a load set once for each configuration is no load axis") {

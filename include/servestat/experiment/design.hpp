@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>   // std::sort, std::find, std::any_of, std::max
+#include <cctype>      // std::isdigit
 #include <cmath>       // std::abs, std::isinf, std::round
 #include <cstddef>     // std::size_t
 #include <limits>      // std::numeric_limits
@@ -164,15 +165,31 @@ inline design_factor* factor_named(experiment_design& d, std::string_view name) 
     return nullptr;
 }
 
+// Whether a number written in `text` equals `level` ("qwen-16" holds 16; "h100" holds 100, not 1).
+inline bool writes_number(const std::string& text, double level) {
+    for (std::size_t at = 0; at < text.size();) {
+        if (!std::isdigit(static_cast<unsigned char>(text[at]))) {
+            ++at;
+            continue;
+        }
+        std::size_t end = at;
+        while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+        if (const auto n = parse_name_number(std::string_view(text).substr(at, end - at)); n && n->is_number() && n->get<double>() == level)
+            return true;
+        at = end;
+    }
+    return false;
+}
+
 // Whether a path's word writes the run's level in it ("qwen-16" of a run at concurrency 16).
 inline bool restates_the_level(const factor& load, const factor& word) {
     if (word.source != factor_source::path_word && word.source != factor_source::path_tag) return false;
     bool any = false;
     for (std::size_t i = 0; i < load.values.size(); ++i) {
         const auto& v = word.values[i];
-        if (v.is_null() || load.values[i].is_null()) continue;
-        const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-        if (text.find(load.values[i].is_string() ? load.values[i].get<std::string>() : load.values[i].dump()) == std::string::npos) return false;
+        const auto level = level_number(load.values[i]);
+        if (v.is_null() || !level) continue;
+        if (!writes_number(v.is_string() ? v.get<std::string>() : v.dump(), *level)) return false;
         any = true;
     }
     return any;
@@ -273,16 +290,12 @@ inline void concurrency_by_measurement(experiment_design& d, std::span<const run
         if (f.constant || f.reading.user_set || f.reading.role != factor_role::config || !numeric_factor(f.column) ||
             numeric_levels(f.column) < 2 || (f.column.source != factor_source::file && f.column.source != factor_source::path_tag))
             continue;
+        if (!swept_within_a_configuration(d, f)) continue;
         const auto check = confirms_concurrency(runs, f.column.values);
         if (!check.confirmed) continue;
-        const auto previous = f.reading;
         f.reading = {factor_role::load, fmt::format("the runs' throughput × mean latency (Little's law) is within {:.0f}% of it "
                                                     "in {} of {} runs: the concurrency they kept",
                                                     100 * detail::in_flight_tolerance, check.agreeing, check.measured), false};
-        if (!swept_within_a_configuration(d, f)) {
-            f.reading = previous;
-            continue;
-        }
         d.load = f.column.name;
         d.load_as = "concurrency";
         return;

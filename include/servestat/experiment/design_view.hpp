@@ -4,7 +4,7 @@
 // was ignored and why, files passed over, and what the user set. Lists stay short.
 #pragma once
 
-#include <algorithm>   // std::sort
+#include <algorithm>   // std::sort, std::any_of
 #include <cstddef>     // std::size_t
 #include <set>         // std::set
 #include <span>        // std::span
@@ -113,8 +113,11 @@ inline std::string length_relation(const experiment_design& d, const design_fact
 inline std::vector<design_line> design_lines(const experiment_design& d, std::span<const passed_over_input> passed_over = {}) {
     using detail::short_list;
     std::vector<design_line> out;
-    std::size_t max_replicates = 1;
-    for (const auto& p : d.points) max_replicates = std::max(max_replicates, p.runs.size());
+    std::size_t max_replicates = 1, min_replicated = 0; // the most runs of a point, the fewest of one measured again
+    for (const auto& p : d.points) {
+        max_replicates = std::max(max_replicates, p.runs.size());
+        if (p.runs.size() > 1) min_replicated = min_replicated == 0 ? p.runs.size() : std::min(min_replicated, p.runs.size());
+    }
     const design_factor* load = d.find(d.load);
     std::string overview = fmt::format("{} run{}", d.runs, d.runs == 1 ? "" : "s");
     overview += fmt::format(", {} configuration{}", d.configurations.size(), d.configurations.size() == 1 ? "" : "s");
@@ -133,7 +136,13 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
         // One factor names the configurations by its values already.
         out.push_back({"configurations", short_list(configs, 3) + (configs.size() == 1 ? "" : "; named " + short_list(names))});
     } else {
-        out.push_back({"configurations", "one: nothing but the load and the replicate index differs"});
+        const bool replicated = std::any_of(d.factors.begin(), d.factors.end(), [](const design_factor& f) {
+            return !f.constant && f.reading.role == factor_role::replicate;
+        });
+        out.push_back({"configurations", d.runs < 2 ? std::string("one: a single run")
+                                         : fmt::format("one: no setting differs between the runs{}",
+                                                       load ? fmt::format(" but {}", d.load) + (replicated ? " and the replicate index" : "")
+                                                            : replicated ? " but the replicate index" : "")});
     }
     if (load)
         out.push_back({d.load_is_setting ? "x axis" : "load",
@@ -149,15 +158,18 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     if (d.replicated_points())
         out.push_back({"replicates", fmt::format("{} point{} with {} runs{}", d.replicated_points(),
                                                  d.replicated_points() == 1 ? "" : "s",
-                                                 max_replicates == 2 ? "2" : fmt::format("2 to {}", max_replicates),
+                                                 min_replicated == max_replicates ? fmt::format("{}", max_replicates)
+                                                                                  : fmt::format("{} to {}", min_replicated, max_replicates),
                                                  index.empty() ? ": runs alike in every setting and measured workload" : index)});
     else if (!d.points.empty())
         out.push_back({"replicates", "none: one run per point" + index});
+    // A run's length, varying or not ("num_prompts 100 in every run"): its own line, never a setting.
     std::vector<std::string> lengths;
     for (const auto& f : d.factors)
-        if (!f.constant && f.reading.role == factor_role::length)
-            lengths.push_back(fmt::format("{} {} ({})", f.column.name, short_list(detail::distinct_values(f.column)),
-                                          detail::length_relation(d, f)));
+        if (f.reading.role == factor_role::length && !f.column.values.empty() && !(f.constant && f.column.values.front().is_null()))
+            lengths.push_back(f.constant ? fmt::format("{} {} in every run", f.column.name, detail::value_text(f.column.values.front()))
+                                         : fmt::format("{} {} ({})", f.column.name, short_list(detail::distinct_values(f.column)),
+                                                       detail::length_relation(d, f)));
     if (!lengths.empty()) out.push_back({"run length", short_list(lengths, 2) + "; never a configuration"});
     std::vector<std::string> ignored;
     for (const auto& f : d.factors)
@@ -166,7 +178,8 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     if (!ignored.empty()) out.push_back({"ignored", short_list(ignored, 3)});
     std::vector<std::string> same;
     for (const auto& f : d.factors)
-        if (f.constant && !f.column.values.empty() && !f.column.values.front().is_null() && f.column.source != factor_source::run_metadata)
+        if (f.constant && f.reading.role != factor_role::length && !f.column.values.empty() && !f.column.values.front().is_null() &&
+            f.column.source != factor_source::run_metadata)
             same.push_back(f.column.name + " " + detail::value_text(f.column.values.front()));
     if (!same.empty()) out.push_back({"the same in every run", short_list(same, 5)});
     if (!passed_over.empty()) {

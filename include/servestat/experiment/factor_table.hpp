@@ -182,8 +182,12 @@ inline void add_key_value_factors(factor_table& t, std::span<const run_metadata*
             for (const auto& w : *ws)
                 if (w.kind == word_kind::key_value) keys.insert(w.key);
     for (const auto& key : keys) {
+        // The file gives it: under its key, or under the whole name the words split ("max_concurrency=1"
+        // reads as max, concurrency=1; the file's max_concurrency is that setting).
         bool given = false;
-        for (const auto* m : runs) given = given || m->params.contains(key);
+        for (const auto* m : runs)
+            for (const auto& [name, value] : m->params.items())
+                given = given || name == key || name.ends_with("_" + key);
         if (given) continue;
         factor f{free_name(t, key, position_name(depth)), factor_source::path_tag, position_where(depth), {}, word_hint::none};
         for (const auto& ws : words) {
@@ -292,9 +296,9 @@ inline void align_by_their_ends(std::vector<std::optional<std::vector<std::strin
     lengths = {ends + 1};
 }
 
-// Names of which only some end in a number (an older harness's "…_b200-dgxc" beside "…_b200-dgxc_04"):
+// File names of which only some end in a number (an older harness's "…_b200-dgxc" beside "…_b200-dgxc_04"):
 // the number is a factor of its own ("name_end", null where a name has none), so that it never
-// joins the words before it.
+// joins the words before it. A folder keeps its name whole ("lmcache-0310" is the authors' dated session).
 inline void split_off_a_trailing_number(factor_table& t, std::vector<std::optional<std::vector<std::string>>>& free,
                                         std::set<std::size_t>& lengths, const std::string& position, std::size_t depth) {
     std::size_t ending = 0, named = 0;
@@ -318,12 +322,11 @@ inline void split_off_a_trailing_number(factor_table& t, std::vector<std::option
         const bool has = ws && !ws->empty() && is_decimal(ws->back());
         f.values.push_back(has ? word_value(ws->back()) : nlohmann::json());
         if (has) {
-            f.zero_padded = f.zero_padded || (ws->back().size() > 1 && ws->back().front() == '0' && all_digits(ws->back()));
+            f.zero_padded = f.zero_padded || is_zero_padded(ws->back());
             ws->pop_back();
         }
         if (ws) lengths.insert(ws->size());
     }
-    if (depth != 0) f.hint = word_hint::none;
     add_if_varying(t, std::move(f));
 }
 
@@ -336,7 +339,7 @@ inline void add_word_factors(factor_table& t, std::span<const run_metadata* cons
     auto free = free_words(runs, words, true, lengths);
     if (lengths.size() > 1) free = free_words(runs, words, false, lengths);
     const std::string position = position_name(depth);
-    if (lengths.size() > 1) split_off_a_trailing_number(t, free, lengths, position, depth);
+    if (lengths.size() > 1 && depth == 0) split_off_a_trailing_number(t, free, lengths, position, depth);
     if (lengths.size() > 1) align_by_their_ends(free, lengths);
     const std::size_t n = lengths.empty() ? 0 : *lengths.begin();
     std::vector<std::size_t> differing;
@@ -356,7 +359,7 @@ inline void add_word_factors(factor_table& t, std::span<const run_metadata* cons
         for (const auto& ws : free) {
             f.values.push_back(ws ? word_value((*ws)[k]) : nlohmann::json());
             numbers = numbers && (!ws || is_decimal((*ws)[k]));
-            f.zero_padded = f.zero_padded || (ws && (*ws)[k].size() > 1 && (*ws)[k].front() == '0' && all_digits((*ws)[k]));
+            f.zero_padded = f.zero_padded || (ws && is_zero_padded((*ws)[k]));
         }
         if (depth == 0 && k + 1 == n && numbers) f.hint = word_hint::trailing_number;
         if (!numbers && k + 1 < n && std::all_of(free.begin(), free.end(), [&](const auto& ws) { return !ws || is_load_word(lower_case((*ws)[k + 1])); }))

@@ -41,6 +41,9 @@ inline bool all_digits(std::string_view s) {
     return true;
 }
 
+// A whole number written with leading zeros ("05", "0310"): a slot or sequence, not a quantity.
+inline bool is_zero_padded(std::string_view s) { return s.size() > 1 && s.front() == '0' && all_digits(s); }
+
 inline bool is_decimal(std::string_view s) {
     const auto dot = s.find('.');
     if (dot == std::string_view::npos) return all_digits(s);

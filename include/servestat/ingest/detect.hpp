@@ -374,10 +374,9 @@ inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<c
             return newline == std::string::npos || newline + 1 >= text.size() ||
                    text.find_first_not_of("\r\n", newline) == std::string::npos;
         };
-        if (one_line(contents.front())) continue;
         for (std::size_t a = 1; a < same.size(); ++a)
             for (std::size_t b = 0; b < a; ++b)
-                if (!out[same[b]] && contents[a] == contents[b]) {
+                if (!out[same[b]] && contents[a] == contents[b] && !one_line(contents[a])) {
                     out[same[a]] = "the same bytes as " + files[same[b]].lexically_relative(dir).generic_string();
                     break;
                 }

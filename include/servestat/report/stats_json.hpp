@@ -210,7 +210,10 @@ inline json to_json(const run_stats& r) {
         {"validity", detail::validity_json(r)},
         {"steady_state", detail::to_json(r.steady_state)},
         {"goodput_rps", r.goodput ? rate(r.goodput->rps) : json(nullptr)},
-        {"goodput", r.goodput ? detail::to_json(*r.goodput) : json(nullptr)},
+        {"goodput", r.goodput ? detail::to_json(failed ? goodput_stats{r.goodput->slos, r.goodput->good, r.goodput->unmeasurable,
+                                                                         std::nullopt, r.goodput->share}
+                                                        : *r.goodput)
+                              : json(nullptr)},
         {"errors", std::move(errors)},
         {"tokens", {{"prompt", detail::to_json(r.prompt_tokens)}, {"output", detail::to_json(r.output_tokens)}}},
         {"arrivals", r.arrivals ? detail::to_json(*r.arrivals) : json(nullptr)},

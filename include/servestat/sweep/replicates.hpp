@@ -28,25 +28,10 @@ inline std::string label_letters(const std::string& label) {
     return label.substr(0, end);
 }
 
-// Labels that are equal or differ only in the number they end in (run_0001, run_0002; rep1, rep2):
-// numbers of repeated runs, not names of different configurations.
-inline bool numbered_alike(std::span<const run_stats* const> runs) {
-    for (const auto* r : runs)
-        if (label_letters(r->meta.label) != label_letters(runs.front()->meta.label)) return false;
-    return true;
-}
-
 // What replicates agree on: source format, workload, model and every parameter.
 inline std::string configuration_key(const run_stats& r) { return curve_key(r, "", {}, false); }
 
 } // namespace detail
-
-// Whether `runs` (not empty) are one configuration: equal format, workload, model and parameters.
-inline bool one_configuration(std::span<const run_stats* const> runs) {
-    for (const auto* r : runs)
-        if (detail::configuration_key(*r) != detail::configuration_key(*runs.front())) return false;
-    return true;
-}
 
 struct replicate_group {
     std::vector<std::size_t> runs; // indices into the runs searched, input order
