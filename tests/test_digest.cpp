@@ -102,6 +102,41 @@ TEST_CASE("without SLOs the verdict cell is empty", "[digest]") {
     CHECK(kpi_rows(sources, {}, 95)[0]["slo"] == "–");
 }
 
+// Every request of the ten failed: the row keeps its counts and says "failed" where a rate would be.
+// The same requests without their ends (a log of first tokens only) still get a row, from TTFT.
+TEST_CASE("the KPI table shows a failed run as failed and a run without e2e by its TTFT", "[digest]") {
+    const auto rebuilt = [](const std::string& label, auto&& change) {
+        const run whole = ten_requests(label);
+        run r;
+        r.meta = whole.meta;
+        for (std::size_t i = 0; i < whole.requests.size(); ++i) {
+            request_record q = whole.requests.row(i);
+            if (change(q)) r.requests.push_back(q);
+        }
+        return r;
+    };
+    const run_stats failed = analyze(rebuilt("dead", [](request_record& q) {
+        q.status = request_status::error;
+        return true;
+    }), {});
+    const run_stats ttft_only = analyze(rebuilt("firsts", [](request_record& q) {
+        q.t_end.reset();
+        return q.status == request_status::ok;
+    }), {});
+    const std::vector<kpi_source> sources{{"dead", &failed}, {"firsts", &ttft_only}};
+    const json rows = kpi_rows(sources, {}, 95);
+    REQUIRE(rows.size() >= 2);
+    CHECK(rows[0]["name"] == "dead");
+    CHECK(rows[0]["requests"] == "11");
+    CHECK(rows[0]["ok"] == "0.0%");
+    CHECK(rows[0]["rps"] == "failed");
+    CHECK(rows[0]["e2e_p99"] == "–");
+    CHECK(rows[1]["name"] == "firsts");
+    CHECK(rows[1]["subset"] == "all");
+    CHECK(rows[1]["ttft_p50"] == "55.0 ms"); // 10 … 100 ms: 10 + 0.5 × 9 × 10
+    CHECK(rows[1]["e2e_p50"] == "–");
+}
+
 TEST_CASE("the body keeps the twelve heaviest findings; the appendix keeps all", "[digest]") {
     digest_findings f;
     for (int i = 0; i < 20; ++i) {

@@ -337,4 +337,30 @@ TEST_CASE("the driver's own end: precise is no early end, a stop on a failing se
     CHECK_FALSE(check_run_validity(gone).stopped_by_driver);
 }
 
+// A dead server at c=32: vLLM wrote completed 0, failed 1000 and zero rates. Nothing completed, so
+// the run is no measurement: no rate on the curve, no point for the knees, peak or capacity, no
+// "short" or "errors" finding (those judge a measurement), and one sentence that says so.
+TEST_CASE("a run in which nothing completed is no measurement and no point of its sweep", "[validity]") {
+    std::vector<run_stats> runs;
+    for (const auto& [c, ok, rps] : {std::tuple{8, 1000.0, 8.0}, {16, 1000.0, 15.0}, {24, 1000.0, 20.0}, {32, 0.0, 0.0}})
+        runs.push_back(reported_run("c" + std::to_string(c), {{"max_concurrency", c}},
+                                    {{"ok", ok, "requests"}, {"failed", 1000 - ok, "requests"}, {"duration", 100, "s"},
+                                     {"rps", rps, "req/s"}, {"output_tps", 10 * rps, "tok/s"}}));
+    const auto v = check_run_validity(runs[3]);
+    CHECK(v.nothing_completed);
+    CHECK_FALSE(v.errors);
+    CHECK_FALSE(v.tiny);
+    CHECK_FALSE(sweep_value(runs[3], "rps"));
+    CHECK(sweep_value(runs[3], "success_rate") == 0.0); // a share of nothing is still a share
+    const std::vector<sweep_analysis> sweeps{analyze_sweep(find_sweeps(runs).front(), runs)};
+    REQUIRE(sweeps[0].rows.size() == 4);
+    CHECK(sweeps[0].rows[3].excluded);
+    CHECK(sweeps[0].rows[3].excluded_because == "nothing completed");
+    CHECK_FALSE(sweeps[0].rows[2].excluded);
+    const auto texts = summary_texts(runs, sweeps);
+    CHECK(has(texts, "Nothing completed in one run: c32 (1000 of 1000 requests failed); it is no "
+                     "measurement, so it has no rates or latencies and no point on any curve."));
+    for (const auto& t : texts) CHECK(t.find("More than 1% of requests failed") == std::string::npos);
+}
+
 } // namespace test_run_validity

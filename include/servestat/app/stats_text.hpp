@@ -22,6 +22,7 @@
 #include "servestat/stats/error_kinds.hpp"      // to_string(error_kind)
 #include "servestat/stats/metrics.hpp"          // to_string(metric)
 #include "servestat/stats/run_stats.hpp"        // run_stats, subset_stats, arrival_stats
+#include "servestat/stats/run_validity.hpp"     // run_failed_entirely, run_errors
 #include "servestat/stats/sample_size.hpp"      // rests_on_few_samples, few_sample_percentiles
 #include "servestat/stats/summary.hpp"          // summary, percentile_key
 #include "servestat/sweep/curve_shape.hpp"      // curve_kind, describe
@@ -64,13 +65,22 @@ inline std::string notes_and_reported(const run_stats& r) {
 inline std::string run_heading(const run_stats& r) {
     std::string out = fmt::format("run {}  ({}, {})\n", r.meta.label, r.meta.source.path, r.meta.source.format);
     if (r.meta.kind == run_kind::arrivals) return out + arrivals_heading(r);
+    // A run in which nothing completed is no measurement: said first, and its zero rates left out.
+    const bool nothing = run_failed_entirely(r);
+    if (nothing) {
+        const auto errors = run_errors(r);
+        out += errors && errors->failed > 0
+                   ? fmt::format("  failed run: nothing completed ({:g} of {:g} requests failed): no rates or latencies\n",
+                                 errors->failed, errors->requests)
+                   : std::string("  failed run: nothing completed: no rates or latencies\n");
+    }
     if (r.meta.kind == run_kind::summary && r.requests == 0) return out + "  aggregates only: no per-request records\n";
     out += fmt::format("  requests {}  ok {}  failed {}", r.requests, r.ok, r.failed);
     if (r.duration)
-        out += fmt::format("  duration {:.3f} s{}  rps {:.3f}", *r.duration,
-                           r.duration_from == duration_source::reported ? " (as reported)" : "", *r.rps);
-    if (r.output_tps) out += fmt::format("  output tok/s {:.1f}", *r.output_tps);
-    if (r.total_tps) out += fmt::format("  total tok/s {:.1f}", *r.total_tps);
+        out += fmt::format("  duration {:.3f} s{}", *r.duration, r.duration_from == duration_source::reported ? " (as reported)" : "");
+    if (r.rps && !nothing) out += fmt::format("  rps {:.3f}", *r.rps);
+    if (r.output_tps && !nothing) out += fmt::format("  output tok/s {:.1f}", *r.output_tps);
+    if (r.total_tps && !nothing) out += fmt::format("  total tok/s {:.1f}", *r.total_tps);
     if (r.peak_concurrency) out += fmt::format("  peak concurrency {}", *r.peak_concurrency);
     if (!r.meta.shared_clock && !r.duration) out += "\n  (per-request durations only: no shared clock, so no rates)";
     out += "\n";

@@ -26,6 +26,7 @@
 #include "servestat/report/stats_json.hpp"    // json
 #include "servestat/report/with_failed.hpp"   // judged_percentile, judged_text, detail::add_kpi_with_failed
 #include "servestat/stats/run_stats.hpp"      // run_stats, find_summary, find_percentile
+#include "servestat/stats/run_validity.hpp"   // run_failed_entirely, run_request_count
 #include "servestat/stats/subsets.hpp"        // subset_options
 #include "servestat/sweep/sweep_analysis.hpp" // detail::format_load
 
@@ -156,7 +157,8 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
         if (const auto* v = find_reported(r.meta, key)) return v->value;
         return std::nullopt;
     };
-    const auto requests = value("requests"), ok = value("ok");
+    const auto requests = run_request_count(r), ok = value("ok");
+    const bool nothing = run_failed_entirely(r);
     std::string failed;
     bool any = false;
     for (const auto& s : slos) {
@@ -176,8 +178,9 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
             {"ok", ok && requests && *requests > 0 ? format_share(*ok / *requests)
                    : ok                            ? fmt::format("{:.0f} ok", *ok)
                                                    : std::string(missing_value)},
-            {"rps", rate_text(value("rps"), "{:.2f}")},
-            {"output_tps", rate_text(value("output_tps"), "{:.1f}")},
+            // A failed run's zeros are no measurement (stats/run_validity.hpp).
+            {"rps", nothing ? std::string(failed_run_cell) : rate_text(value("rps"), "{:.2f}")},
+            {"output_tps", nothing ? std::string(missing_value) : rate_text(value("output_tps"), "{:.1f}")},
             {"ttft_p50", format_seconds(value("ttft.p50"))},
             {"ttft_p99", format_seconds(value("ttft.p99"))},
             {"e2e_p50", format_seconds(value("e2e.p50"))},
@@ -187,6 +190,19 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
             {"e2e_p50_mark", ""},
             {"e2e_p99_mark", ""},
             {"slo", slo_text}};
+    add_kpi_intervals(row, nullptr, "all");
+    add_kpi_with_failed(row, nullptr, "all");
+    return row;
+}
+
+// A run of requests in which none completed: its counts, and "failed" where its rates would be.
+inline json failed_kpi_row(const std::string& name, const run_stats& r) {
+    json row{{"name", name}, {"subset", "all"}, {"requests", std::to_string(r.requests)}, {"ok", format_share(0.0)},
+             {"rps", failed_run_cell}, {"output_tps", missing_value}, {"slo", missing_value}};
+    for (const char* cell : {"ttft_p50", "ttft_p99", "e2e_p50", "e2e_p99"}) {
+        row[cell] = missing_value;
+        row[std::string(cell) + "_mark"] = "";
+    }
     add_kpi_intervals(row, nullptr, "all");
     add_kpi_with_failed(row, nullptr, "all");
     return row;
@@ -227,9 +243,16 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
             rows.push_back(detail::reported_kpi_row(source.name, r, slos, slo_percentile));
             continue;
         }
+        if (r.meta.kind == run_kind::requests && r.requests > 0 && r.ok == 0) {
+            rows.push_back(detail::failed_kpi_row(source.name, r));
+            continue;
+        }
         bool first = true;
         for (const char* subset : {"all", "short", "long"}) {
+            // A run's latencies as it has them: e2e where requests carry their ends, else the first
+            // token's (a log of TTFT and ITL alone still has its row).
             const summary* e2e = find_summary(r, subset, metric::e2e);
+            if (e2e == nullptr || e2e->n == 0) e2e = find_summary(r, subset, metric::ttft);
             if (e2e == nullptr || e2e->n == 0) continue;
             auto at = [&](metric m, double p) { return format_seconds(find_percentile(r, subset, m, p)); };
             auto mark = [&](metric m, double p) { return few_samples_mark_of(find_summary(r, subset, m), p); };

@@ -141,7 +141,8 @@ inline std::optional<double> run_concurrency(const run_metadata& meta) {
 // flight; a run that completed fewer than 2 × c requests spent its whole time in ramp-up and drain.
 inline std::optional<finding> short_for_concurrency(const run_stats& r) {
     const auto c = run_concurrency(r.meta);
-    if (r.meta.kind != run_kind::requests || r.requests == 0 || !c || static_cast<double>(r.ok) >= 2 * *c)
+    // A run that completed nothing is a failed run, told as such (report_digest.hpp).
+    if (r.meta.kind != run_kind::requests || r.ok == 0 || !c || static_cast<double>(r.ok) >= 2 * *c)
         return std::nullopt;
     return finding{"short_for_concurrency",
                    fmt::format("{} completed {} requests at concurrency {:g}, fewer than 2 × {:g} = {:g}: the run did "

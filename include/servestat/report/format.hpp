@@ -14,6 +14,8 @@
 namespace servestat::report {
 
 inline constexpr const char* missing_value = "–";
+// Where a rate would be for a run in which nothing completed: no measurement, not a zero.
+inline constexpr const char* failed_run_cell = "failed";
 
 namespace detail {
 

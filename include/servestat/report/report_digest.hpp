@@ -652,15 +652,23 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         bool time;
     };
     std::vector<early_run> early;
-    std::vector<std::string> tiny, failing, stopped;
+    std::vector<std::string> tiny, failing, stopped, nothing;
     std::vector<double> tiny_requests, tiny_seconds;
     std::size_t tiny_runs = 0, measured = 0;
     const servestat::validity_options limits;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const run_stats& r = runs[i];
         const run_validity v = check_run_validity(r, limits);
-        if (r.meta.kind != run_kind::arrivals && !(r.meta.kind == run_kind::requests && r.requests == 0)) ++measured;
         const std::string who = validity_name(sweeps, i, r);
+        if (v.nothing_completed) {
+            told[i] = true;
+            const auto errors = run_errors(r);
+            nothing.push_back(errors && errors->failed > 0
+                                  ? fmt::format("{} ({} of {} requests failed)", who, count_text(errors->failed),
+                                                count_text(errors->requests))
+                                  : who);
+        } else if (r.meta.kind != run_kind::arrivals && !(r.meta.kind == run_kind::requests && r.requests == 0))
+            ++measured;
         // The time it ran, else the requests it sent, against what it was configured for.
         if (v.ended_early_time) early.push_back({who, *v.ended_early_time, true});
         else if (v.ended_early_count) early.push_back({who, *v.ended_early_count, false});
@@ -695,6 +703,13 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
                                           format_share(e.share()), kinds));
         }
     }
+    if (!nothing.empty())
+        out.push_back({9.35, fmt::format("Nothing completed in {}: {}; {} no measurement, so {} no rates or latencies "
+                                         "and no point on any curve.",
+                                         nothing.size() == 1 ? "one run" : fmt::format("{} runs", nothing.size()),
+                                         name_list(nothing), nothing.size() == 1 ? "it is" : "they are",
+                                         nothing.size() == 1 ? "it has" : "they have"),
+                       true});
     if (!failing.empty())
         out.push_back({9.3, fmt::format("More than 1% of requests failed in {}: {}; {} latencies and throughput count the "
                                         "successful requests only.",

@@ -153,21 +153,21 @@ namespace detail {
 inline json validity_json(const run_stats& r) {
     json reasons = json::array();
     const auto add = [&](const char* finding, std::string text) { reasons.push_back({{"finding", finding}, {"text", std::move(text)}}); };
-    const bool failed = run_failed_entirely(r);
-    if (failed) add("nothing_completed", "nothing completed: its zeros are no measurement, so it has no rates or latencies");
     const run_validity v = check_run_validity(r);
+    if (v.nothing_completed)
+        add("nothing_completed", "nothing completed: its zeros are no measurement, so it has no rates or latencies");
     for (const auto& e : {v.ended_early_time, v.ended_early_count})
         if (e) add("ended_early", fmt::format("{} was {:g}; the run measured {:g}", e->param, e->configured, e->measured));
     if (v.stopped_by_driver)
         add("stopped_by_driver", v.stopped_by_driver->reason + (v.stopped_by_driver->detail.empty() ? "" : ": " + v.stopped_by_driver->detail));
-    if (v.tiny && !failed)
+    if (v.tiny)
         add("tiny", fmt::format("{} requests over {} s: its tails rest on a handful of requests",
                                 v.tiny->requests ? fmt::format("{:g}", *v.tiny->requests) : std::string("?"),
                                 v.tiny->seconds ? fmt::format("{:.3g}", *v.tiny->seconds) : std::string("?")));
-    if (v.errors && !failed)
+    if (v.errors)
         add("errors", fmt::format("{:g} of {:g} requests failed ({:.1f}%)", v.errors->failed, v.errors->requests, 100 * v.errors->share()));
     if (v.client) add("client_limit", "the load driver's own delays or CPU may have limited the run");
-    return {{"valid", !failed}, {"reasons", std::move(reasons)}};
+    return {{"valid", !v.nothing_completed}, {"reasons", std::move(reasons)}};
 }
 
 } // namespace detail

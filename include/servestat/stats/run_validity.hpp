@@ -69,6 +69,9 @@ struct driver_stop {
 };
 
 struct run_validity {
+    // Nothing completed: the run is no measurement (no rates, no latencies), and the findings below
+    // that judge a measurement (its length, its error share) are not made.
+    bool nothing_completed = false;
     std::optional<early_end> ended_early_time, ended_early_count;
     std::optional<driver_stop> stopped_by_driver;
     std::optional<tiny_run> tiny;
@@ -167,6 +170,11 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
         out.stopped_by_driver = driver_stop{ended, detail != r.meta.run_end.end() && detail->is_string()
                                                        ? detail->get<std::string>() : std::string()};
     }
+    out.client = check_client(r.meta.run_end, o.client);
+    if (run_failed_entirely(r)) {
+        out.nothing_completed = true;
+        return out;
+    }
     // Its length was meant (precise), or is told with its reason.
     const bool length_told = ended == "precise" || out.stopped_by_driver;
     // Time first: a run cut short by time usually has fewer requests than asked too.
@@ -178,7 +186,6 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
         out.ended_early_count = early_end{n->first, n->second, *requests};
     if ((requests && *requests <= o.tiny_requests) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
     if (const auto e = run_errors(r); e && e->share() > o.error_share) out.errors = e;
-    out.client = check_client(r.meta.run_end, o.client);
     return out;
 }
 

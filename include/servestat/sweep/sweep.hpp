@@ -25,6 +25,7 @@
 
 #include "servestat/stats/interval.hpp"  // interval
 #include "servestat/stats/run_stats.hpp" // run_stats, find_summary, find_percentile
+#include "servestat/stats/run_validity.hpp" // run_failed_entirely, run_request_count
 
 namespace servestat {
 
@@ -408,13 +409,16 @@ inline std::optional<double> sweep_value(const run_stats& r, std::string_view na
         return std::nullopt;
     };
     const bool measured = r.requests > 0 && r.meta.kind == run_kind::requests;
+    // A run in which nothing completed has no rates: its zeros are no measurement.
+    const bool rate = name == "rps" || name == "output_tps" || name == "total_tps";
+    if (rate && run_failed_entirely(r)) return std::nullopt;
     if (name == "rps") return r.rps ? r.rps : reported(name);
     if (name == "output_tps") return r.output_tps ? r.output_tps : reported(name);
     if (name == "total_tps") return r.total_tps ? r.total_tps : reported(name);
     if (name == "duration") return r.duration ? r.duration : reported(name);
     if (name == "success_rate") {
         if (measured) return static_cast<double>(r.ok) / static_cast<double>(r.requests);
-        const auto ok = reported("ok"), requests = reported("requests");
+        const auto ok = reported("ok"), requests = run_request_count(r);
         if (ok && requests && *requests > 0) return *ok / *requests;
         return std::nullopt;
     }

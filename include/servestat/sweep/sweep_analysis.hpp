@@ -564,14 +564,20 @@ inline void check_validity(sweep_analysis& a, std::span<const run_stats> runs,
     std::vector<bool> unsteady(a.rows.size(), false);
     for (std::size_t k = 0; k < a.curve.points.size(); ++k) {
         const auto& p = a.curve.points[k];
-        bool all_unsteady = true;
+        bool all_unsteady = true, all_failed = true;
         for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates) {
             if (i >= runs.size()) continue;
             run_validity v = check_run_validity(runs[i]);
             all_unsteady = all_unsteady && below_steady_state(runs[i]);
-            if (v.ended_early() || v.tiny || v.errors) a.validity.runs.emplace_back(i, std::move(v));
+            all_failed = all_failed && v.nothing_completed;
+            if (v.ended_early() || v.tiny || v.errors || v.nothing_completed) a.validity.runs.emplace_back(i, std::move(v));
         }
-        unsteady[k] = all_unsteady && !levels[k].empty();
+        unsteady[k] = all_unsteady && !all_failed && !levels[k].empty();
+        // A level where nothing completed is no point of the curve: no knee, peak or capacity rests on it.
+        if (all_failed && !levels[k].empty() && k < a.rows.size()) {
+            a.rows[k].excluded = true;
+            a.rows[k].excluded_because = "nothing completed";
+        }
     }
     a.validity.stragglers = find_stragglers(a);
     a.validity.start_order = levels_out_of_order(a, runs);
