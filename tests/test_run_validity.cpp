@@ -358,6 +358,9 @@ TEST_CASE("a run in which nothing completed is no measurement and no point of it
     CHECK(sweeps[0].rows[3].excluded_because == "nothing completed");
     CHECK_FALSE(sweeps[0].rows[2].excluded);
     const auto texts = summary_texts(runs, sweeps);
+    REQUIRE_FALSE(texts.empty());
+    CHECK(texts[0].starts_with("Sweep over max_concurrency 8, 16, 24 and 32 (nothing completed at 32): throughput peaks "
+                               "at 20.00 req/s at max_concurrency=24"));
     CHECK(has(texts, "Nothing completed in one run: c32 (1000 of 1000 requests failed); it is no "
                      "measurement, so it has no rates or latencies and no point on any curve."));
     for (const auto& t : texts) CHECK(t.find("More than 1% of requests failed") == std::string::npos);

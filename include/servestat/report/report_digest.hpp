@@ -203,16 +203,24 @@ inline std::string shape_phrase(const curve_shape& f) {
 // What was swept over which range: "concurrency 1 to 64 (8 levels)", "max_concurrency 1, 4 and 16";
 // `inner` gives the form that sits inside parentheses ("concurrency 1 to 64, 8 levels").
 inline std::string sweep_range(const sweep_analysis& a, bool inner = false) {
-    std::vector<std::string> loads;
-    for (const auto& row : a.rows) loads.push_back(std::isinf(row.load) ? "∞" : servestat::detail::load_text(row.load));
+    std::vector<std::string> loads, failed;
+    for (const auto& row : a.rows) {
+        loads.push_back(std::isinf(row.load) ? "∞" : servestat::detail::load_text(row.load));
+        if (row.excluded_because == "nothing completed") failed.push_back(loads.back());
+    }
     if (loads.empty()) return a.curve.param;
+    // A level where nothing completed is named as such: the range alone would pass it for measured.
+    std::string none;
+    for (std::size_t i = 0; i < failed.size(); ++i)
+        none.append(i == 0 ? "nothing completed at " : i + 1 == failed.size() ? " and " : ", ").append(failed[i]);
+    if (!none.empty()) none = inner ? "; " + none : " (" + none + ")";
     if (loads.size() > 4)
         return fmt::format(fmt::runtime(inner ? "{} {} to {}, {} levels" : "{} {} to {} ({} levels)"), a.curve.param,
-                           loads.front(), loads.back(), loads.size());
+                           loads.front(), loads.back(), loads.size()) + none;
     std::string out = a.curve.param + " ";
     for (std::size_t i = 0; i < loads.size(); ++i)
         out.append(i == 0 ? "" : i + 1 == loads.size() ? " and " : ", ").append(loads[i]);
-    return out;
+    return out + none;
 }
 
 // The levels the knees saw (those not kept out for their validity), with a throughput.
