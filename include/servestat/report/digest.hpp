@@ -243,7 +243,7 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
             rows.push_back(detail::reported_kpi_row(source.name, r, slos, slo_percentile));
             continue;
         }
-        if (r.meta.kind == run_kind::requests && r.requests > 0 && r.ok == 0) {
+        if (run_failed_entirely(r)) {
             rows.push_back(detail::failed_kpi_row(source.name, r));
             continue;
         }

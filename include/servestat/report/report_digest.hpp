@@ -206,7 +206,7 @@ inline std::string sweep_range(const sweep_analysis& a, bool inner = false) {
     std::vector<std::string> loads, failed;
     for (const auto& row : a.rows) {
         loads.push_back(std::isinf(row.load) ? "∞" : servestat::detail::load_text(row.load));
-        if (row.excluded_because == "nothing completed") failed.push_back(loads.back());
+        if (row.excluded_because == nothing_completed_reason) failed.push_back(loads.back());
     }
     if (loads.empty()) return a.curve.param;
     // A level where nothing completed is named as such: the range alone would pass it for measured.

@@ -41,6 +41,9 @@ inline std::vector<std::string> sweep_table_columns() {
     return out;
 }
 
+// Why a level is kept out when none of its runs completed a request (check_validity).
+inline constexpr std::string_view nothing_completed_reason = "nothing completed";
+
 struct sweep_row {
     double load; // +inf for an unbounded rate
     std::string label;
@@ -576,7 +579,7 @@ inline void check_validity(sweep_analysis& a, std::span<const run_stats> runs,
         // A level where nothing completed is no point of the curve: no knee, peak or capacity rests on it.
         if (all_failed && !levels[k].empty() && k < a.rows.size()) {
             a.rows[k].excluded = true;
-            a.rows[k].excluded_because = "nothing completed";
+            a.rows[k].excluded_because = nothing_completed_reason;
         }
     }
     a.validity.stragglers = find_stragglers(a);
