@@ -213,8 +213,9 @@ inline std::string capacity_lines(const sweep_analysis& a) {
 inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps) {
     std::string out;
     for (const auto& a : sweeps) {
-        out += fmt::format("\nsweep over {}{} ({} load levels)\n", a.curve.param,
-                           a.curve.group.empty() ? "" : " (" + a.curve.group + ")", a.rows.size());
+        const std::string& apart = a.curve.configuration.empty() ? a.curve.group : a.curve.configuration;
+        out += fmt::format("\nsweep over {}{} ({} load levels)\n", a.curve.param, apart.empty() ? "" : " (" + apart + ")",
+                           a.rows.size());
         out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", a.curve.param, "rps",
                            "out tok/s", "ok", "e2e p50", "e2e p90", "e2e p99", "ttft p50", "ttft p90", "ttft p99",
                            "short p99", "long p99");

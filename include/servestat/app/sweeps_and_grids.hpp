@@ -3,7 +3,9 @@
 // and the runs a report shows on none of them: shared by stats, report and the Python module.
 #pragma once
 
+#include <set>    // std::set
 #include <span>   // std::span
+#include <string> // std::string
 #include <vector> // std::vector
 
 #include "servestat/app/analysis_args.hpp"     // analysis_args, sweet_spot_constraints
@@ -23,6 +25,15 @@ struct read_experiment {
     std::vector<run_stats> runs;
 
     sweep_options search_options() const { return {.by = design.load, .from_design = true, .lengths = design.lengths}; }
+    // The design's name for the configuration a sweep's runs belong to; empty when they are not all
+    // of one (a sweep the user asked for across configurations) or the set has only one.
+    std::string configuration_name(const sweep& s) const {
+        std::set<std::size_t> of;
+        for (const auto& p : s.points)
+            for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates)
+                if (i < design.configuration_of.size()) of.insert(design.configuration_of[i]);
+        return of.size() == 1 ? design.configurations[*of.begin()].name : std::string();
+    }
     // The runs of each point measured more than once, for the replicate groups off any sweep.
     std::vector<std::vector<std::size_t>> replicated_points() const {
         std::vector<std::vector<std::size_t>> out;
@@ -51,8 +62,10 @@ inline std::vector<sweep_analysis> analyze_sweeps(const analysis_args& a, const 
                                                   double slo_percentile) {
     std::vector<sweep_analysis> out;
     if (e.design.load.empty()) return out;
-    for (const auto& s : find_sweeps(e.runs, e.search_options()))
+    for (auto s : find_sweeps(e.runs, e.search_options())) {
+        s.configuration = e.configuration_name(s);
         out.push_back(analyze_sweep(s, e.runs, o.slos, slo_percentile, a.degradation));
+    }
     return out;
 }
 

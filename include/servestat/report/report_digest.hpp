@@ -92,16 +92,20 @@ inline std::string sweep_stem(const sweep_analysis& a) {
 
 } // namespace detail
 
-// One title per sweep, no two alike: what it sweeps, the stem its runs' labels share and the
-// metadata and parameters that set it apart ("Sweep over concurrency — bad (preset=…)").
+// One title per sweep, no two alike: what it sweeps and the design's name for its configuration;
+// without one, the stem its runs' labels share and the parameters that set it apart
+// ("Sweep over concurrency — bad (preset=…)").
 inline std::vector<std::string> sweep_titles(std::span<const sweep_analysis> sweeps) {
     std::vector<std::string> out;
     std::set<std::string> used;
     for (const auto& a : sweeps) {
-        std::string stem = detail::sweep_stem(a);
-        if (a.curve.group.find(stem) != std::string::npos) stem.clear(); // "no-features" in "deployment=no-features"
-        std::string title = "Sweep over " + a.curve.param + (stem.empty() ? "" : " — " + stem) +
-                            (a.curve.group.empty() ? "" : " (" + a.curve.group + ")");
+        std::string title = "Sweep over " + a.curve.param + " — " + a.curve.configuration;
+        if (a.curve.configuration.empty()) {
+            std::string stem = detail::sweep_stem(a);
+            if (a.curve.group.find(stem) != std::string::npos) stem.clear(); // "no-features" in "deployment=no-features"
+            title = "Sweep over " + a.curve.param + (stem.empty() ? "" : " — " + stem) +
+                    (a.curve.group.empty() ? "" : " (" + a.curve.group + ")");
+        }
         std::string unique = title;
         for (int k = 2; used.count(unique); ++k) unique = fmt::format("{} #{}", title, k);
         used.insert(unique);
@@ -110,8 +114,10 @@ inline std::vector<std::string> sweep_titles(std::span<const sweep_analysis> swe
     return out;
 }
 
-// A short name for a sweep in sentences: its stem, else its group, else its position.
+// A short name for a sweep in sentences: its configuration's name, else its stem, else its group,
+// else its position.
 inline std::string sweep_short_name(const sweep_analysis& a, std::size_t index) {
+    if (!a.curve.configuration.empty()) return a.curve.configuration;
     if (const auto stem = detail::sweep_stem(a); !stem.empty()) return stem;
     if (!a.curve.group.empty()) return a.curve.group;
     return fmt::format("sweep {}", index + 1);

@@ -333,7 +333,7 @@ inline json to_json(const sweep_analysis& a) {
     for (const auto& l : a.little)
         little.push_back({{"load", l.load}, {"rps", l.rps}, {"mean_e2e", l.mean_e2e}, {"in_flight", l.in_flight},
                           {"ratio", l.ratio}, {"under_80", l.ratio < little_ratio_floor}});
-    return {{"param", a.curve.param}, {"group", a.curve.group}, {"covarying", a.curve.covarying}, {"points", std::move(points)},
+    return {{"param", a.curve.param}, {"group", a.curve.group}, {"configuration", a.curve.configuration}, {"covarying", a.curve.covarying}, {"points", std::move(points)},
             {"knees", std::move(knees)}, {"slo_capacity", std::move(capacity)}, {"littles_law", std::move(little)},
             {"findings", a.findings}};
 }

@@ -35,7 +35,8 @@ inline std::optional<double> sweep_cell(const sweep_row& row, std::string_view c
 using servestat::detail::format_load; // "c=16", "request_rate=2.5"
 
 inline std::string sweep_title(const sweep_analysis& a) {
-    return "Sweep over " + a.curve.param + (a.curve.group.empty() ? "" : " (" + a.curve.group + ")");
+    const std::string& apart = a.curve.configuration.empty() ? a.curve.group : a.curve.configuration;
+    return "Sweep over " + a.curve.param + (apart.empty() ? "" : " (" + apart + ")");
 }
 
 // " Threshold knee (p99 more than 50% above c=1's 1.30 s): c=4, 2.69 s." — beside Kneedle's.

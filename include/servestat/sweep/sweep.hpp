@@ -44,6 +44,9 @@ struct sweep {
     // Parameters whose value follows the load level and so set no sweep apart ("num_prompts" when
     // each rate was run with its own number of prompts).
     std::vector<std::string> covarying;
+    // The experiment's name for the configuration this sweep measures ("llm-d/ · sharegpt"), set by
+    // whoever read the design; empty when the set has one configuration or no design was read.
+    std::string configuration;
 };
 
 // A run that has the swept parameter but is on no sweep, and why.
