@@ -56,6 +56,7 @@
 #include "servestat/ingest/nothing_left.hpp"      // require_requests_left
 #include "servestat/ingest/notebook_csv.hpp"      // notebook_csv_format
 #include "servestat/ingest/reader.hpp"            // log_format, read_options
+#include "servestat/ingest/derived_aggregate.hpp" // run_tally, tally_of, derived_from_siblings
 #include "servestat/ingest/same_run.hpp"          // console_copies
 #include "servestat/ingest/sglang_bench_serving.hpp" // sglang_bench_serving_format
 #include "servestat/ingest/sweep_csv.hpp"         // sweep_csv_format
@@ -547,6 +548,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     std::map<std::string, std::string> derived; // a file a reader found derived → why
     std::map<std::string, std::string> seen; // fingerprint → the file that gave it first
     console_copies console_runs; // a console log waits for the JSON results it may repeat (same_run.hpp)
+    std::vector<run_tally> tallies; // of the runs used, to tell a file derived from them (derived_aggregate.hpp)
     const auto use = [&](run&& r) {
         if (console_runs.hold(r)) return;
         console_runs.saw(r);
@@ -557,6 +559,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
             return;
         }
         used.insert(r.meta.source.path);
+        tallies.push_back(tally_of(r));
         consume(std::move(r));
     };
     std::vector<run> summaries;
@@ -580,8 +583,15 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     // A list of runs beside the runs' own files (InferenceX's agg_bmk.json) was gathered from them:
     // the files come first, so that the list's copies are the ones passed over.
     std::stable_partition(summaries.begin(), summaries.end(), [&](const run& r) { return !lists.contains(r.meta.source.path); });
-    for (auto& r : summaries)
-        if (!merged.contains(same_file_key(r.meta.source.path))) use(std::move(r));
+    std::erase_if(summaries, [&](const run& r) { return merged.contains(same_file_key(r.meta.source.path)); });
+    // A summary that sums or averages the runs beside it (per-client parts) is derived from them:
+    // judged against every run, the summaries among them too, before any is used.
+    std::vector<run_tally> every = tallies;
+    for (const auto& r : summaries) every.push_back(tally_of(r));
+    for (auto& r : summaries) {
+        if (const auto why = derived_from_siblings(tally_of(r), every)) listing.passed_over.push_back({r.meta.source.path, *why});
+        else use(std::move(r));
+    }
     console_runs.release(dir, [&](run&& r, const std::optional<std::string>& copy_of) {
         if (copy_of) listing.passed_over.push_back({r.meta.source.path, *copy_of});
         else use(std::move(r));
