@@ -2,6 +2,7 @@
 // is its face). It calls the application layer the command-line tool calls (include/servestat/app/),
 // so a number and a JSON document come out as `servestat stats --json` gives them, byte for byte. The
 // GIL is released while logs are read and statistics computed. Nothing here comes from tools/.
+#include <algorithm>  // std::any_of
 #include <cmath>      // std::isnan, std::floor
 #include <memory>     // std::shared_ptr
 #include <optional>   // std::optional
@@ -14,6 +15,7 @@
 
 #include <servestat/app/analysis_args.hpp>  // analysis_args, to_stats_options
 #include <servestat/app/bounded_inputs.hpp> // sketched_stats, summary_note, check_summary_options
+#include <servestat/app/combined_parts.hpp> // parts_among, with_parts_combined
 #include <servestat/app/compare.hpp>        // compare_args, to_comparison_options, write_compare_report
 #include <servestat/app/input_runs.hpp>     // for_each_input_run, name_inputs_apart
 #include <servestat/app/knee.hpp>           // knee_args, knee_input, to_kneedle_options, knee_json
@@ -231,6 +233,14 @@ std::string stats_json(const py::list& list, const analysis_kwargs& kw, const py
     for (const auto& item : items)
         results.push_back(item.whole ? analyze(*item.whole, o)
                                      : app::sketched_stats(item.summary->stats, metadata_of(*item.summary), note_of(*item.summary), o));
+    auto groups = app::parts_among(a, results); // parallel clients' parts: one run, as the CLI reads them
+    std::erase_if(groups, [&](const auto& g) {
+        return std::any_of(g.begin(), g.end(), [&](std::size_t i) { return !items[i].whole; });
+    });
+    if (!groups.empty()) {
+        results = app::with_parts_combined(std::move(results), groups, o, [&](std::size_t i) { return *items[i].whole; });
+        app::name_inputs_apart(results);
+    }
     return app::stats_json_text(a, results, o, *listings.value);
 }
 

@@ -18,7 +18,7 @@
 #include "servestat/app/analysis_args.hpp"   // analysis_args
 #include "servestat/app/globs.hpp"           // expand_globs
 #include "servestat/app/progress_display.hpp" // write_stderr
-#include "servestat/core/errors.hpp"         // usage_error
+#include "servestat/core/errors.hpp"         // usage_error, input_error
 #include "servestat/core/progress.hpp"       // progress_state, progress_unit
 #include "servestat/core/run.hpp"            // run, run_kind, run_metadata, skipped_lines
 #include "servestat/core/run_names.hpp"      // name_runs_apart
@@ -135,6 +135,22 @@ void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory
         if constexpr (std::is_invocable_v<Use&, run&&, const std::optional<steady_state>&>) use(std::move(r), cut);
         else use(std::move(r));
     });
+}
+
+// A run of a file read once more, as it was first read (its row, and of several runs on one row the
+// one with its request count): what combining parts of one measurement needs of a run whose
+// statistics alone were kept.
+inline run read_run_again(const analysis_args& a, const run_source& source, std::size_t requests) {
+    analysis_args once = a;
+    once.logs = {source.path};
+    once.progress = nullptr;
+    std::vector<run> found;
+    for_each_input_run(once, [&](run&& r) {
+        if (r.meta.source.line == source.line) found.push_back(std::move(r));
+    });
+    for (auto& r : found)
+        if (found.size() == 1 || r.requests.size() == requests) return std::move(r);
+    throw input_error(source.path, source.line, "", "the run read before is not in the file any more");
 }
 
 } // namespace servestat::app

@@ -16,6 +16,7 @@
 
 #include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options
 #include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats
+#include "servestat/app/combined_parts.hpp"   // parts_among, combined_runs, later_part
 #include "servestat/app/globs.hpp"            // expand_globs
 #include "servestat/app/group_by.hpp"         // group_args, attach_groups
 #include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
@@ -178,6 +179,25 @@ inline void write_runs_report(const report_args& a, const stats_options& options
         stats.push_back(analysed.back().stats);
         sketched_requests.push_back(in.sketched[i] ? std::optional<std::size_t>(stats.back().requests) : std::nullopt);
         sketched.push_back(in.sketched[i] ? &*in.sketched[i] : nullptr);
+    }
+    // Parts of one measurement (parallel clients) are one run: the report is of the runs combined.
+    auto groups = parts_among(a, stats);
+    std::erase_if(groups, [&](const auto& g) { // a sketched run kept no requests to pool
+        return std::any_of(g.begin(), g.end(), [&](std::size_t i) { return in.sketched[i].has_value(); });
+    });
+    if (!groups.empty()) {
+        auto combined = combined_runs(groups, stats, [&](std::size_t i) { return runs[i]; });
+        report_inputs merged;
+        merged.listings = in.listings;
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            if (later_part(groups, i)) continue;
+            std::size_t g = 0;
+            while (g < groups.size() && groups[g].front() != i) ++g;
+            if (g < groups.size()) merged.add(std::move(combined[g]));
+            else merged.add(run(runs[i]), cuts[i], in.sketched[i], in.notes[i]);
+        }
+        name_inputs_apart(merged.runs);
+        return write_runs_report(a, options, merged);
     }
     const auto experiment = experiment_of(a, stats);
     const auto sweeps = analyze_sweeps(a, experiment, options, ro.slo_percentile);

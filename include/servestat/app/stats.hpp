@@ -14,9 +14,10 @@
 
 #include "servestat/app/analysis_args.hpp"    // analysis_args, to_stats_options
 #include "servestat/app/bounded_inputs.hpp"   // read_bounded_input, sketched_stats
+#include "servestat/app/combined_parts.hpp"   // parts_among, with_parts_combined
 #include "servestat/app/globs.hpp"            // expand_globs
 #include "servestat/app/input_kind.hpp"       // classify_input, classified_input, input_kind
-#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut
+#include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, record_cut, read_run_again
 #include "servestat/app/memory_args.hpp"      // memory_args, memory_limit_of
 #include "servestat/app/stats_text.hpp"       // format_stats_table, format_sweep_tables, format_grid_tables
 #include "servestat/app/sweeps_and_grids.hpp" // analyze_sweeps, analyze_grids
@@ -80,6 +81,15 @@ inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_o
     }
     read_together();
     name_inputs_apart(results);
+    if (const auto groups = parts_among(a, results); !groups.empty()) {
+        std::vector<run_source> sources;
+        for (const auto& r : results) sources.push_back(r.meta.source);
+        std::vector<std::size_t> requests;
+        for (const auto& r : results) requests.push_back(r.requests);
+        results = with_parts_combined(std::move(results), groups, options,
+                                      [&](std::size_t i) { return read_run_again(a, sources[i], requests[i]); });
+        name_inputs_apart(results);
+    }
     return results;
 }
 

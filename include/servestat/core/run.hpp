@@ -31,6 +31,9 @@ struct run_source {
     // Of the merged files, those that are no part of this run but derived from it and its siblings (a
     // whole-run summary beside stage reports): path, and why. A folder read lists them as passed over.
     std::vector<std::pair<std::string, std::string>> derived;
+    // The runs this one was combined from, by their labels, when they were parts of one measurement
+    // (parallel clients, experiment/parts.hpp); empty for a run read from one file.
+    std::vector<std::string> parts;
 };
 
 // What a source holds: per-request measurements, only a tool's own aggregates, or a workload

@@ -61,6 +61,13 @@ struct design_point {
     std::vector<std::size_t> runs;
 };
 
+// A run read from the parts of one measurement (parallel clients' files), and the parts' names.
+struct combined_run {
+    std::size_t run = 0;
+    std::string label;
+    std::vector<std::string> parts;
+};
+
 struct experiment_design {
     std::vector<design_factor> factors;
     std::string load;              // the x axis; empty: none
@@ -73,6 +80,7 @@ struct experiment_design {
     std::vector<std::string> notes;            // what the stage decided that no factor row says
     std::vector<std::string> user_settings;    // --factor and --role as given
     std::vector<std::size_t> failed;           // runs in which nothing completed: no measurement
+    std::vector<combined_run> combined;        // runs combined from parts of one measurement (parts.hpp)
     std::size_t runs = 0;
 
     const design_factor* find(std::string_view name) const {
@@ -706,6 +714,8 @@ inline experiment_design read_design(std::span<const run_stats> runs, const desi
     detail::collect_points(d);
     for (std::size_t i = 0; i < runs.size(); ++i)
         if (run_failed_entirely(runs[i])) d.failed.push_back(i);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (!runs[i].meta.source.parts.empty()) d.combined.push_back({i, runs[i].meta.label, runs[i].meta.source.parts});
     return d;
 }
 

@@ -190,6 +190,16 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     if (!d.failed.empty())
         out.push_back({"failed runs", fmt::format("{} run{} in which nothing completed: no rates or latencies to show", d.failed.size(),
                                                   d.failed.size() == 1 ? "" : "s")});
+    if (!d.combined.empty()) {
+        std::vector<std::string> named;
+        for (const auto& c : d.combined) named.push_back(fmt::format("{} ({} parts)", c.label, c.parts.size()));
+        out.push_back({"parts combined",
+                       d.combined.size() == 1
+                           ? fmt::format("{} is {} runs of one setting and level that ran at the same time (parallel clients' parts "
+                                         "of one measurement), read as one", d.combined.front().label, d.combined.front().parts.size())
+                           : fmt::format("{} runs are each the parts of one measurement that ran at the same time (parallel "
+                                         "clients), read as one: {}", d.combined.size(), short_list(named, 3))});
+    }
     for (const auto& note : d.notes) out.push_back({"note", note});
     out.push_back({d.user_settings.empty() ? "to correct" : "set by you",
                    d.user_settings.empty() ? std::string("--factor NAME=REGEX pulls a factor out of the paths; --role NAME=load|config|replicate|length|provenance|ignore sets a role")
@@ -227,6 +237,8 @@ inline nlohmann::json design_json(const experiment_design& d, std::span<const pa
     for (const auto& p : d.points) points.push_back({{"configuration", p.configuration}, {"level", p.level}, {"runs", p.runs}});
     json files = json::array();
     for (const auto& p : passed_over) files.push_back({{"path", p.path}, {"reason", p.reason}});
+    json combined = json::array();
+    for (const auto& c : d.combined) combined.push_back({{"run", c.run}, {"parts", c.parts}});
     json load = nullptr;
     if (const auto* f = d.find(d.load)) {
         load = {{"factor", d.load}, {"is_load", !d.load_is_setting}, {"levels", detail::distinct_json(f->column)}};
@@ -234,7 +246,7 @@ inline nlohmann::json design_json(const experiment_design& d, std::span<const pa
     }
     return {{"runs", d.runs}, {"factors", std::move(factors)}, {"constant", std::move(constant)}, {"load", std::move(load)},
             {"configurations", std::move(configurations)}, {"configuration_of", d.configuration_of},
-            {"points", std::move(points)}, {"lengths", d.lengths}, {"failed", d.failed}, {"notes", d.notes}, {"user", d.user_settings},
+            {"points", std::move(points)}, {"lengths", d.lengths}, {"failed", d.failed}, {"combined", std::move(combined)}, {"notes", d.notes}, {"user", d.user_settings},
             {"passed_over", {{"count", passed_over.size()}, {"files", std::move(files)}}}};
 }
 

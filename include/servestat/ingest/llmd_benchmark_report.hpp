@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"          // input_error
+#include "servestat/core/iso_time.hpp"        // parse_iso_utc
 #include "servestat/core/run.hpp"             // run, reported_value
 #include "servestat/core/text.hpp"            // shortest_number, trim_spaces
 #include "servestat/ingest/json_document.hpp" // json_place, parse_json_documents, json_* helpers
@@ -342,15 +343,47 @@ inline std::optional<int> inference_perf_partial_stage(std::string_view text, st
     return n;
 }
 
+// The seconds an ISO 8601 duration gives ("PT49.97S", "PT1H2M3S"); none for any other text.
+inline std::optional<double> iso_duration_seconds(std::string_view text) {
+    if (!text.starts_with("PT") || text.size() < 4) return std::nullopt;
+    double total = 0;
+    std::size_t at = 2;
+    while (at < text.size()) {
+        double n = 0;
+        const auto [end, ec] = std::from_chars(text.data() + at, text.data() + text.size(), n);
+        if (ec != std::errc() || end == text.data() + text.size() || !(n >= 0)) return std::nullopt;
+        const char unit = *end;
+        total += n * (unit == 'H' ? 3600 : unit == 'M' ? 60 : unit == 'S' ? 1 : -1e300);
+        if (total < 0) return std::nullopt;
+        at = static_cast<std::size_t>(end - text.data()) + 1;
+    }
+    return total;
+}
+
+// How long the run took: run.time.duration, else its end less its start; none when neither says.
+inline std::optional<double> llmd_run_seconds(const nlohmann::json& time, const json_place& place) {
+    if (const auto* d = json_member(time, "duration"); d && !d->is_null())
+        if (const auto seconds = iso_duration_seconds(json_string(*d, place, "run.time.duration")); seconds && *seconds > 0)
+            return seconds;
+    const auto* start = json_member(time, "start");
+    const auto* end = json_member(time, "end");
+    if (!start || !end || !start->is_string() || !end->is_string()) return std::nullopt;
+    const auto from = parse_iso_utc(start->get<std::string>()), to = parse_iso_utc(end->get<std::string>());
+    if (!from || !to || *to <= *from) return std::nullopt;
+    return static_cast<double>(*to - *from) / 1e9;
+}
+
 inline llmd_report read_llmd_document(const json_document& doc, std::string_view file_name = "") {
     const json_place& place = doc.place;
     if (!doc.value.is_object()) place.fail("", std::string("expected a JSON object, got ") + json_type_name(doc.value));
     llmd_report out;
     out.version = read_llmd_version(doc.value, place);
     const auto& run_section = json_object(json_require(doc.value, "run", place, ""), place, "run");
-    if (const auto* time = json_member(run_section, "time"); time && time->is_object())
+    if (const auto* time = json_member(run_section, "time"); time && time->is_object()) {
         if (const auto* start = json_member(*time, "start"); start && !start->is_null())
             out.started_at = json_string(*start, place, "run.time.start");
+        if (const auto seconds = llmd_run_seconds(*time, place)) out.reported.push_back({"duration", *seconds, "s"});
+    }
     if (const auto* eid = json_member(run_section, "eid"); eid && !eid->is_null())
         out.eid = json_string(*eid, place, "run.eid");
     if (const auto* scenario = json_member(doc.value, "scenario"); scenario && !scenario->is_null())

@@ -666,7 +666,7 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         bool time;
     };
     std::vector<early_run> early;
-    std::vector<std::string> tiny, failing, stopped, nothing;
+    std::vector<std::string> tiny, failing, stopped, nothing, cold;
     std::vector<double> tiny_requests, tiny_seconds;
     std::size_t tiny_runs = 0, measured = 0;
     const servestat::validity_options limits;
@@ -706,6 +706,15 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
             if (v.tiny->requests) tiny_requests.push_back(*v.tiny->requests);
             if (v.tiny->seconds) tiny_seconds.push_back(*v.tiny->seconds);
         }
+        if (v.cold) {
+            told[i] = true;
+            const auto& c = *v.cold;
+            const char* name = c.on == metric::ttft ? "TTFT" : "e2e";
+            cold.push_back(fmt::format("{} (its first {} requests: {} {} at the median against {} for the rest; {} p99 {} with "
+                                       "them, {} without)",
+                                       who, c.head, name, format_seconds(c.head_median), format_seconds(c.rest_median), name,
+                                       format_seconds(c.p99), format_seconds(c.rest_p99)));
+        }
         if (v.errors) {
             told[i] = true;
             const auto& e = *v.errors;
@@ -730,6 +739,12 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
                                         failing.size() == 1 ? "one run" : fmt::format("{} runs", failing.size()),
                                         name_list(failing), failing.size() == 1 ? "its" : "their"),
                         true});
+    if (!cold.empty())
+        out.push_back({9.22, fmt::format("Cold start in {}: {}; {} tail is the server warming up, not serving — measure after "
+                                         "a warm-up, or read it with --steady-state.",
+                                         cold.size() == 1 ? "one run" : fmt::format("{} runs", cold.size()), name_list(cold),
+                                         cold.size() == 1 ? "its" : "their"),
+                       true});
     if (!stopped.empty())
         out.push_back({9.25, fmt::format("The load driver stopped sending early in {}; {} numbers cover only the part that ran.",
                                          name_list(stopped), stopped.size() == 1 ? "its" : "their"),

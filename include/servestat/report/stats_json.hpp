@@ -166,6 +166,10 @@ inline json validity_json(const run_stats& r) {
                                 v.tiny->seconds ? fmt::format("{:.3g}", *v.tiny->seconds) : std::string("?")));
     if (v.errors)
         add("errors", fmt::format("{:g} of {:g} requests failed ({:.1f}%)", v.errors->failed, v.errors->requests, 100 * v.errors->share()));
+    if (v.cold)
+        add("cold_start", fmt::format("its first {} requests: {} median {:.6g} s against {:.6g} s for the rest; p99 {:.6g} s with them, "
+                                      "{:.6g} s without", v.cold->head, v.cold->on == metric::ttft ? "ttft" : "e2e",
+                                      v.cold->head_median, v.cold->rest_median, v.cold->p99, v.cold->rest_p99));
     if (v.client) add("client_limit", "the load driver's own delays or CPU may have limited the run");
     return {{"valid", !v.nothing_completed}, {"reasons", std::move(reasons)}};
 }

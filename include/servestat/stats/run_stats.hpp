@@ -15,6 +15,7 @@
 
 #include "servestat/core/run.hpp"          // run
 #include "servestat/stats/breakdown.hpp"   // breakdown, break_down
+#include "servestat/stats/cold_start.hpp"  // cold_start, detect_cold_start
 #include "servestat/stats/error_kinds.hpp" // error_count, count_errors
 #include "servestat/stats/goodput.hpp"     // slo, count_good
 #include "servestat/stats/steady_state.hpp" // steady_state_detection, detect_steady_state
@@ -91,6 +92,7 @@ struct run_stats {
     skipped_lines skipped;
     // Where the run was in steady state; with --steady-state, the window the statistics cover.
     steady_state_detection steady_state;
+    std::optional<cold_start> cold; // its first requests far slower, setting its tail (cold_start.hpp)
 };
 
 // The summary of one metric in one subset; nullptr when the subset does not exist.
@@ -297,6 +299,7 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
             if (!order.rows.empty()) out.peak_concurrency = counts.peak ? *counts.peak : detail::peak_in_flight(t, order);
         },
         [&](scratch_list& values) { out.time_breakdown = break_down(t, subsets, o.summary, values); },
+        [&](scratch_list&) { out.cold = detect_cold_start(t); },
     };
     for (std::size_t m = 0; m < all_metrics.size(); ++m)
         tasks.push_back([&, m](scratch_list& values) {

@@ -1,8 +1,8 @@
 // Whether a run's numbers describe the load it was asked to hold: a run that ended well before its
 // configured duration or request count, a run of only a few requests or seconds, and a run whose
-// error rate is above 1%. Each is read from the run's own statistics, or from its tool's reported
-// values for a run known only by them. The checks that need a sweep (a straggler setting a level's
-// duration, levels run out of order) are in sweep/sweep_analysis.hpp; whether servestat's own driver
+// error rate is above 1%, and a cold start (stats/cold_start.hpp). Each is read from the run's own
+// statistics, or from its tool's reported values for a run known only by them. The checks that
+// need a sweep (a straggler setting a level's duration, levels run out of order) are in sweep/sweep_analysis.hpp; whether servestat's own driver
 // kept up (its run.end.client) in client_limits.hpp. docs/sweeps.md#run-validity.
 #pragma once
 
@@ -77,6 +77,7 @@ struct run_validity {
     std::optional<tiny_run> tiny;
     std::optional<error_rate> errors;
     std::optional<client_limit> client; // the load driver may have limited the run (client_limits.hpp)
+    std::optional<cold_start> cold;     // its first requests set its tail (cold_start.hpp)
     bool ended_early() const { return ended_early_time || ended_early_count || stopped_by_driver; }
 };
 
@@ -186,6 +187,7 @@ inline run_validity check_run_validity(const run_stats& r, const validity_option
         out.ended_early_count = early_end{n->first, n->second, *requests};
     if ((requests && *requests <= o.tiny_requests) || (span && *span < o.tiny_seconds)) out.tiny = tiny_run{requests, span};
     if (const auto e = run_errors(r); e && e->share() > o.error_share) out.errors = e;
+    out.cold = r.cold;
     return out;
 }
 
