@@ -200,6 +200,25 @@ TEST_CASE("levels run out of order are told by their start times", "[validity]")
     CHECK(analyze_sweep(find_sweeps(runs).front(), runs).validity.start_order.empty());
 }
 
+// LMBench's layout: each rate run with the same 252 prompts, one cut short at 55 (below 0.9 × 252 =
+// 226.8) with no num_prompts to say it. 4 of 5 runs share 252: the sweep's run length. A sweep whose
+// runs' lengths all differ has none, and says nothing.
+TEST_CASE("a run that sent fewer requests than the run length the rest of its sweep shares ended early", "[validity]") {
+    std::vector<run_stats> runs;
+    for (const auto& [rate, n] : {std::pair{0.5, 55.0}, {1.0, 252.0}, {2.0, 252.0}, {4.0, 252.0}, {8.0, 252.0}})
+        runs.push_back(reported_run(fmt::format("sharegpt_{:g}", rate), {{"request_rate", rate}},
+                                    {{"requests", n, "requests"}, {"ok", n, "requests"}, {"rps", rate, "req/s"}}));
+    const auto a = analyze_sweep(find_sweeps(runs).front(), runs);
+    REQUIRE(a.validity.short_of_siblings.size() == 1);
+    CHECK(a.validity.short_of_siblings[0].load == 0.5);
+    CHECK(a.validity.siblings == 252);
+    CHECK(has(summary_texts(runs, std::vector<sweep_analysis>{a}),
+              "Fewer requests than the other levels' 252: request_rate=0.5 (sharegpt_0.5) with 55; it ended early, so its "
+              "numbers cover only the part that ran."));
+    for (auto [k, n] : {std::pair{1, 240.0}, {2, 230.0}}) runs[k].meta.reported[0].value = runs[k].meta.reported[1].value = n;
+    CHECK(analyze_sweep(find_sweeps(runs).front(), runs).validity.short_of_siblings.empty());
+}
+
 // c=8 of c=1, 2, 4, 8 completed 12 requests (fewer than 2 × 8): it never held its load; three
 // sound levels remain, so it is kept out. When every level is like it, none is.
 TEST_CASE("a level that never held its load is kept out of the knees while three sound levels remain", "[validity]") {

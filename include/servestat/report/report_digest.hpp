@@ -655,6 +655,8 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
         const std::string prefix = sweeps.size() > 1 ? sweep_short_name(sweeps[i], i) + ": " : std::string();
         for (const auto& st : sweeps[i].validity.stragglers)
             out.push_back({9.4, prefix + servestat::detail::straggler_finding(sweeps[i], st), true});
+        if (auto t = servestat::detail::short_of_siblings_finding(sweeps[i]); !t.empty())
+            out.push_back({9.2, prefix + t, true});
         if (!sweeps[i].validity.start_order.empty())
             out.push_back({9.1, prefix + servestat::detail::order_finding(sweeps[i]), true});
         if (auto t = servestat::detail::unsteady_exclusion_finding(sweeps[i]); !t.empty())

@@ -3,6 +3,8 @@
 // as many requests in flight as it claimed (Little's law).
 #pragma once
 
+#include <map>        // std::map
+#include <tuple>      // std::tuple
 #include <algorithm>   // std::sort, std::min, std::max, std::all_of
 #include <charconv>    // std::from_chars
 #include <cmath>       // std::isinf, std::isfinite, std::log2, std::exp2
@@ -83,6 +85,13 @@ struct sweep_validity {
     // The levels' loads in the order they started, when start times are known for every level and
     // do not ascend with the load (an interrupted or re-run sweep); empty otherwise.
     std::vector<double> start_order;
+    // Runs that sent fewer requests than the run length most of the sweep shares (`siblings`): cut
+    // short, with no setting of their own to say so (ended_early needs a configured length).
+    struct short_run {
+        double load = 0, requests = 0;
+    };
+    std::vector<short_run> short_of_siblings;
+    double siblings = 0; // the request count most runs of the sweep share
 };
 
 // The two-segment knee of throughput against load (two_segment.hpp, docs/knee.md#two-segment-fit):
@@ -558,6 +567,25 @@ inline std::vector<double> levels_out_of_order(const sweep_analysis& a, std::spa
     return out;
 }
 
+// Runs well short (below ended_early's 90%) of the request count that most of the sweep's runs
+// share exactly (three at least, half of them or more): a fixed run length they did not reach.
+inline void find_short_of_siblings(sweep_analysis& a, std::span<const run_stats> runs) {
+    std::map<double, std::size_t> counts;
+    std::vector<std::tuple<double, double, bool>> measured; // load, requests, told as ended early already
+    for (const auto& p : a.curve.points)
+        for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates)
+            if (i < runs.size() && !run_failed_entirely(runs[i]))
+                if (const auto n = run_request_count(runs[i]))
+                    ++counts[*n], measured.emplace_back(p.load, *n, check_run_validity(runs[i]).ended_early());
+    if (counts.empty()) return;
+    const auto mode = std::max_element(counts.begin(), counts.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    if (mode->second < 3 || 2 * mode->second < measured.size()) return;
+    const validity_options o;
+    for (const auto& [load, n, ended_early] : measured)
+        if (n < o.early_count_share * mode->first && !ended_early) a.validity.short_of_siblings.push_back({load, n});
+    if (!a.validity.short_of_siblings.empty()) a.validity.siblings = mode->first;
+}
+
 // The checks of every run of the sweep, the stragglers and the order of the levels. Stragglers are
 // kept out of the knees and the SLO capacity, and so are levels that never held their load (fewer
 // than 2 × c requests completed) while three levels that did remain: a sweep of such runs is read
@@ -584,6 +612,7 @@ inline void check_validity(sweep_analysis& a, std::span<const run_stats> runs,
     }
     a.validity.stragglers = find_stragglers(a);
     a.validity.start_order = levels_out_of_order(a, runs);
+    find_short_of_siblings(a, runs);
     for (const auto& s : a.validity.stragglers)
         for (auto& row : a.rows)
             if (row.load == s.load) {
@@ -632,6 +661,18 @@ inline std::string order_finding(const sweep_analysis& a) {
                        "of an interrupted or re-run sweep; levels run apart in time may have met the server in "
                        "different states.",
                        a.curve.param, format_loads(a.curve.param, early), format_loads(a.curve.param, order));
+}
+
+inline std::string short_of_siblings_finding(const sweep_analysis& a) {
+    const auto& v = a.validity;
+    std::vector<std::string> runs;
+    for (const auto& r : v.short_of_siblings) runs.push_back(fmt::format("{} with {:g}", level_and_label(a, r.load), r.requests));
+    if (runs.empty()) return {};
+    std::string list = runs.front();
+    for (std::size_t i = 1; i < runs.size() && i < 3; ++i) list += (i + 1 == runs.size() ? " and " : ", ") + runs[i];
+    if (runs.size() > 3) list += fmt::format(" and {} more", runs.size() - 3);
+    return fmt::format("Fewer requests than the other levels' {:g}: {}; {} ended early, so {} numbers cover only the part that ran.",
+                       v.siblings, list, runs.size() == 1 ? "it" : "they", runs.size() == 1 ? "its" : "their");
 }
 
 // Levels that never held their load, kept out of the knees (stragglers say so in their own finding).
