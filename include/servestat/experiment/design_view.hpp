@@ -60,9 +60,13 @@ inline std::vector<nlohmann::json> distinct_json(const factor& f) {
     return seen;
 }
 
+// The values as text, and "(none)" last where some runs do not have the factor: a factor that
+// tells runs apart by being missing in some says so ("2, (none)"), not a lone value.
 inline std::vector<std::string> distinct_values(const factor& f) {
     std::vector<std::string> out;
     for (const auto& v : distinct_json(f)) out.push_back(value_text(v));
+    if (std::any_of(f.values.begin(), f.values.end(), [](const nlohmann::json& v) { return v.is_null(); }))
+        out.push_back(value_text(nullptr));
     return out;
 }
 

@@ -2,7 +2,7 @@
 // sweeps of runs, and names that tell sweeps apart. Built on the digest layer (digest.hpp).
 #pragma once
 
-#include <algorithm> // std::sort, std::find, std::minmax_element, std::any_of, std::min, std::max
+#include <algorithm> // std::sort, std::find, std::minmax_element, std::any_of, std::count_if, std::min, std::max
 #include <cmath>    // std::ceil, std::isinf
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
@@ -396,12 +396,16 @@ inline std::string reported_runs_sentence(std::span<const run_stats> runs) {
             tightest = &r;
     }
     if (!fastest) return {};
+    // Among the runs that have a throughput (a failed run has none, so it is no rival).
+    const auto rated = std::count_if(runs.begin(), runs.end(), [](const run_stats& r) {
+        return r.meta.kind == run_kind::summary && sweep_value(r, "rps").has_value();
+    });
     const auto tps = sweep_value(*fastest, "output_tps");
-    std::string out = fmt::format("{} {} req/s{}", runs.size() > 1 ? "Highest throughput, as the tools reported it: " + fastest->meta.label + " with"
+    std::string out = fmt::format("{} {} req/s{}", rated > 1 ? "Highest throughput, as the tools reported it: " + fastest->meta.label + " with"
                                                                  : "As the tool reported it: " + fastest->meta.label + ",",
                                   fmt::format("{:.2f}", *sweep_value(*fastest, "rps")),
                                   tps ? fmt::format(" ({:.1f} tok/s output)", *tps) : std::string());
-    if (tightest && runs.size() > 1)
+    if (tightest && rated > 1)
         out += fmt::format("; lowest e2e p99: {} at {}", tightest->meta.label, format_seconds(*sweep_value(*tightest, "e2e.p99")));
     else if (tightest)
         out += fmt::format(", e2e p99 {}", format_seconds(*sweep_value(*tightest, "e2e.p99")));
