@@ -25,14 +25,14 @@ struct read_experiment {
     std::vector<run_stats> runs;
 
     sweep_options search_options() const { return {.by = design.load, .from_design = true, .lengths = design.lengths}; }
-    // The design's name for the configuration a sweep's runs belong to; empty when they are not all
-    // of one (a sweep the user asked for across configurations) or the set has only one.
-    std::string configuration_name(const sweep& s) const {
+    // The design's configuration a sweep's runs belong to; none when they are not all of one (a
+    // sweep the user asked for across configurations).
+    const configuration* configuration_of(const sweep& s) const {
         std::set<std::size_t> of;
         for (const auto& p : s.points)
             for (const std::size_t i : p.replicates.empty() ? std::vector<std::size_t>{p.run} : p.replicates)
                 if (i < design.configuration_of.size()) of.insert(design.configuration_of[i]);
-        return of.size() == 1 ? design.configurations[*of.begin()].name : std::string();
+        return of.size() == 1 ? &design.configurations[*of.begin()] : nullptr;
     }
     // The runs of each point measured more than once, for the replicate groups off any sweep.
     std::vector<std::vector<std::size_t>> replicated_points() const {
@@ -63,7 +63,7 @@ inline std::vector<sweep_analysis> analyze_sweeps(const analysis_args& a, const 
     std::vector<sweep_analysis> out;
     if (e.design.load.empty()) return out;
     for (auto s : find_sweeps(e.runs, e.search_options())) {
-        s.configuration = e.configuration_name(s);
+        if (const auto* c = e.configuration_of(s)) s.configuration = c->name, s.configuration_pieces = c->pieces;
         out.push_back(analyze_sweep(s, e.runs, o.slos, slo_percentile, a.degradation));
     }
     return out;

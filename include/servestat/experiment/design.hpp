@@ -52,6 +52,9 @@ struct design_factor {
 struct configuration {
     std::string name; // what sets it apart ("baseline · short"); empty when the set has one
     std::vector<std::size_t> runs;
+    // The name's pieces, one per factor that names the configurations, in the same order for every
+    // configuration ("" where it has no value): what lets two configurations be compared on one factor.
+    std::vector<std::string> pieces;
 };
 
 // One configuration at one level of the x axis, with every run measured there (replicates).
@@ -647,9 +650,11 @@ inline void group_configurations(experiment_design& d) {
         if (!fewer.empty() && distinct(fewer) == needed && (d.configurations.size() < 2 || every_named(fewer))) shown = std::move(fewer);
     }
     for (auto& c : d.configurations)
-        for (const auto* f : shown)
-            if (const auto piece = name_piece(*f, f->column.values[c.runs.front()]); !piece.empty())
-                c.name.append(c.name.empty() ? "" : " · ").append(piece);
+        for (const auto* f : shown) {
+            const auto piece = name_piece(*f, f->column.values[c.runs.front()]);
+            c.pieces.push_back(piece);
+            if (!piece.empty()) c.name.append(c.name.empty() ? "" : " · ").append(piece);
+        }
 }
 
 inline void collect_points(experiment_design& d) {

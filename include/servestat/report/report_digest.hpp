@@ -5,6 +5,7 @@
 #include <algorithm> // std::sort, std::find, std::minmax_element, std::any_of, std::count_if, std::min, std::max
 #include <cmath>    // std::ceil, std::isinf
 #include <cstddef>  // std::size_t
+#include <map>      // std::map
 #include <optional> // std::optional
 #include <set>      // std::set
 #include <span>     // std::span
@@ -463,9 +464,65 @@ inline std::string agreeing_levels(std::span<const sweep_analysis> sweeps, doubl
                        sweeps.front().curve.param, joined);
 }
 
+// Sweeps whose configurations are named by two factors or more, grouped to be compared on one of
+// them with the others held (llm-d against vLLM within each workload, never a short workload against
+// a long one): `compared` is the position of that factor's piece, each group's name the other pieces.
+struct comparison_groups {
+    std::size_t compared = 0;
+    std::vector<std::vector<std::size_t>> groups;
+    std::vector<std::string> names;
+};
+
+// The first naming factor that splits every group of the others into two sweeps or more.
+inline std::optional<comparison_groups> groups_to_compare(std::span<const sweep_analysis> sweeps) {
+    const std::size_t n = sweeps.empty() ? 0 : sweeps.front().curve.configuration_pieces.size();
+    if (n < 2) return std::nullopt;
+    for (const auto& a : sweeps)
+        if (a.curve.configuration_pieces.size() != n) return std::nullopt;
+    for (std::size_t k = 0; k < n; ++k) {
+        std::map<std::string, std::vector<std::size_t>> by_rest;
+        std::vector<std::string> order;
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            std::string rest;
+            for (std::size_t j = 0; j < n; ++j)
+                if (j != k && !sweeps[i].curve.configuration_pieces[j].empty())
+                    rest.append(rest.empty() ? "" : " · ").append(sweeps[i].curve.configuration_pieces[j]);
+            auto& group = by_rest[rest];
+            if (group.empty()) order.push_back(rest);
+            group.push_back(i);
+        }
+        const bool splits = by_rest.size() > 1 && std::all_of(by_rest.begin(), by_rest.end(), [](const auto& g) { return g.second.size() > 1 && !g.first.empty(); });
+        if (!splits) continue;
+        comparison_groups out{k, {}, order};
+        for (const auto& name : order) out.groups.push_back(by_rest[name]);
+        return out;
+    }
+    return std::nullopt;
+}
+
+// One column at one load within a group: "27.51 s on llm-d/ vs 83.13 s on vllm/ (3.0× apart)".
+inline std::string group_values(std::span<const sweep_analysis> sweeps, const std::vector<std::size_t>& group, std::size_t compared,
+                                double load, std::string_view column) {
+    std::vector<sweep_analysis> members;
+    std::string part;
+    for (const std::size_t i : group) {
+        const auto v = sweep_cell(*row_at(sweeps[i], load), column);
+        if (!v) continue;
+        members.push_back(sweeps[i]);
+        part.append(part.empty() ? "" : " vs ")
+            .append((column == "rps" ? fmt::format("{:.2f} req/s", *v) : format_seconds(*v)) + " on " +
+                    sweeps[i].curve.configuration_pieces[compared]);
+    }
+    if (members.size() < 2) return {};
+    if (const auto spread = spread_at(members, load, column); spread && *spread >= 1.5 && column != "rps")
+        part += fmt::format(" ({:.1f}× apart{})", *spread, agreeing_levels(members, load, column));
+    return part;
+}
+
 // The sweeps side by side at the highest load all ran: the tails users feel (short and long
 // prompts' e2e p99 where known, else e2e and TTFT p99) and throughput, with how far apart they are
-// and whether lower levels agreed.
+// and whether lower levels agreed. Configurations named by several factors are compared on one
+// with the others held (groups_to_compare).
 inline std::string same_load_sentence(std::span<const sweep_analysis> sweeps) {
     if (sweeps.size() < 2) return {};
     const auto load = highest_common_load(sweeps);
@@ -486,6 +543,18 @@ inline std::string same_load_sentence(std::span<const sweep_analysis> sweeps) {
                                                       "queue that burst builds)"
                                                     : "");
     bool any = false;
+    if (const auto grouped = groups_to_compare(sweeps)) {
+        for (const auto& [column, what] : columns) {
+            std::string part;
+            for (std::size_t g = 0; g < grouped->groups.size(); ++g)
+                if (auto values = group_values(sweeps, grouped->groups[g], grouped->compared, *load, column); !values.empty())
+                    part.append(part.empty() ? "" : ", ").append(values + " for " + grouped->names[g]);
+            if (part.empty()) continue;
+            out.append(any ? "; " : ", ").append(what).append(" is ").append(part);
+            any = true;
+        }
+        return any ? out + "." : std::string();
+    }
     for (const auto& [column, what] : columns) {
         std::string part;
         for (std::size_t i = 0; i < sweeps.size(); ++i) {
@@ -504,19 +573,37 @@ inline std::string same_load_sentence(std::span<const sweep_analysis> sweeps) {
     return any ? out + "." : std::string();
 }
 
-// The sweep that peaks highest against the next: the comparison a tuning review starts from.
+// The sweep that peaks highest against the next: the comparison a tuning review starts from; for
+// configurations named by several factors, within each group of the others (groups_to_compare).
 inline std::string best_sweep_sentence(std::span<const sweep_analysis> sweeps) {
-    std::vector<std::pair<double, std::size_t>> peaks;
-    for (std::size_t i = 0; i < sweeps.size(); ++i)
-        if (const auto* p = peak_row(sweeps[i])) peaks.emplace_back(*sweep_cell(*p, "rps"), i);
-    if (peaks.size() < 2) return {};
-    std::sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    const double above = peaks[0].first / peaks[1].first - 1;
-    // A throughput is one measurement per level: a few percent may be run-to-run noise.
-    const char* caveat = above < 0.05 ? "; one run per level, so repeat the sweeps before calling so small a difference real" : "";
-    return fmt::format("Highest peak throughput: {} at {:.2f} req/s, {} above {} ({:.2f} req/s){}.",
-                       sweep_short_name(sweeps[peaks[0].second], peaks[0].second), peaks[0].first, format_share(above),
-                       sweep_short_name(sweeps[peaks[1].second], peaks[1].second), peaks[1].first, caveat);
+    const auto grouped = groups_to_compare(sweeps);
+    const auto name = [&](std::size_t i) {
+        return grouped ? sweeps[i].curve.configuration_pieces[grouped->compared] : sweep_short_name(sweeps[i], i);
+    };
+    // "vllm/ at 2.33 req/s, 30.4% above llm-d/ (1.79 req/s)", then `where` and the caveat.
+    const auto best_of = [&](const std::vector<std::size_t>& members, const std::string& where) -> std::string {
+        std::vector<std::pair<double, std::size_t>> peaks;
+        for (const std::size_t i : members)
+            if (const auto* p = peak_row(sweeps[i])) peaks.emplace_back(*sweep_cell(*p, "rps"), i);
+        if (peaks.size() < 2) return {};
+        std::sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        const double above = peaks[0].first / peaks[1].first - 1;
+        // A throughput is one measurement per level: a few percent may be run-to-run noise.
+        const char* caveat = above < 0.05 ? " (one run per level: repeat the sweeps before calling so small a difference real)" : "";
+        return fmt::format("{} at {:.2f} req/s, {} above {} ({:.2f} req/s){}{}", name(peaks[0].second), peaks[0].first,
+                           format_share(above), name(peaks[1].second), peaks[1].first, where, caveat);
+    };
+    if (!grouped) {
+        std::vector<std::size_t> all(sweeps.size());
+        for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+        const std::string best = best_of(all, "");
+        return best.empty() ? best : "Highest peak throughput: " + best + ".";
+    }
+    std::string out;
+    for (std::size_t g = 0; g < grouped->groups.size(); ++g)
+        if (const std::string best = best_of(grouped->groups[g], " for " + grouped->names[g]); !best.empty())
+            out.append(out.empty() ? "Highest peak throughput: " : "; ").append(best);
+    return out.empty() ? out : out + ".";
 }
 
 // One sentence per SLO over every sweep: "SLO e2e p95 ≤ 500 ms holds up to c≈36 on bad and c≈23 on fair."

@@ -47,6 +47,7 @@ struct sweep {
     // The experiment's name for the configuration this sweep measures ("llm-d/ · sharegpt"), set by
     // whoever read the design; empty when the set has one configuration or no design was read.
     std::string configuration;
+    std::vector<std::string> configuration_pieces; // its name by factor (experiment/design.hpp's configuration::pieces)
 };
 
 // A run that has the swept parameter but is on no sweep, and why.
