@@ -66,12 +66,19 @@ inline bool counts_the_runs(const design_factor& f) {
            (f.column.source == factor_source::path_word || f.column.source == factor_source::path_tag) && counts_repeats(f.column);
 }
 
-// What must agree between parts: every configuration factor but a counter, and the level.
+// A replicate index the authors wrote as such (`rep1`, `run_number`, `run=2`): their word that the
+// runs are repeats, never parts. A bare number ending the names is only a counter.
+inline bool named_replicate_index(const design_factor& f) {
+    return !f.constant && f.reading.role == factor_role::replicate && f.column.hint != word_hint::trailing_number;
+}
+
+// What must agree between parts: every configuration factor but a counter, a named replicate
+// index, and the level.
 inline std::string part_key(const experiment_design& d, std::size_t run) {
     std::string key;
     for (const auto& f : d.factors) {
         if (f.constant || counts_the_runs(f)) continue;
-        if (f.reading.role != factor_role::config && f.reading.role != factor_role::load) continue;
+        if (f.reading.role != factor_role::config && f.reading.role != factor_role::load && !named_replicate_index(f)) continue;
         key.append(f.column.name).append("=").append(f.column.values[run].dump()).append("\n");
     }
     return key;

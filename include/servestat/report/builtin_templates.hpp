@@ -575,6 +575,7 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 {{/has_groups}}
 {{#sweeps}}
 <h2>{{title}}</h2>
+{{#sentence}}<p>{{sentence}}</p>{{/sentence}}
 <table class="sweep">
 <thead><tr><th>{{param}}</th><th>req/s</th><th>output tok/s</th><th>success</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th><th>short p99</th><th>long p99</th></tr></thead>
 <tbody>
@@ -914,6 +915,10 @@ Notes:
 {{#sweeps}}
 ## {{title}}
 
+{{#sentence}}
+{{sentence}}
+
+{{/sentence}}
 | {{param}} | req/s | output tok/s | success | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 | short p99 | long p99 |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {{#rows}}

@@ -434,9 +434,12 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     const json comparison = detail::comparison_rows(runs);
     const auto titles = sweep_titles(sweeps);
     json sweep_views = json::array();
+    // Each sweep's section opens with its sentence: the summary shows a few of them among many sweeps.
+    const auto common = sweeps.size() > 1 ? detail::highest_common_load(sweeps) : std::nullopt;
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
         json v = sweep_view(sweeps[i], o.summary.confidence);
         v["title"] = titles[i];
+        v["sentence"] = detail::sweep_sentence(sweeps[i], i, sweeps.size() == 1, common);
         sweep_views.push_back(std::move(v));
     }
     json grid_views = json::array();
