@@ -38,6 +38,8 @@
 #include "servestat/core/request_status.hpp"  // request_status
 #include "servestat/core/run.hpp"             // run, run_metadata, reported_value
 #include "servestat/ingest/failure_text.hpp"  // classify_failure_text
+#include "servestat/ingest/guidellm_intervals.hpp"      // read_guidellm_intervals
+#include "servestat/ingest/guidellm_server_metrics.hpp" // read_guidellm_server_metrics
 #include "servestat/ingest/json_document.hpp" // read_json_documents, json_place, json_* helpers
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
 #include "servestat/ingest/yaml_document.hpp" // parse_yaml_document, with_yaml_field_lines
@@ -125,6 +127,7 @@ inline void read_guidellm_metrics(const nlohmann::json& benchmark, const json_pl
             add_guidellm_value(meta, *totals, key, std::string("guidellm.request_totals.").append(key), "requests",
                                1.0, place, totals_path);
     }
+    guidellm_interval_reading intervals;
     for (const auto& m : guidellm_metrics) {
         const auto* metric = json_member(*metrics, m.key);
         if (!metric || metric->is_null()) continue;
@@ -141,19 +144,21 @@ inline void read_guidellm_metrics(const nlohmann::json& benchmark, const json_pl
             add_guidellm_value(meta, *stats, "min", prefix + "min", m.unit, m.scale, place, stats_path);
         }
         add_guidellm_value(meta, *stats, "max", prefix + "max", m.unit, m.scale, place, stats_path);
-        const auto* percentiles = json_member(*stats, "percentiles");
-        if (!percentiles || percentiles->is_null()) continue;
-        const std::string percentiles_path = json_path(stats_path, "percentiles");
-        json_object(*percentiles, place, percentiles_path);
-        for (const auto& p : guidellm_percentiles) {
-            if (!m.full && p.key != "p50") continue;
-            if (p.key == "p50" && !json_member(*percentiles, "p50"))
-                add_guidellm_value(meta, *stats, "median", prefix + "p50", m.unit, m.scale, place, stats_path);
-            else
-                add_guidellm_value(meta, *percentiles, p.key, prefix + std::string(p.reported), m.unit, m.scale, place,
-                                   percentiles_path);
+        if (const auto* percentiles = json_member(*stats, "percentiles"); percentiles && !percentiles->is_null()) {
+            const std::string percentiles_path = json_path(stats_path, "percentiles");
+            json_object(*percentiles, place, percentiles_path);
+            for (const auto& p : guidellm_percentiles) {
+                if (!m.full && p.key != "p50") continue;
+                if (p.key == "p50" && !json_member(*percentiles, "p50"))
+                    add_guidellm_value(meta, *stats, "median", prefix + "p50", m.unit, m.scale, place, stats_path);
+                else
+                    add_guidellm_value(meta, *percentiles, p.key, prefix + std::string(p.reported), m.unit, m.scale,
+                                       place, percentiles_path);
+            }
         }
+        read_guidellm_intervals(*stats, stats_path, prefix, m.unit, m.scale, meta, intervals);
     }
+    if (auto note = guidellm_intervals_note(intervals); !note.empty()) meta.notes.push_back(std::move(note));
 }
 
 // ---- strategy and parameters ------------------------------------------------------------------
@@ -697,6 +702,8 @@ inline run read_guidellm_benchmark(const std::filesystem::path& file, const nloh
                              ") is the earliest allowed start, not an arrival time: t_sched is absent, so "
                              "client_queue and e2e_sched are unavailable");
     add_guidellm_window_note(benchmark, place, path, listed.requests, origin.value_or(0.0), meta);
+    read_guidellm_server_metrics(benchmark, place, path, origin.value_or(started.value_or(0.0)), started.value_or(0.0),
+                                 meta);
     add_guidellm_listing_note(benchmark, listed, meta);
     if (listed.listed[2] > 0)
         meta.notes.push_back(std::to_string(listed.listed[2]) +
