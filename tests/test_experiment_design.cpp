@@ -393,6 +393,68 @@ TEST_CASE("--role and --factor correct the reading, and say they did") {
     CHECK_THROWS_AS(read_design(runs, {.roles = {{"nothing", factor_role::config}}}), usage_error);
 }
 
+TEST_CASE("--factor searches the path below the directory argument, not the argument's own name") {
+    std::vector<run_stats> runs;
+    for (const char* machine : {"spark-01", "ubuntu-02"})
+        for (int c : {1, 4}) {
+            auto r = run_at("spark-vs-ubuntu", std::string(machine) + "/concurrency_" + std::to_string(c) + "/export.json");
+            r.meta.source.in_directory = true;
+            runs.push_back(std::move(r));
+        }
+    const auto d = read_design(runs, {.factors = {{"machine", "^(spark|ubuntu)"}}});
+    CHECK(factor_of(d, "machine").column.values == std::vector<json>{"spark", "spark", "ubuntu", "ubuntu"});
+}
+
+TEST_CASE("a duration in the names (genai-bench's time_63s) is the run's length, never a configuration") {
+    std::vector<run_stats> runs;
+    const int seconds[] = {63, 35, 23, 15};
+    int k = 0;
+    for (int c : {2, 4, 8, 16})
+        runs.push_back(run_at("job", "D_text_num_concurrency_" + std::to_string(c) + "_time_" + std::to_string(seconds[k++]) + "s.json",
+                              {{"num_concurrency", c}}));
+    const auto d = read_design(runs);
+    CHECK(d.load == "num_concurrency");
+    CHECK(d.configurations.size() == 1);
+    CHECK(factor_of(d, "s").reading.role == factor_role::length);
+}
+
+TEST_CASE("a number in a name is a setting written again only where it follows the setting") {
+    // us-east-1 names runs at concurrency 1, 5 and 10 alike: part of the name, not the concurrency.
+    std::vector<run_stats> runs;
+    for (const char* deployment : {"bedrock", "lepton"})
+        for (int c : {1, 5, 10}) {
+            const std::string folder = std::string(deployment) + (c == 1 ? "" : "/c" + std::to_string(c));
+            const std::string stem = std::string(deployment) == "bedrock" ? "arn-us-east-1-model_550_150" : "dolphin_550_150";
+            runs.push_back(run_at("results", folder + "/" + stem + "_summary.json", {{"num_concurrent_requests", c}}));
+        }
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 2);
+    CHECK(configuration_names(d) == std::vector<std::string>{"bedrock/", "lepton/"});
+    // 4_tokens_1000 of a run at concurrency 4 with 1000 input tokens does restate both: the numbers
+    // follow the settings (8_tokens_1000 at concurrency 8), so a name without them is the same sweep.
+    std::vector<run_stats> restating;
+    for (int c : {4, 8})
+        restating.push_back(run_at("r", std::to_string(c) + "_tokens_1000.json", {{"concurrency", c}, {"input_len", 1000}}));
+    restating.push_back(run_at("r", "tokens_1000.json", {{"concurrency", 16}, {"input_len", 1000}}));
+    const auto restated = read_design(restating);
+    CHECK(restated.configurations.size() == 1);
+    CHECK(restated.load == "concurrency");
+}
+
+TEST_CASE("the layout a tool saved a run in sets no runs apart: a summary beside exports of the same sweep") {
+    std::vector<run_stats> runs;
+    for (int c : {1, 10, 25}) {
+        auto r = run_at("sweep", "scenario_c" + std::to_string(c) + "/run.json", {{"concurrency", c}});
+        r.meta.source.format = c == 1 ? "genai-perf" : "genai-perf-summary";
+        runs.push_back(std::move(r));
+    }
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 1);
+    CHECK(detail::format_family("genai-perf-summary-csv") == "genai-perf");
+    CHECK(detail::format_family("llmperf-console") == "llmperf");
+    CHECK(detail::format_family("guidellm") == "guidellm");
+}
+
 TEST_CASE("the design's JSON holds every varying factor with its source, role and reason") {
     std::vector<run_stats> runs;
     for (int c : {1, 2, 4}) runs.push_back(run_at("r", "c" + std::to_string(c) + ".json"));

@@ -28,6 +28,12 @@ struct run_source {
     // up to (and including) the directory argument it was found in. The experiment stage reads
     // its factors from them (experiment/path_words.hpp).
     std::vector<std::string> name_parts;
+    // Whether the last of name_parts is the directory argument the file was found in (not a folder
+    // below it): a --factor pattern searches the path below it.
+    bool in_directory = false;
+    // The run's own name where its tool added a suffix to it for this file (GenAI-Perf's
+    // <stem>_genai_perf.json names the run <stem>): read in place of the file's stem; empty: the stem.
+    std::string name_stem;
     // Of the merged files, those that are no part of this run but derived from it and its siblings (a
     // whole-run summary beside stage reports): path, and why. A folder read lists them as passed over.
     std::vector<std::pair<std::string, std::string>> derived;

@@ -141,6 +141,18 @@ inline void add_param_factors(factor_table& t, std::span<const run_metadata* con
     }
 }
 
+// The tool whose output a format is, whatever layout it was saved in: a tool's summary, its CSV
+// twin, its console text or its per-request export ("genai-perf-summary" beside "genai-perf", as one
+// sweep saved both ways) hold the same kind of measurement, so the layout sets no runs apart.
+inline std::string format_family(std::string format) {
+    for (const std::string_view layout : {"-summary-csv", "-summary", "-console", "-requests", "-csv", "-json", "-multi-run", "-report-v2"})
+        if (format.size() > layout.size() && format.ends_with(layout)) {
+            format.resize(format.size() - layout.size());
+            break;
+        }
+    return format;
+}
+
 inline void add_metadata_factors(factor_table& t, std::span<const run_metadata* const> runs) {
     const auto add = [&](const char* name, auto field) {
         if (t.find(name)) return;
@@ -155,7 +167,7 @@ inline void add_metadata_factors(factor_table& t, std::span<const run_metadata* 
     // as "nvidia/Kimi-K2.5-NVFP4" and as "/lustre/fsw/models/Kimi-K2.5-NVFP4" are one model.
     add("model", [](const run_metadata& m) { return short_model_name(m.model); });
     add("workload", [](const run_metadata& m) -> const std::string& { return m.workload; });
-    add("format", [](const run_metadata& m) -> const std::string& { return m.source.format; });
+    add("format", [](const run_metadata& m) { return format_family(m.source.format); });
 }
 
 // The words of one position (depth 0: the file name; d: folder d below the directory argument).
@@ -249,6 +261,28 @@ inline bool restates_a_setting(const path_word& w, const run_metadata& m) {
     return false;
 }
 
+// Whether the number at place `p` of run `i`'s name restates one of its settings there: it equals
+// the setting, and no other run with the same number at that place of a name as long has another
+// value of it ("us-east-1" in the names of runs at concurrency 1 and 5 alike is part of a name, not
+// the concurrency).
+inline bool restates_a_setting_at(std::size_t i, std::size_t p, std::span<const run_metadata* const> runs,
+                                  const std::vector<std::optional<std::vector<path_word>>>& words) {
+    const path_word& w = (*words[i])[p];
+    if (!restates_a_setting(w, *runs[i])) return false;
+    const double n = parse_name_number(w.text)->get<double>();
+    for (const auto& [k, v] : runs[i]->params.items()) {
+        if (!v.is_number() || v.get<double>() != n) continue;
+        bool contradicted = false;
+        for (std::size_t j = 0; j < words.size() && !contradicted; ++j) {
+            if (j == i || !words[j] || words[j]->size() != words[i]->size() || (*words[j])[p].text != w.text) continue;
+            const auto other = runs[j]->params.find(k);
+            contradicted = other != runs[j]->params.end() && other->is_number() && other->get<double>() != n;
+        }
+        if (!contradicted) return true;
+    }
+    return false;
+}
+
 // The free words of each run at one position (none for a run whose path is shallower), and how
 // many each run has; with `restated` false, a number that restates a setting is left out.
 inline std::vector<std::optional<std::vector<std::string>>> free_words(std::span<const run_metadata* const> runs,
@@ -259,9 +293,11 @@ inline std::vector<std::optional<std::vector<std::string>>> free_words(std::span
     for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i]) continue;
         free[i].emplace();
-        for (const auto& w : *words[i])
-            if ((w.kind == word_kind::word || w.kind == word_kind::number) && (restated || !restates_a_setting(w, *runs[i])))
+        for (std::size_t p = 0; p < words[i]->size(); ++p) {
+            const auto& w = (*words[i])[p];
+            if ((w.kind == word_kind::word || w.kind == word_kind::number) && (restated || !restates_a_setting_at(i, p, runs, words)))
                 free[i]->push_back(w.text);
+        }
         lengths.insert(free[i]->size());
     }
     return free;
@@ -398,7 +434,9 @@ inline void add_path_factors(factor_table& t, std::span<const run_metadata* cons
 // argument and its file name, joined by '/'.
 inline std::string searched_path(const run_metadata& m) {
     std::string out;
-    for (const auto& f : folders_root_first(m)) out.append(f).append("/");
+    auto folders = folders_root_first(m);
+    if (m.source.in_directory && !folders.empty()) folders.erase(folders.begin()); // the directory argument's own name
+    for (const auto& f : folders) out.append(f).append("/");
     return out + file_stem(m);
 }
 

@@ -68,6 +68,10 @@ inline constexpr std::array<std::string_view, 15> provenance_factor_names{
     "date", "time", "timestamp", "started_at", "start_time", "end_time", "hash", "commit", "git_commit", "uuid", "id",
     "host", "hostname", "node", "pod"};
 
+// The letters of a name tag that make its number a duration (genai-bench's `…_time_63s`): how long a
+// run lasted or was let run, not what it measured.
+inline constexpr std::array<std::string_view, 9> duration_unit_names{"s", "sec", "secs", "ms", "min", "mins", "h", "hr", "hrs"};
+
 template <std::size_t N>
 bool named_in(const std::array<std::string_view, N>& names, std::string_view name) {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -92,6 +96,8 @@ inline role_reading role_by_name(const factor& f) {
     if (f.hint == word_hint::id) return {factor_role::provenance, "an id in the names: which run, not what was run"};
     if (is_load_factor_name(n)) return {factor_role::load, "a load parameter"};
     if (is_length_factor_name(n)) return {factor_role::length, "sets how long a run lasts, not what it measures"};
+    if (f.source == factor_source::path_word && detail::named_in(detail::duration_unit_names, n))
+        return {factor_role::length, "a duration in the names (a number of " + n + "): how long a run lasted, not what it measured"};
     if (detail::named_in(detail::replicate_factor_names, n)) return {factor_role::replicate, "numbers a repeated measurement"};
     if (detail::named_in(detail::provenance_factor_names, n)) return {factor_role::provenance, "says when or where a run was made"};
     if (f.hint == word_hint::trailing_number) return {factor_role::replicate, "a number ending otherwise equal file names"};

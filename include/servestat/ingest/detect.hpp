@@ -44,6 +44,7 @@
 #include "servestat/ingest/inference_perf.hpp"    // inference_perf_format
 #include "servestat/ingest/inference_perf_requests.hpp" // inference_perf_requests_format
 #include "servestat/ingest/inferencex_result.hpp" // inferencex_result_format
+#include "servestat/ingest/restated_run.hpp"      // run_values, restated_run
 #include "servestat/ingest/llmperf.hpp"           // llmperf_format, llmperf_summary_format
 #include "servestat/ingest/llmperf_console.hpp"   // llmperf_console_format
 #include "servestat/ingest/lmbench_csv.hpp"       // lmbench_csv_format
@@ -209,7 +210,9 @@ inline bool same_number(const nlohmann::json& a, const nlohmann::json& b) {
 // disagrees with the file, or two names that disagree, leave a note naming both.
 inline void add_path_params(run& r, std::span<const std::string> name_parts) {
     r.meta.source.name_parts.assign(name_parts.begin(), name_parts.end());
-    const path_params found = params_from_path_parts(name_parts);
+    if (!r.meta.source.name_stem.empty() && !r.meta.source.name_parts.empty())
+        r.meta.source.name_parts.front() = r.meta.source.name_stem;
+    const path_params found = params_from_path_parts(r.meta.source.name_parts);
     for (const auto& c : found.conflicts)
         r.meta.notes.push_back(fmt::format("{}: the name '{}' gives {} and '{}' gives {}; {} is used", c.param, c.used_in,
                                            detail::json_text(c.used), c.other_in, detail::json_text(c.other),
@@ -493,20 +496,29 @@ inline std::string run_fingerprint(const run& r) {
     return out;
 }
 
-// A list whose runs were all found again in their own files is one entry: what it was gathered from.
-inline void collapse_gathered_copies(std::vector<passed_over_file>& passed_over) {
+// A list whose runs were found again in their own files is one entry: what it was gathered from
+// (some of its rows, where the others are runs of their own: `used`).
+inline void collapse_gathered_copies(std::vector<passed_over_file>& passed_over, const std::set<std::string>& used) {
     static constexpr std::string_view copy = "the same run as ";
+    static constexpr std::string_view restated = ": its values restate it";
     std::map<std::string, std::vector<std::string>> of_list;
+    std::set<std::string> by_values;
     for (const auto& p : passed_over)
-        if (p.reason.starts_with(copy)) of_list[p.path].push_back(p.reason.substr(copy.size(), p.reason.find(':') - copy.size()));
+        if (p.reason.starts_with(copy)) {
+            of_list[p.path].push_back(p.reason.substr(copy.size(), p.reason.find(':') - copy.size()));
+            if (p.reason.ends_with(restated)) by_values.insert(p.path);
+        }
     for (const auto& entry : of_list) {
         const std::string& path = entry.first;
         const std::vector<std::string>& originals = entry.second;
         if (originals.size() < 2) continue;
         std::erase_if(passed_over, [&](const auto& p) { return p.path == path && p.reason.starts_with(copy); });
-        passed_over.push_back({path, fmt::format("gathered from the runs' own files: its {} runs are the same requests and "
-                                                 "values as {} and {} more",
-                                                 originals.size(), originals.front(), originals.size() - 1)});
+        const std::string what = by_values.contains(path) ? "rows restate the values of" : "runs are the same requests and values as";
+        passed_over.push_back({path, fmt::format("gathered from the runs' own files: {} {} {} and {} more{}",
+                                                 used.contains(path) ? fmt::format("{} of its", originals.size())
+                                                                     : fmt::format("its {}", originals.size()),
+                                                 what, originals.front(), originals.size() - 1,
+                                                 used.contains(path) ? " (its other rows are runs of their own)" : "")});
     }
 }
 
@@ -549,6 +561,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     std::map<std::string, std::string> seen; // fingerprint → the file that gave it first
     console_copies console_runs; // a console log waits for the JSON results it may repeat (same_run.hpp)
     std::vector<run_tally> tallies; // of the runs used, to tell a file derived from them (derived_aggregate.hpp)
+    std::vector<run_values> own_files; // of the runs used from files of their own, to tell a table's rows restating them
+    std::set<std::string> lists; // files holding several runs
     const auto use = [&](run&& r) {
         if (console_runs.hold(r)) return;
         console_runs.saw(r);
@@ -558,14 +572,15 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
             listing.passed_over.push_back({r.meta.source.path, "the same run as " + first_path + ": same requests and values"});
             return;
         }
+        r.meta.source.in_directory = true;
         used.insert(r.meta.source.path);
         tallies.push_back(tally_of(r));
+        if (!lists.contains(r.meta.source.path)) own_files.push_back(values_of(r));
         consume(std::move(r));
     };
     std::vector<run> summaries;
     std::size_t not_runs = 0;
     std::exception_ptr first_refusal;
-    std::set<std::string> lists; // files holding several runs
     read_files_in_order(logs, o, [&](std::vector<run>&& runs) {
         if (runs.size() > 1) lists.insert(runs.front().meta.source.path);
         for (auto& r : runs) {
@@ -588,7 +603,14 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     // judged against every run, the summaries among them too, before any is used.
     std::vector<run_tally> every = tallies;
     for (const auto& r : summaries) every.push_back(tally_of(r));
+    std::set<std::size_t> restated; // runs a table's row was found to restate
     for (auto& r : summaries) {
+        if (lists.contains(r.meta.source.path))
+            if (const auto i = restated_run(values_of(r), own_files, restated)) {
+                const auto original = std::filesystem::path(own_files[*i].path).lexically_relative(dir).generic_string();
+                listing.passed_over.push_back({r.meta.source.path, "the same run as " + original + ": its values restate it"});
+                continue;
+            }
         if (const auto why = derived_from_siblings(tally_of(r), every)) listing.passed_over.push_back({r.meta.source.path, *why});
         else use(std::move(r));
     }
@@ -607,7 +629,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
                                                  [&](const auto& p) { return same_file_key(p.path) == same_file_key(path); }))
             listing.passed_over.push_back({path, entry.second});
     }
-    collapse_gathered_copies(listing.passed_over);
+    collapse_gathered_copies(listing.passed_over, used);
     std::sort(listing.passed_over.begin(), listing.passed_over.end(),
               [](const auto& a, const auto& b) { return natural_less(a.path, b.path); });
     o.listed(listing);

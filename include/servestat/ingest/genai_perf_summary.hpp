@@ -159,7 +159,14 @@ struct genai_summary_info {
     std::vector<std::string> notes;
     std::optional<bool> streamed;
     std::string tokenizer;
+    std::string export_stem; // the stem of --profile-export-file: the name the run was exported under
 };
+
+// --profile-export-file as the config recorded it ("artifacts/…/200_50.json" → "200_50").
+inline void genai_read_export_stem(const nlohmann::json& section, genai_summary_info& out) {
+    if (const auto* f = nvidia_member(section, "profile_export_file"); f && f->is_string())
+        out.export_stem = std::filesystem::path(f->get<std::string>()).stem().string();
+}
 
 inline void genai_copy_number(const nlohmann::json& section, std::string_view key, std::string_view name,
                               nlohmann::json& params, bool positive_only = false) {
@@ -264,12 +271,13 @@ inline void read_genai_nested_config(const nlohmann::json& c, genai_summary_info
         out.workload = !file.empty() ? file : in->value("prompt_source", std::string());
     }
     if (const auto* t = nvidia_member(c, "tokenizer"); t && t->is_object()) out.tokenizer = t->value("name", std::string());
+    if (const auto* o = nvidia_member(c, "output"); o && o->is_object()) genai_read_export_stem(*o, out);
 }
 
 inline void read_genai_input_config(const nlohmann::json& config, const json_place& place, genai_summary_info& out) {
     json_object(config, place, "input_config");
     if (config.contains("model_names") || config.contains("perf_analyzer")) read_genai_nested_config(config, out);
-    else read_genai_flat_config(config, out);
+    else read_genai_flat_config(config, out), genai_read_export_stem(config, out);
 }
 
 // ---- profile_export_genai_perf.json ----
@@ -450,10 +458,16 @@ inline genai_summary_info read_genai_summary_csv_rows(const std::filesystem::pat
 
 // ---- The run ----
 
-// <stem>_genai_perf.json → <stem>; the default stem names no run, its artifact folder does.
-inline std::string genai_summary_label(const std::filesystem::path& file) {
+// <stem>_genai_perf.json → <stem>: the name of the run GenAI-Perf exported.
+inline std::string genai_summary_stem(const std::filesystem::path& file) {
     std::string stem = file.stem().string();
     if (stem.ends_with("_genai_perf")) stem.resize(stem.size() - std::string_view("_genai_perf").size());
+    return stem;
+}
+
+// The run's stem; the default stem names no run, its artifact folder does.
+inline std::string genai_summary_label(const std::filesystem::path& file) {
+    const std::string stem = genai_summary_stem(file);
     const std::string dir = file.parent_path().filename().string();
     if (stem == "profile_export" && !dir.empty() && dir != "." && dir != "..") return dir;
     return stem;
@@ -480,6 +494,8 @@ inline run genai_summary_run(const std::filesystem::path& file, std::string_view
     out.meta.label = genai_summary_label(file);
     out.meta.tool = "genai-perf";
     out.meta.source = {file.string(), std::string(format)};
+    // The export's name where the config recorded it: the same run's request file is named by it.
+    out.meta.source.name_stem = !info.export_stem.empty() ? info.export_stem : genai_summary_stem(file);
     out.meta.kind = run_kind::summary;
     out.meta.model = std::move(info.model);
     out.meta.workload = std::move(info.workload);
@@ -516,12 +532,18 @@ inline std::vector<run> read_genai_perf_summary_csv(const std::filesystem::path&
     return runs;
 }
 
-// The aggregate beside a per-request export: <stem>_genai_perf.json, else the CSV.
+// The aggregate beside a per-request export: <stem>_genai_perf.json, else the CSV. GenAI-Perf writes
+// one run per artifact folder, and some versions name its aggregate by the default stem whatever
+// --profile-export-file said (200_50.json beside profile_export_genai_perf.json): where the folder
+// holds no export of that default name, the default-named aggregate is this export's.
 inline std::optional<std::filesystem::path> genai_summary_beside(const std::filesystem::path& records) {
     const auto dir = records.parent_path();
     const std::string stem = records.stem().string();
     if (auto json = genai_existing(dir / (stem + "_genai_perf.json"))) return json;
-    return genai_existing(dir / (stem + "_genai_perf.csv"));
+    if (auto csv = genai_existing(dir / (stem + "_genai_perf.csv"))) return csv;
+    if (stem == "profile_export" || genai_existing(dir / "profile_export.json")) return std::nullopt;
+    if (auto json = genai_existing(dir / "profile_export_genai_perf.json")) return json;
+    return genai_existing(dir / "profile_export_genai_perf.csv");
 }
 
 // ---- Sniffers ----

@@ -15,15 +15,16 @@
 // one label set has them: quantiles of several cannot be combined).
 #pragma once
 
-#include <algorithm>   // std::sort, std::unique, std::lower_bound
+#include <algorithm>   // std::sort, std::stable_sort, std::unique
+#include <array>       // std::array
 #include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
-#include <initializer_list> // std::initializer_list
 #include <limits>      // std::numeric_limits
 #include <map>         // std::map
 #include <memory>      // std::make_shared
 #include <optional>    // std::optional
 #include <string>      // std::string
+#include <string_view> // std::string_view
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
@@ -118,7 +119,9 @@ inline void read_guidellm_gauges(const nlohmann::json& gauges, const json_place&
 inline void read_guidellm_totals(const nlohmann::json& block, const json_place& place, const std::string& path,
                                  bool histogram, guidellm_scraped& out) {
     json_object(block, place, path);
-    for (const auto& [name, sets] : block.items()) {
+    for (const auto& item : block.items()) { // no structured binding: Clang 14's lambdas cannot capture one
+        const std::string name = item.key();
+        const nlohmann::json& sets = item.value();
         const std::string at = json_path(path, name);
         const auto entries = label_set_entries(sets, place, at);
         std::map<std::string, double> sums;
@@ -130,11 +133,10 @@ inline void read_guidellm_totals(const nlohmann::json& block, const json_place& 
             if (!sums.contains(key)) order.push_back(key);
             sums[key] += json_number(*v, place, json_path(entry_at, stat));
         };
+        static constexpr std::array<std::string_view, 2> histogram_totals{"count", "sum"}, counter_totals{"increase", "rate"};
         for (std::size_t k = 0; k < entries.size(); ++k) {
             const std::string entry_at = sets.is_object() ? at : json_path(at, k);
-            for (const std::string_view stat : histogram ? std::initializer_list<std::string_view>{"count", "sum"}
-                                                         : std::initializer_list<std::string_view>{"increase", "rate"})
-                add(stat, *entries[k], entry_at);
+            for (const std::string_view stat : histogram ? histogram_totals : counter_totals) add(stat, *entries[k], entry_at);
         }
         for (const auto& stat : order)
             out.reported.push_back({server_value_name(name, stat), sums[stat], server_metric_unit(name, stat)});
