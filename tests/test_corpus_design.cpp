@@ -18,6 +18,7 @@
 #include "servestat/app/input_runs.hpp"       // for_each_input_run, name_inputs_apart, passed_over_inputs
 #include "servestat/app/sweeps_and_grids.hpp" // experiment_of
 #include "servestat/experiment/design.hpp"    // experiment_design, detail::level_number
+#include "servestat/experiment/design_view.hpp" // design_lines
 #include "servestat/stats/run_stats.hpp"      // analyze, run_stats
 #include "servestat/stats/run_validity.hpp"   // run_failed_entirely
 
@@ -64,10 +65,13 @@ std::regex glob_regex(const std::string& glob) {
 
 bool matches(const std::string& path, const std::string& glob) { return std::regex_match(path, glob_regex(glob)); }
 
-// servestat's names for one load: a file's max_concurrency is the concurrency a path's c16 gives.
+// servestat's names for one load: a file's max_concurrency is the concurrency a path's c16 gives,
+// SGLang's random_input_len the input_len a path's in1024 gives.
 std::string load_name(const std::string& name) {
     if (name == "max_concurrency" || name == "num_concurrency") return "concurrency";
     if (name == "rate") return "request_rate";
+    if (name == "random_input_len" || name == "isl") return "input_len";
+    if (name == "random_output_len" || name == "osl") return "output_len";
     return name;
 }
 
@@ -179,7 +183,8 @@ TEST_CASE("every corpus set's design reads as its authors describe it, from the 
     std::size_t matched = 0;
     for (const auto& path : expectations) {
         const std::string name = path.filename().string().substr(0, path.filename().string().size() - std::string(".expected.json").size());
-        // SERVESTAT_CORPUS_ONLY=<set name part> reads only the sets whose names hold it, and prints what differs.
+        // SERVESTAT_CORPUS_ONLY=<set name part> reads only the sets whose names hold it, and prints what
+        // differs with the reading.
         const char* only = std::getenv("SERVESTAT_CORPUS_ONLY");
         if (only && name.find(only) == std::string::npos) continue;
         INFO(name);
@@ -195,7 +200,12 @@ TEST_CASE("every corpus set's design reads as its authors describe it, from the 
         for (std::size_t k = 0; k < wrong.size() && k < 6; ++k) text += "\n  " + wrong[k];
         if (wrong.size() > 6) text += "\n  and " + std::to_string(wrong.size() - 6) + " more";
         INFO(text);
-        if (only) std::cerr << name << (wrong.empty() ? ": as described" : ":") << text << "\n";
+        if (only) {
+            std::cerr << name << (wrong.empty() ? ": as described" : ":") << text << "\n";
+            if (!wrong.empty()) // and how servestat read it, as "How these runs were read" says it
+                for (const auto& line : design_lines(read_corpus_set(corpus / name).design))
+                    std::cerr << "    " << line.heading << ": " << line.text << "\n";
+        }
         if (known_misreadings.contains(name)) CHECK(!wrong.empty()); // fixed: take it off the list
         else CHECK(wrong.empty());
         matched += wrong.empty();

@@ -455,6 +455,40 @@ TEST_CASE("the layout a tool saved a run in sets no runs apart: a summary beside
     CHECK(detail::format_family("guidellm") == "guidellm");
 }
 
+TEST_CASE("a tag whose numbers the measured input sizes confirm is the input length, the x axis where no load varies") {
+    std::vector<run_stats> runs;
+    for (const char* tp : {"TP4_DP2", "TP8_DP1"})
+        for (int ctx : {1024, 2048, 4096})
+            runs.push_back(run_at("b200", std::string("run_1_") + tp + "_CTX" + std::to_string(ctx) + "_C100_P100_O128.json",
+                                  {{"max_concurrency", 100}}, ctx, 128));
+    const auto d = read_design(runs);
+    CHECK(d.load == "ctx");
+    CHECK(d.load_as == "input_len");
+    CHECK(d.load_is_setting);
+    CHECK(factor_of(d, "ctx").column.values[2] == json(4096));
+    CHECK(d.configurations.size() == 2);
+    // Measured sizes that do not follow the tag (a context window, not the prompt) leave it a configuration.
+    std::vector<run_stats> window;
+    for (int ctx : {2048, 4096, 8192}) window.push_back(run_at("w", "serve_CTX" + std::to_string(ctx) + ".json", {}, 500, 60));
+    const auto w = read_design(window);
+    CHECK(w.load.empty());
+    CHECK(factor_of(w, "ctx").reading.role == factor_role::config);
+}
+
+TEST_CASE("short hex ids ending the names are ids even where one reads as a number and letters") {
+    // SGLang runs named by a hash of the client's settings: 38769a reads as 38769 and "a" alone.
+    std::vector<run_stats> runs;
+    const std::pair<int, const char*> lengths[] = {{1024, "38769a"}, {2048, "7da261"}, {4096, "3168fa"}, {8192, "46cf8d"}};
+    for (const char* tp : {"tp4_dp2", "tp8_dp1"})
+        for (const auto& [in, id] : lengths)
+            runs.push_back(run_at("h100", std::string("H100_") + tp + "_in" + std::to_string(in) + "_out128_p100_c100_" + id + ".jsonl",
+                                  {{"random_input_len", in}, {"max_concurrency", 100}}, in / 2.0, 61));
+    const auto d = read_design(runs);
+    CHECK(d.load == "random_input_len");
+    CHECK(d.configurations.size() == 2);
+    CHECK(factor_of(d, "name_id").reading.role == factor_role::provenance);
+}
+
 TEST_CASE("the design's JSON holds every varying factor with its source, role and reason") {
     std::vector<run_stats> runs;
     for (int c : {1, 2, 4}) runs.push_back(run_at("r", "c" + std::to_string(c) + ".json"));

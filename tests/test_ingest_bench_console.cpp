@@ -478,6 +478,29 @@ TEST_CASE("a console log whose values or settings differ from the JSON is a run 
     }
 }
 
+TEST_CASE("a dead run's log is the copy of the JSON saved under its own name, never of another dead run's") {
+    // Two runs against a server that had died (completed 0, every value 0), each saved as .json and
+    // .txt (corpus set vllm-scicom-runpod-b200-h200-tp-dp): their values tell them apart by nothing.
+    const fs::path from = fs::path(SERVESTAT_CORPUS_DIR) / "vllm-scicom-runpod-b200-h200-tp-dp" / "runpod_b200" / "GLM-4.7-FP8";
+    temp_file dir("", "unused");
+    for (const char* ctx : {"4096", "8192"})
+        for (const char* ext : {".json", ".txt"}) {
+            const std::string name = std::string("run_1_TP4_DP2_CTX") + ctx + "_C100_P100_O128" + ext;
+            write(dir.dir() / name, text_of(from / name));
+        }
+    std::vector<passed_over_file> passed;
+    load_options o;
+    o.listed = [&](const directory_listing& l) { passed = l.passed_over; };
+    const auto runs = read_logs(std::vector<std::string>{dir.dir().string()}, o);
+    CHECK(runs.size() == 2);
+    std::vector<std::string> reasons;
+    for (const auto& p : passed)
+        if (fs::path(p.path).extension() == ".txt") reasons.push_back(fs::path(p.path).stem().string() + " → " + p.reason);
+    CHECK(reasons == std::vector<std::string>{
+                         "run_1_TP4_DP2_CTX4096_C100_P100_O128 → the same run as run_1_TP4_DP2_CTX4096_C100_P100_O128.json: same settings and values",
+                         "run_1_TP4_DP2_CTX8192_C100_P100_O128 → the same run as run_1_TP4_DP2_CTX8192_C100_P100_O128.json: same settings and values"});
+}
+
 TEST_CASE("SGLang's console log beside its JSON line is the same run") {
     temp_file dir(sglang_generated, "bench_serving.log");
     write(dir.dir() / "output.jsonl", text_of(fs::path(SERVESTAT_TEST_DATA_DIR) / "sglang" / "deepseek_dp_mla_output.jsonl"));

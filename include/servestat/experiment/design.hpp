@@ -26,7 +26,7 @@
 #include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/core/run_names.hpp"          // detail::param_in_name, detail::short_model_name
 #include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
-#include "servestat/experiment/measured_load.hpp" // read_rate_in_names
+#include "servestat/experiment/measured_load.hpp" // read_rate_in_names, workload_of, confirms_input_length
 #include "servestat/experiment/roles.hpp"        // factor_role, role_by_name, user_role
 #include "servestat/stats/run_stats.hpp"         // run_stats
 #include "servestat/stats/run_validity.hpp"      // run_failed_entirely
@@ -515,18 +515,48 @@ inline void lengths_within_a_point(experiment_design& d) {
     }
 }
 
-struct measured_workload {
-    std::optional<double> input, output;
-};
-
-inline std::optional<double> mean_tokens(const run_stats& r, const summary& s, std::string_view reported) {
-    if (s.n > 0 && s.mean) return *s.mean;
-    if (const auto* v = find_reported(r.meta, reported)) return v->value;
-    return std::nullopt;
+// The number of each run's tag ("CTX2048" → 2048), or nothing where some run's value is no tag.
+inline std::optional<std::vector<nlohmann::json>> tag_numbers(const factor& f) {
+    std::vector<nlohmann::json> out;
+    for (const auto& v : f.values) {
+        if (v.is_null()) {
+            out.push_back(v);
+            continue;
+        }
+        std::string letters, number;
+        if (!v.is_string() || !split_tag(lower_case(v.get<std::string>()), letters, number) || !is_decimal(number))
+            return std::nullopt;
+        out.push_back(word_value(number));
+    }
+    return out;
 }
 
-inline measured_workload workload_of(const run_stats& r) {
-    return {mean_tokens(r, r.prompt_tokens, "prompt_tokens.mean"), mean_tokens(r, r.output_tokens, "output_tokens.mean")};
+// Where no load and no named setting varies, a tag in the names whose numbers the runs' measured
+// mean input tokens confirm (vLLM bench runs named CTX1024 … CTX15000) is their input length: the x
+// axis, as input_len.
+inline void input_length_by_measurement(experiment_design& d, std::span<const run_stats> runs) {
+    if (!d.load.empty()) return;
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::config || f.column.source != factor_source::path_word)
+            continue;
+        auto numbers = tag_numbers(f.column);
+        if (!numbers) continue;
+        const auto check = confirms_input_length(runs, *numbers);
+        if (!check.confirmed) continue;
+        auto words = std::move(f.column.values);
+        f.column.values = std::move(*numbers);
+        if (numeric_levels(f.column) < 3 || !swept_within_a_configuration(d, f)) {
+            f.column.values = std::move(words);
+            continue;
+        }
+        f.reading = {factor_role::load, fmt::format("no load varies, and the runs' measured mean input tokens are within {:.0f}% "
+                                                    "of its number in {} of {} runs: their input length, the curves' x axis",
+                                                    100 * input_length_tolerance, check.agreeing, check.measured), false};
+        d.load = f.column.name;
+        d.load_as = "input_len";
+        d.load_is_setting = true;
+        return;
+    }
 }
 
 inline bool near(const std::optional<double>& a, const std::optional<double>& b, double tolerance) {
@@ -708,6 +738,7 @@ inline experiment_design read_design(std::span<const run_stats> runs, const desi
     detail::choose_load(d, o);
     detail::concurrency_by_measurement(d, runs);
     detail::choose_setting_axis(d);
+    detail::input_length_by_measurement(d, runs);
     detail::ignore_redundant_names(d);
     detail::sweeps_in_parts(d);
     detail::sessions_from_provenance(d);

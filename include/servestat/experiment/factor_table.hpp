@@ -6,7 +6,8 @@
 // (experiment/roles.hpp); here nothing that differs between runs is left out.
 #pragma once
 
-#include <algorithm>   // std::all_of, std::any_of, std::reverse
+#include <algorithm>   // std::all_of, std::any_of, std::reverse, std::max
+#include <cctype>      // std::isxdigit, std::isdigit
 #include <cstddef>     // std::size_t
 #include <map>         // std::map
 #include <optional>    // std::optional
@@ -170,6 +171,41 @@ inline void add_metadata_factors(factor_table& t, std::span<const run_metadata* 
     add("format", [](const run_metadata& m) { return format_family(m.source.format); });
 }
 
+// Six hexadecimal characters or more with a digit and a letter among them.
+inline bool hex_like(std::string_view s) {
+    if (s.size() < 6) return false;
+    bool digit = false, letter = false;
+    for (const char c : s) {
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+        (std::isdigit(static_cast<unsigned char>(c)) ? digit : letter) = true;
+    }
+    return digit && letter;
+}
+
+// Short hex ids ("7da261", a client's settings hash ending each name) are ids; one that happens to
+// read as a number and letters ("38769a") or as a word is known as one by its siblings: where two
+// names or more hold, in the same place from their end, hex tokens of one length and at least one
+// of them reads as no tag, every such token of that place is an id.
+inline void ids_known_by_siblings(std::vector<std::optional<std::vector<path_word>>>& words) {
+    std::size_t longest = 0;
+    for (const auto& ws : words)
+        if (ws) longest = std::max(longest, ws->size());
+    for (std::size_t back = 1; back <= longest; ++back) {
+        std::map<std::size_t, std::size_t> of_length, untagged;
+        for (const auto& ws : words)
+            if (ws && ws->size() >= back)
+                if (const auto& w = (*ws)[ws->size() - back]; w.kind != word_kind::hash && hex_like(w.text)) {
+                    ++of_length[w.text.size()];
+                    untagged[w.text.size()] += w.kind != word_kind::tag;
+                }
+        for (auto& ws : words)
+            if (ws && ws->size() >= back)
+                if (auto& w = (*ws)[ws->size() - back]; w.kind != word_kind::hash && hex_like(w.text) &&
+                                                         of_length[w.text.size()] >= 2 && untagged[w.text.size()] > 0)
+                    w.kind = word_kind::hash, w.key.clear(), w.value.clear();
+    }
+}
+
 // The words of one position (depth 0: the file name; d: folder d below the directory argument).
 inline std::vector<std::optional<std::vector<path_word>>> words_at(std::span<const run_metadata* const> runs, std::size_t depth) {
     std::vector<std::optional<std::vector<path_word>>> out;
@@ -182,6 +218,7 @@ inline std::vector<std::optional<std::vector<path_word>>> words_at(std::span<con
         if (depth <= folders.size()) out.emplace_back(path_words(folders[depth - 1]));
         else out.emplace_back(std::nullopt);
     }
+    ids_known_by_siblings(out);
     return out;
 }
 

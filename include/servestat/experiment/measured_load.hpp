@@ -137,4 +137,50 @@ inline concurrency_check confirms_concurrency(std::span<const run_stats> runs, s
     return out;
 }
 
+// A run's mean input and output tokens, as measured.
+struct measured_workload {
+    std::optional<double> input, output;
+};
+
+namespace detail {
+
+// Its requests' mean, else the tool's mean, else the tool's total (vLLM's total_input_tokens, of
+// results saved without per-request lengths) over the requests that completed.
+inline std::optional<double> mean_tokens(const run_stats& r, const summary& s, std::string_view mean_name,
+                                         std::string_view total_suffix) {
+    if (s.n > 0 && s.mean) return *s.mean;
+    if (const auto* v = find_reported(r.meta, mean_name)) return v->value;
+    double completed = static_cast<double>(r.ok);
+    if (const auto* ok = find_reported(r.meta, "ok"); completed == 0 && ok) completed = ok->value; // a summary's count
+    if (!(completed > 0)) return std::nullopt;
+    for (const auto& v : r.meta.reported)
+        if (v.name.ends_with(total_suffix) && v.value > 0) return v.value / completed;
+    return std::nullopt;
+}
+
+} // namespace detail
+
+inline measured_workload workload_of(const run_stats& r) {
+    return {detail::mean_tokens(r, r.prompt_tokens, "prompt_tokens.mean", ".total_input_tokens"),
+            detail::mean_tokens(r, r.output_tokens, "output_tokens.mean", ".total_output_tokens")};
+}
+
+// Whether the numbers of a name tag outside the grammar ("CTX2048") are the runs' input length: in
+// most runs that measured their prompts (three at least), the mean input tokens are within 10% of
+// the number. `values` are the tag's numbers, one per run (null where a run has none).
+inline constexpr double input_length_tolerance = 0.10;
+
+inline concurrency_check confirms_input_length(std::span<const run_stats> runs, std::span<const nlohmann::json> values) {
+    concurrency_check out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!values[i].is_number() || !(values[i].get<double>() >= 1)) continue;
+        const auto mean = workload_of(runs[i]).input;
+        if (!mean || !(*mean > 0)) continue;
+        ++out.measured;
+        out.agreeing += std::abs(*mean / values[i].get<double>() - 1) <= input_length_tolerance;
+    }
+    out.confirmed = out.measured >= 3 && 2 * out.agreeing > out.measured;
+    return out;
+}
+
 } // namespace servestat

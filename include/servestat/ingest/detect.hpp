@@ -605,7 +605,9 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     for (const auto& r : summaries) every.push_back(tally_of(r));
     std::set<std::size_t> restated; // runs a table's row was found to restate
     for (auto& r : summaries) {
-        if (lists.contains(r.meta.source.path))
+        // A row saved as it was (its fingerprint seen) is a copy of that run, said so by use(); one in
+        // another format is known by its values.
+        if (lists.contains(r.meta.source.path) && !seen.contains(run_fingerprint(r)))
             if (const auto i = restated_run(values_of(r), own_files, restated)) {
                 const auto original = std::filesystem::path(own_files[*i].path).lexically_relative(dir).generic_string();
                 listing.passed_over.push_back({r.meta.source.path, "the same run as " + original + ": its values restate it"});

@@ -3,6 +3,7 @@
 // console runs that lets a directory read pass such a copy over instead of counting the run twice.
 #pragma once
 
+#include <algorithm>   // std::any_of
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem::path
@@ -83,18 +84,30 @@ public:
         releasing_ = true;
         for (auto& r : held_) {
             std::optional<std::string> reason;
-            for (const auto& json : results_)
-                if (is_same_run(r.meta, json)) {
-                    const auto rel = std::filesystem::path(json.source.path).lexically_relative(dir).generic_string();
-                    reason = "the same run as " + rel + ": same settings and values";
-                    break;
-                }
+            if (const auto* json = copied_result(r.meta)) {
+                const auto rel = std::filesystem::path(json->source.path).lexically_relative(dir).generic_string();
+                reason = "the same run as " + rel + ": same settings and values";
+            }
             each(std::move(r), reason);
         }
         held_.clear();
     }
 
 private:
+    // The JSON result a console run repeats: the one saved under the same name beside it first. A
+    // run that measured nothing (every value 0: the server was gone) is told from other dead runs by
+    // its name alone, so only that one will do.
+    const run_metadata* copied_result(const run_metadata& console) const {
+        const auto base = std::filesystem::path(console.source.path).replace_extension();
+        for (const auto& json : results_)
+            if (std::filesystem::path(json.source.path).replace_extension() == base && is_same_run(console, json)) return &json;
+        const bool measured = std::any_of(console.reported.begin(), console.reported.end(), [](const auto& v) { return v.value != 0; });
+        if (!measured) return nullptr;
+        for (const auto& json : results_)
+            if (is_same_run(console, json)) return &json;
+        return nullptr;
+    }
+
     std::vector<run> held_;
     std::vector<run_metadata> results_;
     bool releasing_ = false;
