@@ -44,6 +44,11 @@ const std::map<std::string, std::string> known_misreadings = {
     // and the engine only in the model name. --factor 'machine=^results/(spark|ubuntu)'
     // --role folder3=ignore reads the authors' four.
     {"genai-perf-puget-spark-vs-5090-engines", "Spark + Ollama split over two folders that no setting tells apart"},
+    // Configs F, G and H run A's, B's and E's server setups again at rate 16 instead of inf: only the
+    // authors' write-up says so (the same environment strings); the files carry no server setting and
+    // the names give each a letter and label of its own (E_both beside H_best), so servestat reads 8
+    // configurations of one point each, the seeds as their replicates, and no rate curve.
+    {"vllm-ovg-project-layout-seeds", "F/G/H repeat A/B/E's setups at another rate; only the write-up says so"},
 };
 
 // A glob of the expectations (`*` within a path part, `**` across parts) as a regular expression.

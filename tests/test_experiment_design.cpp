@@ -489,6 +489,20 @@ TEST_CASE("short hex ids ending the names are ids even where one reads as a numb
     CHECK(factor_of(d, "name_id").reading.role == factor_role::provenance);
 }
 
+TEST_CASE("a seed in the names numbers replicates; 'inf' after the rate's name is the rate") {
+    std::vector<run_stats> runs;
+    for (const char* label : {"A_vanilla", "B_tuned"})
+        for (const char* rate : {"1", "4", "inf"})
+            for (int seed : {7, 42})
+                runs.push_back(run_at("sweep", std::string(label) + "_qps_" + rate + ".seed" + std::to_string(seed) + ".json",
+                                      {{"request_rate", std::string(rate) == "inf" ? json("inf") : json(std::stoi(rate))}}));
+    const auto d = read_design(runs);
+    CHECK(d.load == "request_rate");
+    CHECK(d.configurations.size() == 2);
+    CHECK(factor_of(d, "seed").reading.role == factor_role::replicate);
+    for (const auto& p : d.points) CHECK(p.runs.size() == 2);
+}
+
 TEST_CASE("the design's JSON holds every varying factor with its source, role and reason") {
     std::vector<run_stats> runs;
     for (int c : {1, 2, 4}) runs.push_back(run_at("r", "c" + std::to_string(c) + ".json"));

@@ -4,9 +4,14 @@
 #include "servestat/ingest/burstgpt_detail.hpp"
 #include "servestat/ingest/vllm_server_stats.hpp"
 
-#include <algorithm>   // std::any_of, std::all_of, std::min_element
+#include "servestat/ingest/detect.hpp"     // read_logs, load_options, directory_listing
+#include "servestat/ingest/input_file.hpp" // detail::read_whole_file
+
+#include <algorithm>   // std::any_of, std::all_of, std::min_element, std::find, std::min
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem
+#include <fstream>     // std::ifstream
+#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
@@ -494,6 +499,55 @@ TEST_CASE("the BurstGPT sniffers return 0 on every other test file and example l
             CHECK((vllm_server_stats_format.sniff(head) > 0) == (name == stats_fixture));
         }
     }
+}
+
+} // namespace test_ingest_burstgpt
+
+namespace test_ingest_burstgpt {
+
+// The harness's two logs of one replay are one run: the detail log's requests with the stats
+// timeline of the same scale as its server timeline and vllm.* values (SOURCE.md: the same
+// perf_counter clock).
+TEST_CASE("a BurstGPT detail log takes the vLLM stats of its scale as its server timeline, on its own clock") {
+    const auto run = read_one(burstgpt_detail_format, detail_log(100));
+    REQUIRE(run.meta.server_timeline);
+    const auto& s = *run.meta.server_timeline;
+    // t = 0 is the first send: the smallest record_time − total_chunk_time of the detail log.
+    const auto detail = nlohmann::json::parse(servestat::detail::read_whole_file(detail_log(100)));
+    double origin = std::numeric_limits<double>::infinity();
+    for (const auto& [key, r] : detail.items())
+        origin = std::min(origin, r["record_time"].get<double>() - r["total_chunk_time"].get<double>());
+    // The stats file's first sample: its first data line's timestamp (the first column).
+    std::ifstream csv(vllm_log(100));
+    std::string header, first;
+    std::getline(csv, header);
+    std::getline(csv, first);
+    REQUIRE(header.starts_with("timestamp,"));
+    const double first_time = std::stod(first.substr(0, first.find(',')));
+    REQUIRE(!s.t.empty());
+    CHECK(s.t.front() == Approx(first_time - origin).margin(1e-9));
+    const auto* waiting = s.find("vllm:num_requests_waiting");
+    REQUIRE(waiting);
+    CHECK(waiting->size() == s.t.size());
+    CHECK(s.find("vllm:num_requests_running"));
+    CHECK(s.find("vllm:gpu_cache_usage_perc"));
+    // Its aggregates are the stats file's, read alone.
+    const auto alone = read_one(vllm_server_stats_format, vllm_log(100));
+    CHECK(reported(run, "vllm.samples")->value == reported(alone, "vllm.samples")->value);
+    CHECK(reported(run, "vllm.num_pending.max")->value == reported(alone, "vllm.num_pending.max")->value);
+    CHECK(std::find(run.meta.source.merged.begin(), run.meta.source.merged.end(), vllm_log(100).string()) !=
+          run.meta.source.merged.end());
+}
+
+TEST_CASE("the shared replay's folder reads as 12 runs of one sweep over scale, the stats files merged") {
+    std::vector<servestat::directory_listing> listings;
+    servestat::load_options o;
+    o.listed = [&](const servestat::directory_listing& l) { listings.push_back(l); };
+    const auto runs = servestat::read_logs(std::vector<std::string>{replay_dir.string()}, o);
+    CHECK(runs.size() == 12);
+    for (const auto& r : runs) CHECK(r.meta.source.format == "burstgpt-detail");
+    REQUIRE(listings.size() == 1);
+    for (const auto& p : listings[0].passed_over) CHECK(fs::path(p.path).filename() == "SOURCE.md");
 }
 
 } // namespace test_ingest_burstgpt

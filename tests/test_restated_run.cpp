@@ -84,11 +84,15 @@ TEST_CASE("a row that restates no file is a run of its own, and the table says w
                                    "result-short-rate1.json and 1 more (its other rows are runs of their own)");
 }
 
-TEST_CASE("a row restates a run only where three values or more agree and none differs") {
+TEST_CASE("a row restates a run only where three measured values or more agree and none differs") {
     const run_values r{"/s/a.json", {{"rps", 2.0}, {"ttft.p50", 0.25}, {"tpot.p99", 0.044}, {"output_tps", 500.0}}};
     CHECK(restates({"/s/t.csv", {{"rps", 2.004}, {"ttft.p50", 0.2505}, {"tpot.p99", 0.0441}}}, r));
     CHECK_FALSE(restates({"/s/t.csv", {{"rps", 2.0}, {"ttft.p50", 0.25}}}, r));                          // two agree: too few
     CHECK_FALSE(restates({"/s/t.csv", {{"rps", 2.0}, {"ttft.p50", 0.25}, {"tpot.p99", 0.05}}}, r)); // one differs: another run
+    // Counts, token sizes and zeros are alike in runs of one workload, and in dead runs: no evidence.
+    const run_values counted{"/s/b.json", {{"ok", 100.0}, {"failed", 0.0}, {"requests", 100.0}, {"vllm.total_input_tokens", 51200.0},
+                                           {"rps", 0.0}, {"ttft.p50", 0.0}}};
+    CHECK_FALSE(restates(counted, counted));
     std::set<std::size_t> taken;
     const std::vector<run_values> runs = {r, r};
     const run_values row{"/s/t.csv", {{"rps", 2.0}, {"ttft.p50", 0.25}, {"tpot.p99", 0.044}}};

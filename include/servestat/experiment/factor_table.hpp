@@ -8,6 +8,7 @@
 
 #include <algorithm>   // std::all_of, std::any_of, std::reverse, std::max
 #include <cctype>      // std::isxdigit, std::isdigit
+#include <cmath>       // std::isinf
 #include <cstddef>     // std::size_t
 #include <map>         // std::map
 #include <optional>    // std::optional
@@ -290,6 +291,10 @@ inline void add_tag_factors(factor_table& t, const std::vector<std::optional<std
 // A bare number in a run's name that equals one of the run's own settings is that setting written
 // again ("requests_4_tokens_1000" of a run with concurrency 4 and 1000 input tokens).
 inline bool restates_a_setting(const path_word& w, const run_metadata& m) {
+    if (w.kind == word_kind::word && lower_case(w.text) == "inf") // "qps_inf" of a run sent at an unbounded rate
+        for (const auto& [k, v] : m.params.items())
+            if ((v.is_string() && v.get<std::string>() == "inf") || (v.is_number_float() && std::isinf(v.get<double>())))
+                return true;
     if (w.kind != word_kind::number) return false;
     const auto n = parse_name_number(w.text);
     if (!n) return false;
@@ -306,6 +311,7 @@ inline bool restates_a_setting_at(std::size_t i, std::size_t p, std::span<const 
                                   const std::vector<std::optional<std::vector<path_word>>>& words) {
     const path_word& w = (*words[i])[p];
     if (!restates_a_setting(w, *runs[i])) return false;
+    if (w.kind != word_kind::number) return true; // "inf": no other number to be mistaken for
     const double n = parse_name_number(w.text)->get<double>();
     for (const auto& [k, v] : runs[i]->params.items()) {
         if (!v.is_number() || v.get<double>() != n) continue;

@@ -60,9 +60,11 @@ inline constexpr std::array<std::string_view, 14> length_factor_names{
     "num_prompts", "num_requests", "request_count", "max_requests", "max_number", "max_seconds", "benchmark_duration",
     "duration", "max_duration", "num_samples", "min_query_count", "min_duration", "warmup_requests", "num_warmups"};
 
-inline constexpr std::array<std::string_view, 13> replicate_factor_names{
+// A random seed too: the same settings run again with another draw of the same workload (whether
+// the draws measured alike is the workload evidence's to say).
+inline constexpr std::array<std::string_view, 14> replicate_factor_names{
     "run", "run_number", "run_index", "rep", "repeat", "repetition", "replicate", "trial", "iteration", "iter",
-    "attempt", "repeat_index", "profile_run"};
+    "attempt", "repeat_index", "profile_run", "seed"};
 
 inline constexpr std::array<std::string_view, 15> provenance_factor_names{
     "date", "time", "timestamp", "started_at", "start_time", "end_time", "hash", "commit", "git_commit", "uuid", "id",

@@ -10,66 +10,34 @@
 #pragma once
 
 #include <algorithm>   // std::sort, std::min, std::max
-#include <cctype>      // std::isalnum, std::isdigit
-#include <charconv>    // std::from_chars
 #include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
 #include <filesystem>  // std::filesystem::path
+#include <memory>      // std::make_shared
 #include <optional>    // std::optional
 #include <set>         // std::set
 #include <string>      // std::string
 #include <string_view> // std::string_view
-#include <system_error> // std::errc
 #include <utility>     // std::move
 #include <vector>      // std::vector
 
+#include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"          // input_error
 #include "servestat/core/text.hpp"            // shortest_number
 #include "servestat/core/request_record.hpp"  // request_record
 #include "servestat/core/run.hpp"             // run
+#include "servestat/ingest/burstgpt_file_name.hpp" // add_burstgpt_file_params
 #include "servestat/ingest/json_document.hpp" // read_json_documents, json_place, json_* helpers
 #include "servestat/ingest/reader.hpp"        // log_format, read_options
+#include "servestat/ingest/vllm_server_stats.hpp" // read_vllm_stats_timeline, vllm_stats_server_timeline
 
 namespace servestat {
 namespace detail {
 
 inline constexpr std::string_view burstgpt_detail_name = "burstgpt-detail";
-
-// The number after `name` in a file stem such as "detail_log_scale100_prompt500" (the harness
-// names its logs after --scale and --prompt_num), as an integer when it is whole. The name must
-// start the stem or follow a non-alphanumeric character, so "upscale2" is no scale.
-inline std::optional<nlohmann::json> number_in_file_name(std::string_view stem, std::string_view name) {
-    auto is_digit = [&](std::size_t i) { return i < stem.size() && std::isdigit(static_cast<unsigned char>(stem[i])); };
-    auto digits_end = [&](std::size_t i) {
-        while (is_digit(i)) ++i;
-        return i;
-    };
-    for (std::size_t at = stem.find(name); at != std::string_view::npos; at = stem.find(name, at + 1)) {
-        if (at > 0 && std::isalnum(static_cast<unsigned char>(stem[at - 1]))) continue;
-        const std::size_t begin = at + name.size();
-        std::size_t end = digits_end(begin);
-        if (end == begin) continue;
-        const bool fraction = end < stem.size() && stem[end] == '.' && is_digit(end + 1);
-        if (fraction) end = digits_end(end + 1);
-        const char* first = stem.data() + begin;
-        const char* last = stem.data() + end;
-        if (std::int64_t whole = 0; !fraction && std::from_chars(first, last, whole).ec == std::errc())
-            return nlohmann::json(whole);
-        if (double x = 0; fraction && std::from_chars(first, last, x).ec == std::errc()) return nlohmann::json(x);
-    }
-    return std::nullopt;
-}
-
-// --scale divides the BurstGPT timestamps (the load multiplier); --prompt_num is how many trace
-// rows were replayed. Both logs of one run (detail_log and vllm_log) carry them in their names.
-inline void add_burstgpt_file_params(const std::filesystem::path& file, nlohmann::json& params) {
-    const std::string stem = file.stem().string();
-    if (auto scale = number_in_file_name(stem, "scale")) params["scale"] = *scale;
-    if (auto prompts = number_in_file_name(stem, "prompt")) params["prompt_num"] = *prompts;
-}
 
 // One record as the harness wrote it; times stay relative to the earliest record_time until the
 // run's origin (the earliest send) is known.
@@ -177,6 +145,42 @@ inline run burstgpt_run(const std::filesystem::path& file, std::vector<burstgpt_
     return out;
 }
 
+// The server-statistics timeline the harness wrote for the same replay (vllm_log_scale<N>_prompt<M>.csv
+// beside detail_log_scale<N>_prompt<M>.json, or in the sibling folder vllm_log/, as it lays them out).
+inline std::optional<std::filesystem::path> burstgpt_stats_beside(const std::filesystem::path& file) {
+    const std::string stem = file.stem().string();
+    constexpr std::string_view prefix = "detail_log";
+    if (!stem.starts_with(prefix)) return std::nullopt;
+    const std::string name = "vllm_log" + stem.substr(prefix.size()) + ".csv";
+    for (const auto& dir : {file.parent_path(), file.parent_path().parent_path() / "vllm_log"}) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(dir / name, ec)) return dir / name;
+    }
+    return std::nullopt;
+}
+
+// The server's side of the run: its timeline (charted like a /metrics scrape) and its aggregates as
+// reported values, the file merged so a folder read shows one run. `origin` is the perf_counter time
+// of the run's t = 0, the clock both files share. A broken timeline must not hide the requests.
+inline void add_burstgpt_server_stats(run& r, const std::filesystem::path& file, double origin, const read_options& options) {
+    const auto stats = burstgpt_stats_beside(file);
+    if (!stats) return;
+    r.meta.source.merged.push_back(stats->string());
+    try {
+        skipped_lines skipped;
+        const vllm_stats_timeline t = read_vllm_stats_timeline(*stats, options, skipped);
+        for (auto& v : vllm_stats_reported(t)) r.meta.reported.push_back(std::move(v));
+        r.meta.server_timeline = std::make_shared<server_timeline>(vllm_stats_server_timeline(t, stats->string(), origin));
+        r.meta.notes.push_back(fmt::format("{}: vLLM's statistics of the same replay, {} samples from t = {:.2f} s to {:.2f} s "
+                                           "on the run's clock, are its server timeline and its vllm.* reported values",
+                                           stats->filename().string(), t.samples, t.first_time - origin, t.last_time - origin));
+        if (skipped.count > 0)
+            r.meta.notes.push_back(fmt::format("{}: {} bad row(s) skipped", stats->filename().string(), skipped.count));
+    } catch (const input_error& e) {
+        r.meta.notes.push_back(stats->filename().string() + " was not used as the server timeline: " + e.what());
+    }
+}
+
 inline std::vector<run> read_burstgpt_detail(const std::filesystem::path& file, const read_options& options) {
     const std::vector<json_document> documents = read_json_documents(file);
     const json_place& place = documents.front().place;
@@ -208,8 +212,11 @@ inline std::vector<run> read_burstgpt_detail(const std::filesystem::path& file, 
     }
     if (entries.empty()) place.fail("", "every request was bad");
 
+    double origin = entries.front().end - entries.front().total; // the first send, as burstgpt_run takes it
+    for (const auto& e : entries) origin = std::min(origin, e.end - e.total);
     std::vector<run> runs;
     runs.push_back(burstgpt_run(file, entries));
+    add_burstgpt_server_stats(runs.back(), file, earliest.value_or(0.0) + origin, options);
     // Python's NaN and Infinity, read by parse_json_documents, named in the notes.
     runs.back().meta.notes.insert(runs.back().meta.notes.end(), place.nonfinite_notes().begin(),
                                   place.nonfinite_notes().end());

@@ -36,19 +36,33 @@ inline run_values values_of(const run& r) {
     return out;
 }
 
-// The fewest values a row and a run must share, all agreeing, for the row to restate the run.
+// The fewest measured values a row and a run must share, all agreeing, for the row to restate the run.
 inline constexpr std::size_t restated_values_needed = 3;
 
-// Whether `row` restates `r`: enough shared values, all within rounding, counts included.
+namespace detail {
+
+// A value that tells one measurement from another: a rate, a latency or a throughput, not zero. Counts
+// and token sizes are alike in runs of one workload (every run of 100 prompts completed 100, the same
+// seed gives the same prompts), and a dead run's zeros in every other dead run.
+inline bool tells_runs_apart(const std::string& name, double value) {
+    if (value == 0) return false;
+    if (name == "ok" || name == "failed" || name == "requests" || name == "duration") return false;
+    return name.find("tokens") == std::string::npos && name.find("concurren") == std::string::npos;
+}
+
+} // namespace detail
+
+// Whether `row` restates `r`: every value both give agrees within rounding, counts included, and at
+// least three of them are measured values.
 inline bool restates(const run_values& row, const run_values& r) {
-    std::size_t shared = 0;
+    std::size_t measured = 0;
     for (const auto& [name, value] : row.values) {
         const auto at = r.values.find(name);
         if (at == r.values.end()) continue;
         if (!detail::within_rounding(value, at->second)) return false;
-        ++shared;
+        measured += detail::tells_runs_apart(name, value);
     }
-    return shared >= restated_values_needed;
+    return measured >= restated_values_needed;
 }
 
 // The run among `runs` (each read from a file of its own) that `row` restates and no earlier row

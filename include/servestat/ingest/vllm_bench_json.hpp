@@ -532,7 +532,11 @@ inline void merge_trtllm_perf_metrics(const std::filesystem::path& file, const n
 inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json& object, const json_place& place,
                          const read_options& options) {
     json_object(object, place, "");
-    if (!json_member(object, "completed") && !json_member(object, "request_throughput"))
+    // A result trimmed to its latency statistics (vllm-ascend's nightly benchmark_serving.py keeps
+    // only mean/median/std/p99 of ttft, tpot and itl) is still the run, without counts or rates.
+    const bool latencies_only = !json_member(object, "completed") && !json_member(object, "request_throughput") &&
+                                json_member(object, "mean_ttft_ms");
+    if (!json_member(object, "completed") && !json_member(object, "request_throughput") && !latencies_only)
         place.fail("completed", "missing required field (not a vLLM benchmark result)");
     run out;
     out.skipped.unit = skipped_unit::record; // indices across the result's arrays, not lines
@@ -551,6 +555,9 @@ inline run read_vllm_run(const std::filesystem::path& file, const nlohmann::json
     if (meta.params.contains("request_rate") && meta.params["request_rate"] == "inf")
         meta.notes.push_back("request_rate \"inf\": every request was sent at once, with no arrival process");
     if (!meta.started_at.empty() && !rust) meta.notes.push_back("the date is vLLM's local time, with no time zone");
+    if (latencies_only)
+        meta.notes.push_back("the result keeps only vLLM's latency statistics (mean, median, std and p99 of ttft, tpot "
+                             "and itl): no request counts, duration or throughput were saved, so the run has no rates");
     if (rust && meta.params.contains("mode"))
         meta.notes.push_back("a multi-turn run of the Rust vllm-bench: its per_turn_metrics are not read");
     read_vllm_summary(object, place, meta);
@@ -625,6 +632,12 @@ inline int sniff_vllm_bench_json(std::string_view head) {
     if (has("\"mean_e2e_latency_ms\"") || has("\"median_e2e_latency_ms\"") ||
         has("\"total_output_tokens_retokenized\"") || has("\"benchmarks\""))
         return 0;
+    // Trimmed to its settings and latency statistics (vllm-ascend's nightly results).
+    if (!has("\"completed\"") && !has("\"request_throughput\""))
+        return has("\"model_id\"") && has("\"num_prompts\"") && has("\"request_rate\"") && has("\"mean_ttft_ms\"") &&
+                       has("\"p99_tpot_ms\"")
+                   ? 70
+                   : 0;
     if (!has("\"model_id\"") || !has("\"completed\"") || !has("\"request_throughput\""))
         return has("\"backend\"") && has("\"burstiness\"") && has("\"completed\"") && has("\"date\"") &&
                        has("\"endpoint_type\"")

@@ -23,8 +23,9 @@
 
 #include "servestat/core/errors.hpp"            // input_error
 #include "servestat/core/run.hpp"               // run, reported_value
-#include "servestat/ingest/burstgpt_detail.hpp" // detail::add_burstgpt_file_params
+#include "servestat/ingest/burstgpt_file_name.hpp" // detail::add_burstgpt_file_params
 #include "servestat/ingest/csv.hpp"             // csv_reader, csv_row, for_each_csv_row, find_column, score_csv_header
+#include "servestat/ingest/metrics_timeline.hpp" // server_timeline
 #include "servestat/ingest/reader.hpp"          // log_format, read_options
 
 namespace servestat {
@@ -32,15 +33,17 @@ namespace detail {
 
 inline constexpr std::string_view vllm_server_stats_name = "vllm-server-stats";
 
-// Running sum and maximum of one column over the samples.
+// Running sum and maximum of one column over the samples, and the samples themselves.
 struct timeline_column {
     std::optional<std::size_t> column;
     double sum = 0;
     double max = 0;
+    std::vector<double> values;
 
     void add(double x) {
         sum += x;
         max = std::max(max, x);
+        values.push_back(x);
     }
 };
 
@@ -51,6 +54,7 @@ struct vllm_stats_timeline {
     std::size_t samples = 0;
     double first_time = 0, last_time = 0;
     std::size_t last_line = 0;
+    std::vector<double> times;
 };
 
 inline vllm_stats_timeline find_vllm_stats_columns(const csv_reader& csv) {
@@ -108,7 +112,8 @@ inline void read_vllm_stats_row(const csv_row& row, vllm_stats_timeline& t) {
     if (next.samples++ == 0) next.first_time = *time;
     next.last_time = *time;
     next.last_line = row.line();
-    t = next;
+    next.times.push_back(*time);
+    t = std::move(next);
 }
 
 inline std::vector<reported_value> vllm_stats_reported(const vllm_stats_timeline& t) {
@@ -130,15 +135,46 @@ inline std::vector<reported_value> vllm_stats_reported(const vllm_stats_timeline
     return out;
 }
 
-inline std::vector<run> read_vllm_server_stats(const std::filesystem::path& file, const read_options& options) {
+// The whole file's samples; `skipped` counts the rows skipped under --skip-bad.
+inline vllm_stats_timeline read_vllm_stats_timeline(const std::filesystem::path& file, const read_options& options,
+                                                    skipped_lines& skipped) {
     csv_reader csv(file, options.max_line_bytes);
     csv.read_header();
     vllm_stats_timeline timeline = find_vllm_stats_columns(csv);
-
-    run out;
-    for_each_csv_row(csv, options, out.skipped, [&](const csv_row& row) { read_vllm_stats_row(row, timeline); });
+    for_each_csv_row(csv, options, skipped, [&](const csv_row& row) { read_vllm_stats_row(row, timeline); });
     if (timeline.samples == 0)
         throw input_error(csv.name(), csv.header_line(), "", "no samples after the header");
+    return timeline;
+}
+
+// The samples as a server timeline on a run's clock (`origin`: the perf_counter time of the run's
+// t = 0), under the names of the vLLM gauges the log lines print (vLLM V0's /metrics names), so
+// that a report charts them as it charts a /metrics scrape.
+inline server_timeline vllm_stats_server_timeline(const vllm_stats_timeline& t, const std::string& file, double origin) {
+    server_timeline s;
+    s.file = file;
+    for (const double time : t.times) s.t.push_back(time - origin);
+    const std::pair<const timeline_column*, std::string_view> series[] = {
+        {&t.generation_throughput, "vllm:avg_generation_throughput_toks_per_s"},
+        {&t.prompt_throughput, "vllm:avg_prompt_throughput_toks_per_s"},
+        {&t.cpu_kvcache_usage, "vllm:cpu_cache_usage_perc"},
+        {&t.gpu_kvcache_usage, "vllm:gpu_cache_usage_perc"},
+        {&t.num_running, "vllm:num_requests_running"},
+        {&t.num_swapped, "vllm:num_requests_swapped"},
+        {&t.num_pending, "vllm:num_requests_waiting"},
+    }; // sorted by name, as a timeline's names are
+    for (const auto& [column, name] : series) {
+        if (!column->column) continue;
+        s.names.emplace_back(name);
+        s.values.push_back(column->values);
+        s.types[std::string(name)] = "gauge";
+    }
+    return s;
+}
+
+inline std::vector<run> read_vllm_server_stats(const std::filesystem::path& file, const read_options& options) {
+    run out;
+    const vllm_stats_timeline timeline = read_vllm_stats_timeline(file, options, out.skipped);
 
     out.meta.label = file.stem().string();
     out.meta.tool = "vllm";
