@@ -503,6 +503,21 @@ TEST_CASE("a seed in the names numbers replicates; 'inf' after the rate's name i
     for (const auto& p : d.points) CHECK(p.runs.size() == 2);
 }
 
+TEST_CASE("workload traces are said to be traces, not runs, and their differences workloads") {
+    std::vector<run_stats> traces;
+    for (const char* name : {"conversation_trace.jsonl", "synthetic_trace.jsonl"}) {
+        auto t = run_at("mooncake", name);
+        t.meta.kind = run_kind::arrivals;
+        traces.push_back(std::move(t));
+    }
+    const auto d = read_design(traces);
+    CHECK(d.traces == 2);
+    const auto lines = design_lines(d);
+    REQUIRE(!lines.empty());
+    CHECK(lines[0].text == "2 workload traces (arrivals and sizes to replay: nothing was measured), 2 workloads");
+    CHECK(design_json(d)["traces"] == 2);
+}
+
 TEST_CASE("the design's JSON holds every varying factor with its source, role and reason") {
     std::vector<run_stats> runs;
     for (int c : {1, 2, 4}) runs.push_back(run_at("r", "c" + std::to_string(c) + ".json"));

@@ -5,7 +5,7 @@
 // with --factor and --role.
 #pragma once
 
-#include <algorithm>   // std::sort, std::find, std::any_of, std::max
+#include <algorithm>   // std::sort, std::find, std::any_of, std::max, std::count_if
 #include <cctype>      // std::isdigit
 #include <cmath>       // std::abs, std::isinf, std::round
 #include <cstddef>     // std::size_t
@@ -85,6 +85,7 @@ struct experiment_design {
     std::vector<std::size_t> failed;           // runs in which nothing completed: no measurement
     std::vector<combined_run> combined;        // runs combined from parts of one measurement (parts.hpp)
     std::size_t runs = 0;
+    std::size_t traces = 0; // of the runs, workload traces: arrivals and sizes to replay, nothing measured
 
     const design_factor* find(std::string_view name) const {
         for (const auto& f : factors)
@@ -717,6 +718,7 @@ inline void collect_points(experiment_design& d) {
 inline experiment_design read_design(std::span<const run_stats> runs, const design_options& o = {}) {
     experiment_design d;
     d.runs = runs.size();
+    d.traces = static_cast<std::size_t>(std::count_if(runs.begin(), runs.end(), [](const run_stats& r) { return r.meta.kind == run_kind::arrivals; }));
     std::vector<run_metadata> read_as;
     for (const auto& r : runs) {
         read_as.push_back(r.meta);

@@ -123,8 +123,14 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
         if (p.runs.size() > 1) min_replicated = min_replicated == 0 ? p.runs.size() : std::min(min_replicated, p.runs.size());
     }
     const design_factor* load = d.find(d.load);
-    std::string overview = fmt::format("{} run{}", d.runs, d.runs == 1 ? "" : "s");
-    overview += fmt::format(", {} configuration{}", d.configurations.size(), d.configurations.size() == 1 ? "" : "s");
+    // Workload traces are what a run would replay, not runs: said so, and counted as workloads.
+    std::string overview =
+        d.traces == d.runs && d.runs > 0
+            ? fmt::format("{} workload trace{} (arrivals and sizes to replay: nothing was measured), {} workload{}", d.runs,
+                          d.runs == 1 ? "" : "s", d.configurations.size(), d.configurations.size() == 1 ? "" : "s")
+            : fmt::format("{} run{}{}, {} configuration{}", d.runs, d.runs == 1 ? "" : "s",
+                          d.traces > 0 ? fmt::format(" ({} of them workload traces: nothing measured)", d.traces) : std::string(),
+                          d.configurations.size(), d.configurations.size() == 1 ? "" : "s");
     if (load) overview += fmt::format(", {} level{} of {}", detail::distinct_values(load->column).size(),
                                       detail::distinct_values(load->column).size() == 1 ? "" : "s", d.load);
     if (d.replicated_points())
@@ -248,7 +254,7 @@ inline nlohmann::json design_json(const experiment_design& d, std::span<const pa
         load = {{"factor", d.load}, {"is_load", !d.load_is_setting}, {"levels", detail::distinct_json(f->column)}};
         if (!d.load_as.empty()) load["as"] = d.load_as;
     }
-    return {{"runs", d.runs}, {"factors", std::move(factors)}, {"constant", std::move(constant)}, {"load", std::move(load)},
+    return {{"runs", d.runs}, {"traces", d.traces}, {"factors", std::move(factors)}, {"constant", std::move(constant)}, {"load", std::move(load)},
             {"configurations", std::move(configurations)}, {"configuration_of", d.configuration_of},
             {"points", std::move(points)}, {"lengths", d.lengths}, {"failed", d.failed}, {"combined", std::move(combined)}, {"notes", d.notes}, {"user", d.user_settings},
             {"passed_over", {{"count", passed_over.size()}, {"files", std::move(files)}}}};
