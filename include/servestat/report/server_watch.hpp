@@ -260,7 +260,8 @@ inline std::vector<server_chart> server_charts(const server_timeline& s, double 
             o.references.push_back({it->get<double>(), fmt::format("max_num_seqs = {}", it->dump())});
         const std::string title = "Requests on the server over the run — " + run_name;
         out.push_back({"server-queue", title,
-                       plot::timeline_chart(queue, {title, "time since start (s)", "requests; preemptions since t = 0"}, o)});
+                       plot::timeline_chart(queue, {title, "time since start (s)",
+                                                    w.preempted ? "requests; preemptions since t = 0" : "requests"}, o)});
     }
     // KV-cache usage and the prefix cache's hit rate per scrape interval, both shares.
     std::vector<plot::named_points> cache;
