@@ -193,6 +193,17 @@ TEST_CASE("levels run out of order are told by their start times", "[validity]")
     CHECK(has(a.findings, "The levels were not run in order of concurrency: c=4 started before lower levels (start order "
                           "c=1, 4, 2, 8), a sign of an interrupted or re-run sweep; levels run apart in time may have met "
                           "the server in different states."));
+    // One level re-run at the end is named, not the levels that ran before it: c=2 ran last here.
+    for (auto& r : runs) r.meta.started_at.clear();
+    const std::pair<int, const char*> late_run[] = {{1, "00"}, {2, "05"}, {4, "01"}, {8, "02"}};
+    for (std::size_t k = 0; k < runs.size(); ++k) runs[k].meta.started_at = std::string("2026-01-01T") + late_run[k].second + ":00:00Z";
+    const auto late = analyze_sweep(find_sweeps(runs).front(), runs);
+    CHECK(late.validity.start_order == std::vector<double>{1, 4, 8, 2});
+    CHECK(has(late.findings, "The levels were not run in order of concurrency: c=2 started after higher levels (start order "
+                             "c=1, 4, 8, 2), a sign of an interrupted or re-run sweep; levels run apart in time may have met "
+                             "the server in different states."));
+    const char* first_times[] = {"2026-01-01T00:00:00Z", "2026-01-01T02:00:00Z", "2026-01-01T01:00:00Z", "2026-01-01T03:00:00Z"};
+    for (std::size_t k = 0; k < runs.size(); ++k) runs[k].meta.started_at = first_times[k];
     // In order, or with a start time missing, nothing is said.
     runs[2].meta.started_at = "2026-01-01T02:30:00Z";
     CHECK(analyze_sweep(find_sweeps(runs).front(), runs).validity.start_order.empty());

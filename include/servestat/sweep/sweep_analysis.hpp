@@ -647,20 +647,25 @@ inline std::string straggler_finding(const sweep_analysis& a, const straggler_le
 }
 
 inline std::string order_finding(const sweep_analysis& a) {
-    // The levels that started before a lower one: run early.
+    // The levels that started before a lower one (run early), and those that started after a higher
+    // one (run late): the fewer are named (one level re-run at the end is "2 started after higher
+    // levels", not the five levels before it).
     const auto& order = a.validity.start_order;
-    std::vector<double> early;
-    for (std::size_t i = 0; i < order.size(); ++i)
-        for (std::size_t j = i + 1; j < order.size(); ++j)
-            if (order[j] < order[i]) {
-                early.push_back(order[i]);
-                break;
-            }
-    std::sort(early.begin(), early.end());
-    return fmt::format("The levels were not run in order of {}: {} started before lower levels (start order {}), a sign "
+    std::vector<double> early, late;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (std::any_of(order.begin() + static_cast<std::ptrdiff_t>(i) + 1, order.end(), [&](double o) { return o < order[i]; }))
+            early.push_back(order[i]);
+        if (std::any_of(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(i), [&](double o) { return o > order[i]; }))
+            late.push_back(order[i]);
+    }
+    const bool name_late = late.size() < early.size();
+    auto& named = name_late ? late : early;
+    std::sort(named.begin(), named.end());
+    return fmt::format("The levels were not run in order of {}: {} started {} (start order {}), a sign "
                        "of an interrupted or re-run sweep; levels run apart in time may have met the server in "
                        "different states.",
-                       a.curve.param, format_loads(a.curve.param, early), format_loads(a.curve.param, order));
+                       a.curve.param, format_loads(a.curve.param, named), name_late ? "after higher levels" : "before lower levels",
+                       format_loads(a.curve.param, order));
 }
 
 inline std::string short_of_siblings_finding(const sweep_analysis& a) {
