@@ -518,6 +518,27 @@ TEST_CASE("workload traces are said to be traces, not runs, and their difference
     CHECK(design_json(d)["traces"] == 2);
 }
 
+TEST_CASE("a setting only one format records sets no runs apart; one some runs of a format lack does") {
+    // LLMPerf's JSON records mean_output_tokens, its console log does not: not known to differ.
+    std::vector<run_stats> runs;
+    for (int c : {1, 2, 4}) {
+        auto r = run_at("s", "point_c" + std::to_string(c) + ".txt", {{"num_concurrent_requests", c}});
+        r.meta.source.format = "llmperf-console";
+        runs.push_back(std::move(r));
+    }
+    auto json_run = run_at("s", "point_c8.json", {{"num_concurrent_requests", 8}, {"mean_output_tokens", 150}});
+    json_run.meta.source.format = "llmperf";
+    runs.push_back(json_run);
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 1);
+    CHECK(factor_of(d, "mean_output_tokens").reading.role == factor_role::ignored);
+    // Where a run of the same format lacks it, the difference is in the files: a configuration.
+    auto other = run_at("s", "point_c16.json", {{"num_concurrent_requests", 16}});
+    other.meta.source.format = "llmperf";
+    runs.push_back(other);
+    CHECK(factor_of(read_design(runs), "mean_output_tokens").reading.role == factor_role::config);
+}
+
 TEST_CASE("the design's JSON holds every varying factor with its source, role and reason") {
     std::vector<run_stats> runs;
     for (int c : {1, 2, 4}) runs.push_back(run_at("r", "c" + std::to_string(c) + ".json"));

@@ -14,9 +14,10 @@
 #include "servestat/ingest/llmperf.hpp"
 #include "servestat/ingest/llmperf_console.hpp"
 #include "servestat/ingest/detect.hpp" // detect_file_format, detect_format, read_logs
+#include "servestat/ingest/restated_run.hpp" // console_restates, run_values
 #include "servestat/sweep/sweep.hpp"   // find_sweeps
 
-#include <algorithm>   // std::max, std::sort
+#include <algorithm>   // std::max, std::sort, std::count_if
 #include <cmath>       // std::abs
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem
@@ -976,3 +977,47 @@ TEST_CASE("an LLMPerf summary whose results lie past the sniffed head is still d
 }
 
 } // namespace test_ingest_llmperf
+
+namespace test_ingest_llmperf_console_copies {
+
+// LLMPerf printed each point's statistics (the sweep's console logs, GPU*/requests_<C>_tokens_<L>.txt)
+// and wrote the same point's JSON pair, overwritten per point at the top of result_outputs/ (SOURCE.md:
+// "the last point written for each name"). The three llama2-7b-chat pairs at concurrency 20 print the
+// very values of GPU2_DP2's logs at 20 (ttft p50 0.45574614850920625 s in both for 550 tokens): one
+// run each, named by the log's path, where the deployment is.
+TEST_CASE("a console log that restates LLMPerf's JSON pair beside it is that run, and names it by its path") {
+    const auto folder = std::filesystem::path(SERVESTAT_SHARED_DATA_DIR) / "llmperf-sglang-sweep-hongxuanzhang" / "result_outputs";
+    std::vector<servestat::directory_listing> listings;
+    servestat::load_options o;
+    o.listed = [&](const servestat::directory_listing& l) { listings.push_back(l); };
+    const auto runs = servestat::read_logs(std::vector<std::string>{folder.string()}, o);
+    CHECK(runs.size() == 56); // 54 logs and 5 pairs, 3 of them the same runs as logs
+    REQUIRE(listings.size() == 1);
+    std::vector<std::string> copies; // in natural path order, as the listing sorts them
+    for (const auto& p : listings[0].passed_over)
+        if (p.reason.find("its values restate it") != std::string::npos)
+            copies.push_back(std::filesystem::path(p.path).lexically_relative(folder).generic_string() + " → " + p.reason);
+    CHECK(copies == std::vector<std::string>{
+                        "GPU2_DP2/requests_20_tokens_550.txt → the same run as llama2-7b-chat_550_150_individual_responses.json: its values restate it",
+                        "GPU2_DP2/requests_20_tokens_1000.txt → the same run as llama2-7b-chat_1000_150_individual_responses.json: its values restate it",
+                        "GPU2_DP2/requests_20_tokens_3500.txt → the same run as llama2-7b-chat_3500_150_individual_responses.json: its values restate it"});
+    for (const auto& r : runs) {
+        if (std::filesystem::path(r.meta.source.path).filename() != "llama2-7b-chat_550_150_individual_responses.json") continue;
+        CHECK(r.meta.params.value("deployment", std::string()) == "GPU2_DP2");
+        REQUIRE(r.meta.source.name_parts.size() >= 2);
+        CHECK(r.meta.source.name_parts[0] == "requests_20_tokens_550");
+        CHECK(r.requests.size() == 80); // the pair's own requests
+    }
+    // The pairs without a log of the same values (concurrency 24; a 3500-token point no log printed) stay runs of their own.
+    CHECK(std::count_if(runs.begin(), runs.end(), [](const servestat::run& r) { return r.meta.source.format == "llmperf"; }) == 5);
+}
+
+TEST_CASE("a console log restates a result only to its last digits: replicates within 0.5% are other runs") {
+    const servestat::run_values result{"/r/a.json", {{"ttft.p50", 0.45574614850920625}, {"e2e.mean", 3.345367832800548}, {"rps", 5.1}}};
+    CHECK(servestat::console_restates({"/r/a.txt", result.values}, result));
+    auto close = result;
+    close.values["e2e.mean"] *= 1.001;
+    CHECK_FALSE(servestat::console_restates({"/r/b.txt", close.values}, result));
+}
+
+} // namespace test_ingest_llmperf_console_copies

@@ -20,6 +20,7 @@
 #include <vector>      // std::vector
 
 #include <fmt/format.h>      // fmt::format
+#include <fmt/ranges.h>      // fmt::join
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"             // usage_error
@@ -370,6 +371,37 @@ inline void ignore_redundant_names(experiment_design& d) {
                 break;
             }
         }
+    }
+}
+
+// A setting one format records and another does not (LLMPerf's JSON keeps mean_output_tokens, its
+// console log does not): where every run that records it has one value and the runs without it are
+// all of the formats that never record it, they are not known to differ, so it sets no runs apart.
+inline void unrecorded_is_no_difference(experiment_design& d, std::span<const run_metadata> metas) {
+    for (auto& f : d.factors) {
+        if (f.constant || f.reading.user_set || f.reading.role != factor_role::config || f.column.source != factor_source::file)
+            continue;
+        std::set<std::string> values;
+        std::map<std::string, std::pair<std::size_t, std::size_t>> of_format; // format → runs, runs recording it
+        for (std::size_t i = 0; i < d.runs; ++i) {
+            const bool recorded = !f.column.values[i].is_null();
+            if (recorded) values.insert(f.column.values[i].dump());
+            auto& [runs, recording] = of_format[metas[i].source.format];
+            ++runs;
+            recording += recorded;
+        }
+        if (values.size() != 1) continue;
+        std::vector<std::string> recording_formats;
+        bool aligned = true;
+        for (const auto& [format, counts] : of_format) {
+            aligned = aligned && (counts.second == 0 || counts.second == counts.first);
+            if (counts.second > 0) recording_formats.push_back(format);
+        }
+        if (!aligned) continue;
+        f.reading = {factor_role::ignored,
+                     fmt::format("recorded only in {} files, as {} in each; the others do not say, so it sets no runs apart",
+                                 fmt::join(recording_formats, " and "), *values.begin()),
+                     false};
     }
 }
 
@@ -740,6 +772,7 @@ inline experiment_design read_design(std::span<const run_stats> runs, const desi
     if (rate.confirmed) d.notes.push_back(rate.note);
     for (const auto& u : o.factors) d.user_settings.push_back("--factor " + u.name + "=" + u.pattern);
     detail::apply_user_roles(d, o);
+    detail::unrecorded_is_no_difference(d, read_as);
     detail::check_trailing_numbers(d);
     detail::words_in_the_replicate_place(d);
     detail::choose_load(d, o);

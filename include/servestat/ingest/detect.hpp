@@ -536,6 +536,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     directory_listing listing{dir.string(), 0, {}};
     std::vector<file_to_read> logs;
     std::vector<std::filesystem::path> unrecognised;
+    std::set<std::string> console_tools; // tools whose console output lies in the folder: "llmperf" of llmperf-console
     const auto passed_over = [&](const std::filesystem::path& file) { // its bytes are done with
         std::error_code ec;
         if (!o.progress) return;
@@ -543,11 +544,14 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     };
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto& file = all[i];
-        if (!forced && !detect_format(read_head(file))) {
+        const log_format* format = forced ? nullptr : detect_format(read_head(file));
+        if (!forced && !format) {
             unrecognised.push_back(file);
             passed_over(file);
             continue;
         }
+        if (format && std::string_view(format->name).ends_with("-console"))
+            console_tools.insert(std::string(format->name.substr(0, format->name.size() - std::string_view("-console").size())));
         if (auto why = phase_copy_or_warmup(dir, file); why || repeated[i]) {
             listing.passed_over.push_back({file.string(), why ? *why : *repeated[i]});
             passed_over(file);
@@ -563,7 +567,16 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     std::vector<run_tally> tallies; // of the runs used, to tell a file derived from them (derived_aggregate.hpp)
     std::vector<run_values> own_files; // of the runs used from files of their own, to tell a table's rows restating them
     std::set<std::string> lists; // files holding several runs
+    // A tool's result files beside its console output (LLMPerf's JSON pairs beside the logs of each
+    // point, in the deployment's folder) wait until the logs are read: a log that restates one of them
+    // exactly is that run, and its path names the run (restated_run.hpp: console_restates).
+    std::vector<run> beside_console;
+    bool releasing_results = false;
     const auto use = [&](run&& r) {
+        if (!releasing_results && r.meta.kind == run_kind::requests && console_tools.contains(r.meta.source.format)) {
+            beside_console.push_back(std::move(r));
+            return;
+        }
         if (console_runs.hold(r)) return;
         console_runs.saw(r);
         const auto [at, first] = seen.try_emplace(run_fingerprint(r), r.meta.source.path);
@@ -603,6 +616,28 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     // judged against every run, the summaries among them too, before any is used.
     std::vector<run_tally> every = tallies;
     for (const auto& r : summaries) every.push_back(tally_of(r));
+    for (auto& result : beside_console) {
+        const auto values = values_of(result);
+        for (auto& log : summaries) {
+            if (log.meta.source.path.empty() || !std::string_view(log.meta.source.format).ends_with("-console") ||
+                !console_restates(values_of(log), values))
+                continue;
+            const auto from = std::filesystem::path(log.meta.source.path).lexically_relative(dir).generic_string();
+            result.meta.notes.push_back(from + " is this run's console output (the same values): the run is named by "
+                                        "its path, where the run's settings are");
+            result.meta.source.name_parts = log.meta.source.name_parts;
+            for (const auto& [key, value] : log.meta.params.items())
+                if (!result.meta.params.contains(key)) result.meta.params[key] = value;
+            listing.passed_over.push_back({log.meta.source.path, "the same run as " +
+                                                                     std::filesystem::path(result.meta.source.path).lexically_relative(dir).generic_string() +
+                                                                     ": its values restate it"});
+            log.meta.source.path.clear(); // taken
+            break;
+        }
+    }
+    releasing_results = true;
+    for (auto& result : beside_console) use(std::move(result));
+    std::erase_if(summaries, [](const run& r) { return r.meta.source.path.empty(); });
     std::set<std::size_t> restated; // runs a table's row was found to restate
     for (auto& r : summaries) {
         // A row saved as it was (its fingerprint seen) is a copy of that run, said so by use(); one in
