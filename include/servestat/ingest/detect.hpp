@@ -612,10 +612,6 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     // the files come first, so that the list's copies are the ones passed over.
     std::stable_partition(summaries.begin(), summaries.end(), [&](const run& r) { return !lists.contains(r.meta.source.path); });
     std::erase_if(summaries, [&](const run& r) { return merged.contains(same_file_key(r.meta.source.path)); });
-    // A summary that sums or averages the runs beside it (per-client parts) is derived from them:
-    // judged against every run, the summaries among them too, before any is used.
-    std::vector<run_tally> every = tallies;
-    for (const auto& r : summaries) every.push_back(tally_of(r));
     for (auto& result : beside_console) {
         const auto values = values_of(result);
         for (auto& log : summaries) {
@@ -638,6 +634,10 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     releasing_results = true;
     for (auto& result : beside_console) use(std::move(result));
     std::erase_if(summaries, [](const run& r) { return r.meta.source.path.empty(); });
+    // A summary that sums or averages the runs beside it (per-client parts) is derived from them:
+    // judged against every run, the summaries among them too, before any is used.
+    std::vector<run_tally> every = tallies;
+    for (const auto& r : summaries) every.push_back(tally_of(r));
     std::set<std::size_t> restated; // runs a table's row was found to restate
     for (auto& r : summaries) {
         // A row saved as it was (its fingerprint seen) is a copy of that run, said so by use(); one in
