@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "temp_file.hpp" // temp_file
+#include "folder_reading.hpp" // test::read_folder
 
 namespace test_derived_aggregate {
 
@@ -62,18 +63,7 @@ void write(const fs::path& file, const json& j) {
     std::ofstream(file) << j.dump(2);
 }
 
-struct folder_read {
-    std::vector<run> runs;
-    std::vector<passed_over_file> passed;
-};
-
-folder_read read_folder(const fs::path& dir) {
-    folder_read out;
-    load_options o;
-    o.listed = [&](const directory_listing& l) { out.passed = l.passed_over; };
-    detail::read_directory(dir, o, [&](run&& r) { out.runs.push_back(std::move(r)); });
-    return out;
-}
+using test::read_folder;
 
 const std::vector<pod> pods = {
     {"2025-11-06T09:00:00Z", "2025-11-06T09:02:00Z", 200, 0, 1.61, 410.2, 140.0, 280.0, 3100.0, 3900.0},

@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp> // TEST_CASE, REQUIRE, CHECK
 
 #include "temp_file.hpp" // temp_file
+#include "folder_reading.hpp" // test::read_folder
 
 namespace test_restated_run {
 
@@ -26,18 +27,7 @@ namespace {
 const fs::path gpu = fs::path(SERVESTAT_CORPUS_DIR) / "vllm-tsho-gpu-tpu-sessions" / "vllm-bench-gpu" / "bench-results" /
                      "20260427-104816-gemma4-gpu";
 
-struct folder_read {
-    std::vector<run> runs;
-    std::vector<passed_over_file> passed;
-};
-
-folder_read read_folder(const fs::path& dir) {
-    folder_read out;
-    load_options o;
-    o.listed = [&](const directory_listing& l) { out.passed = l.passed_over; };
-    detail::read_directory(dir, o, [&](run&& r) { out.runs.push_back(std::move(r)); });
-    return out;
-}
+using test::read_folder;
 
 // Three rate levels of the short profile, copied beside a table written as `table`.
 fs::path folder_with(const test::temp_file& base, const std::string& table) {

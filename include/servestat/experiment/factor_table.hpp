@@ -7,7 +7,6 @@
 #pragma once
 
 #include <algorithm>   // std::all_of, std::any_of, std::reverse, std::max
-#include <cctype>      // std::isxdigit, std::isdigit
 #include <cmath>       // std::isinf
 #include <cstddef>     // std::size_t
 #include <map>         // std::map
@@ -173,15 +172,7 @@ inline void add_metadata_factors(factor_table& t, std::span<const run_metadata* 
 }
 
 // Six hexadecimal characters or more with a digit and a letter among them.
-inline bool hex_like(std::string_view s) {
-    if (s.size() < 6) return false;
-    bool digit = false, letter = false;
-    for (const char c : s) {
-        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-        (std::isdigit(static_cast<unsigned char>(c)) ? digit : letter) = true;
-    }
-    return digit && letter;
-}
+inline bool hex_like(std::string_view s) { return hex_with_digit_and_letter(s, 6); }
 
 // Short hex ids ("7da261", a client's settings hash ending each name) are ids; one that happens to
 // read as a number and letters ("38769a") or as a word is known as one by its siblings: where two

@@ -111,9 +111,9 @@ inline std::size_t time_end(std::string_view s, std::size_t at) {
     return e;
 }
 
-// Seven or more hexadecimal characters with a digit and a letter among them: a commit or an id.
-inline bool is_hash(std::string_view s) {
-    if (s.size() < 7) return false;
+// `shortest` hexadecimal characters or more with a digit and a letter among them.
+inline bool hex_with_digit_and_letter(std::string_view s, std::size_t shortest) {
+    if (s.size() < shortest) return false;
     bool digit = false, letter = false;
     for (const char c : s) {
         if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
@@ -121,6 +121,9 @@ inline bool is_hash(std::string_view s) {
     }
     return digit && letter;
 }
+
+// Seven or more: a commit or an id, whatever its siblings (factor_table.hpp knows shorter ones by them).
+inline bool is_hash(std::string_view s) { return hex_with_digit_and_letter(s, 7); }
 
 // Letters then a number ("ctx2048", "x8", "gpu1"), or a number then letters ("8k", "2048ctx").
 inline bool split_tag(std::string_view lower, std::string& letters, std::string& number) {
