@@ -181,8 +181,7 @@ inline design_factor* factor_named(experiment_design& d, std::string_view name) 
 // Whether a number written in `text` equals `level` ("qwen-16" holds 16; "h100" holds 100, not 1).
 inline bool writes_number(const std::string& text, double level) {
     if (std::isinf(level)) { // an unbounded rate is written "inf" ("qps_inf")
-        std::string lower = text;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string lower = lower_case(text);
         return lower == "inf" || lower == "infqps" || (lower.ends_with("inf") && lower.size() <= 7); // qpsinf, rateinf
     }
     for (std::size_t at = 0; at < text.size();) {

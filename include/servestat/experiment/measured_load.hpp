@@ -119,22 +119,33 @@ inline std::optional<double> mean_in_flight(const run_stats& r) {
 // Whether a number that varies between runs, under a name that says nothing of load ("bs" of a
 // table whose runs kept bs requests in flight), is their concurrency: in most runs that could be
 // measured, throughput × mean latency is within 25% of it. `values` are the factor's, one per run.
-struct concurrency_check {
+struct measurement_check {
     bool confirmed = false;
     std::size_t agreeing = 0, measured = 0;
 };
 
-inline concurrency_check confirms_concurrency(std::span<const run_stats> runs, std::span<const nlohmann::json> values) {
-    concurrency_check out;
+namespace detail {
+
+// Whether most runs whose `measure` is known (three at least) measured within `tolerance` of their value.
+template <class Measure>
+measurement_check confirmed_by(std::span<const run_stats> runs, std::span<const nlohmann::json> values, Measure measure,
+                               double tolerance) {
+    measurement_check out;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (!values[i].is_number() || !(values[i].get<double>() >= 1)) continue;
-        const auto in_flight = detail::mean_in_flight(runs[i]);
-        if (!in_flight) continue;
+        const std::optional<double> measured = measure(runs[i]);
+        if (!measured || !(*measured > 0)) continue;
         ++out.measured;
-        out.agreeing += std::abs(*in_flight / values[i].get<double>() - 1) <= detail::in_flight_tolerance;
+        out.agreeing += std::abs(*measured / values[i].get<double>() - 1) <= tolerance;
     }
     out.confirmed = out.measured >= 3 && 2 * out.agreeing > out.measured;
     return out;
+}
+
+} // namespace detail
+
+inline measurement_check confirms_concurrency(std::span<const run_stats> runs, std::span<const nlohmann::json> values) {
+    return detail::confirmed_by(runs, values, detail::mean_in_flight, detail::in_flight_tolerance);
 }
 
 // A run's mean input and output tokens, as measured.
@@ -170,17 +181,8 @@ inline measured_workload workload_of(const run_stats& r) {
 // the number. `values` are the tag's numbers, one per run (null where a run has none).
 inline constexpr double input_length_tolerance = 0.10;
 
-inline concurrency_check confirms_input_length(std::span<const run_stats> runs, std::span<const nlohmann::json> values) {
-    concurrency_check out;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (!values[i].is_number() || !(values[i].get<double>() >= 1)) continue;
-        const auto mean = workload_of(runs[i]).input;
-        if (!mean || !(*mean > 0)) continue;
-        ++out.measured;
-        out.agreeing += std::abs(*mean / values[i].get<double>() - 1) <= input_length_tolerance;
-    }
-    out.confirmed = out.measured >= 3 && 2 * out.agreeing > out.measured;
-    return out;
+inline measurement_check confirms_input_length(std::span<const run_stats> runs, std::span<const nlohmann::json> values) {
+    return detail::confirmed_by(runs, values, [](const run_stats& r) { return workload_of(r).input; }, input_length_tolerance);
 }
 
 } // namespace servestat

@@ -64,8 +64,8 @@ inline run_tally tally_of(const run& r) {
 
 namespace detail {
 
-inline bool within_rounding(double a, double b) {
-    return std::abs(a - b) <= derived_tolerance * std::max(std::abs(a), std::abs(b)) + 1e-12;
+inline bool within_rounding(double a, double b, double tolerance = derived_tolerance) {
+    return std::abs(a - b) <= tolerance * std::max(std::abs(a), std::abs(b)) + 1e-12;
 }
 
 // Whether `file` lies in `folder` or below it.

@@ -85,16 +85,6 @@ inline constexpr std::array<guidellm_metric, 10> guidellm_metrics{{
     {"tokens_per_second", "guidellm.tokens_per_second", "tok/s", 1.0, false},
 }};
 
-struct guidellm_percentile {
-    std::string_view key;      // in `percentiles`
-    std::string_view reported; // servestat's stat name
-};
-
-inline constexpr std::array<guidellm_percentile, 11> guidellm_percentiles{{
-    {"p001", "p0.1"}, {"p01", "p1"}, {"p05", "p5"}, {"p10", "p10"}, {"p25", "p25"}, {"p50", "p50"},
-    {"p75", "p75"}, {"p90", "p90"}, {"p95", "p95"}, {"p99", "p99"}, {"p999", "p99.9"},
-}};
-
 inline void add_guidellm_value(run_metadata& meta, const nlohmann::json& object, std::string_view key,
                                const std::string& name, std::string_view unit, double scale,
                                const json_place& place, const std::string& path) {

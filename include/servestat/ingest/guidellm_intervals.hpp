@@ -29,6 +29,17 @@
 namespace servestat {
 namespace detail {
 
+// GuideLLM's percentile keys and servestat's names for them (guidellm.hpp reads the estimates by them).
+struct guidellm_percentile {
+    std::string_view key;      // in `percentiles`
+    std::string_view reported; // servestat's stat name
+};
+
+inline constexpr std::array<guidellm_percentile, 11> guidellm_percentiles{{
+    {"p001", "p0.1"}, {"p01", "p1"}, {"p05", "p5"}, {"p10", "p10"}, {"p25", "p25"}, {"p50", "p50"},
+    {"p75", "p75"}, {"p90", "p90"}, {"p95", "p95"}, {"p99", "p99"}, {"p999", "p99.9"},
+}};
+
 struct reported_interval {
     double low = 0, high = 0;
     std::optional<double> level; // the confidence, as a fraction (0.95)
@@ -61,12 +72,8 @@ inline std::optional<reported_interval> interval_of(const nlohmann::json& v) {
 
 // servestat's name of a GuideLLM percentile key: p999 → p99.9, p05 → p5, 99 → p99, 0.999 → p99.9.
 inline std::optional<std::string> percentile_name(std::string_view key) {
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> guidellm{{
-        {"p001", "p0.1"}, {"p01", "p1"}, {"p05", "p5"}, {"p10", "p10"}, {"p25", "p25"}, {"p50", "p50"},
-        {"p75", "p75"}, {"p90", "p90"}, {"p95", "p95"}, {"p99", "p99"}, {"p999", "p99.9"},
-    }};
-    for (const auto& [k, name] : guidellm)
-        if (key == k) return std::string(name);
+    for (const auto& p : guidellm_percentiles)
+        if (key == p.key) return std::string(p.reported);
     if (key == "median") return std::string("p50");
     std::string_view digits = key;
     if (digits.starts_with('p')) digits.remove_prefix(1);

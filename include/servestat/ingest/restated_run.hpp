@@ -12,8 +12,6 @@
 // the same settings (a replicate) differs in its measured values.
 #pragma once
 
-#include <algorithm> // std::max
-#include <cmath>    // std::abs
 #include <cstddef>  // std::size_t
 #include <map>      // std::map
 #include <optional> // std::optional
@@ -54,14 +52,14 @@ inline bool tells_runs_apart(const std::string& name, double value) {
 
 } // namespace detail
 
-// Whether `row` restates `r`: every value both give agrees within rounding, counts included, and at
-// least three of them are measured values.
-inline bool restates(const run_values& row, const run_values& r) {
+// Whether `row` restates `r`: every value both give agrees within `tolerance` (a printed table's
+// rounding), counts included, and at least three of them are measured values.
+inline bool restates(const run_values& row, const run_values& r, double tolerance = derived_tolerance) {
     std::size_t measured = 0;
     for (const auto& [name, value] : row.values) {
         const auto at = r.values.find(name);
         if (at == r.values.end()) continue;
-        if (!detail::within_rounding(value, at->second)) return false;
+        if (!detail::within_rounding(value, at->second, tolerance)) return false;
         measured += detail::tells_runs_apart(name, value);
     }
     return measured >= restated_values_needed;
@@ -71,14 +69,7 @@ inline bool restates(const run_values& row, const run_values& r) {
 // precision (LLMPerf's) equal the file's to the last digits, three measured values at least and none
 // that differs. Replicates of a stable run agree within 0.5%, never to 1e-9.
 inline bool console_restates(const run_values& console, const run_values& result) {
-    std::size_t measured = 0;
-    for (const auto& [name, value] : console.values) {
-        const auto at = result.values.find(name);
-        if (at == result.values.end()) continue;
-        if (std::abs(value - at->second) > 1e-9 * std::max(std::abs(value), std::abs(at->second))) return false;
-        measured += detail::tells_runs_apart(name, value);
-    }
-    return measured >= restated_values_needed;
+    return restates(console, result, 1e-9);
 }
 
 // The run among `runs` (each read from a file of its own) that `row` restates and no earlier row
