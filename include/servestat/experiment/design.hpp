@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"             // usage_error
+#include "servestat/core/natural_order.hpp"      // natural_less
 #include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/core/run_names.hpp"          // detail::param_in_name, detail::short_model_name
 #include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
@@ -673,6 +674,58 @@ inline std::size_t distinct_count(const factor& f) {
     return seen.size();
 }
 
+// Where both words are sizes of one scale, their order on it ("short" before "medium" before "long").
+inline std::optional<bool> size_word_less(std::string_view a, std::string_view b) {
+    static const std::vector<std::vector<std::string_view>> scales = {
+        {"short", "medium", "long"}, {"small", "medium", "large"}, {"low", "medium", "high"},
+        {"xs", "s", "m", "l", "xl", "xxl"}, {"tiny", "small", "base", "large", "huge"}};
+    const auto lower = [](std::string_view w) {
+        std::string out(w);
+        for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return out;
+    };
+    const std::string x = lower(a), y = lower(b);
+    for (const auto& scale : scales) {
+        const auto i = std::find(scale.begin(), scale.end(), x), j = std::find(scale.begin(), scale.end(), y);
+        if (i != scale.end() && j != scale.end()) return i < j;
+    }
+    return std::nullopt;
+}
+
+// One factor's values in the order people expect: numbers by value, sizes by size, other words
+// naturally ("7b" before "13b"), runs without the factor last.
+inline bool natural_value_less(const nlohmann::json& a, const nlohmann::json& b) {
+    if (a.is_null() || b.is_null()) return !a.is_null() && b.is_null();
+    const auto x = level_number(a), y = level_number(b);
+    if (x && y) return *x < *y;
+    if (x || y) return x.has_value();
+    const std::string p = a.is_string() ? a.get<std::string>() : a.dump(), q = b.is_string() ? b.get<std::string>() : b.dump();
+    if (const auto sized = size_word_less(p, q)) return *sized;
+    return natural_less(p, q);
+}
+
+// Configurations in natural order of their factors' values, the first factor first, so that tables
+// and legends list "gpu · short, gpu · medium, gpu · long" whatever order the files came in.
+inline void order_configurations(experiment_design& d, const std::vector<const design_factor*>& by) {
+    std::vector<std::size_t> order(d.configurations.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        for (const auto* f : by) {
+            const auto& x = f->column.values[d.configurations[a].runs.front()];
+            const auto& y = f->column.values[d.configurations[b].runs.front()];
+            if (natural_value_less(x, y)) return true;
+            if (natural_value_less(y, x)) return false;
+        }
+        return false;
+    });
+    std::vector<configuration> sorted;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        sorted.push_back(std::move(d.configurations[order[k]]));
+        for (const std::size_t i : sorted.back().runs) d.configuration_of[i] = k;
+    }
+    d.configurations = std::move(sorted);
+}
+
 // Configurations by their config factors, each named by the fewest of them that tell all apart.
 inline void group_configurations(experiment_design& d) {
     std::vector<const design_factor*> shown;
@@ -686,6 +739,7 @@ inline void group_configurations(experiment_design& d) {
         d.configurations[at->second].runs.push_back(i);
         d.configuration_of[i] = at->second;
     }
+    order_configurations(d, shown);
     const auto distinct = [&](const std::vector<const design_factor*>& fs) {
         std::set<std::string> names;
         for (const auto& c : d.configurations) {

@@ -124,8 +124,9 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     }
     const design_factor* load = d.find(d.load);
     // Workload traces are what a run would replay, not runs: said so, and counted as workloads.
+    const bool all_traces = d.traces == d.runs && d.runs > 0;
     std::string overview =
-        d.traces == d.runs && d.runs > 0
+        all_traces
             ? fmt::format("{} workload trace{} (arrivals and sizes to replay: nothing was measured), {} workload{}", d.runs,
                           d.runs == 1 ? "" : "s", d.configurations.size(), d.configurations.size() == 1 ? "" : "s")
             : fmt::format("{} run{}{}, {} configuration{}", d.runs, d.runs == 1 ? "" : "s",
@@ -158,7 +159,7 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
         out.push_back({d.load_is_setting ? "x axis" : "load",
                        fmt::format("{} {} ({}){}", d.load, short_list(detail::distinct_values(load->column), 8), detail::where_text(*load),
                                    d.load_is_setting || !d.load_as.empty() ? ": " + load->reading.reason : "")});
-    else
+    else if (!all_traces)
         out.push_back({"load", "none varies: each configuration is one point"});
     std::vector<std::string> replicate_factors;
     for (const auto& f : d.factors)
@@ -171,7 +172,7 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
                                                  min_replicated == max_replicates ? fmt::format("{}", max_replicates)
                                                                                   : fmt::format("{} to {}", min_replicated, max_replicates),
                                                  index.empty() ? ": runs alike in every setting and measured workload" : index)});
-    else if (!d.points.empty())
+    else if (!d.points.empty() && !all_traces) // a trace is replayed, not measured: no point to repeat
         out.push_back({"replicates", "none: one run per point" + index});
     // A run's length, varying or not ("num_prompts 100 in every run"): its own line, never a setting.
     std::vector<std::string> lengths;
