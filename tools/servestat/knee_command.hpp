@@ -1,12 +1,12 @@
 // `servestat knee`: its command line; the work is the application layer's (servestat/app/knee.hpp).
 #pragma once
 
-#include <cstdio> // std::fputs
 #include <string> // std::string
 
 #include <CLI/CLI.hpp> // CLI::App, CLI::IsMember
 
 #include <servestat/app/knee.hpp>      // knee_args, read_knee_csv, to_kneedle_options, knee_json, format_knee
+#include <servestat/core/visible_controls.hpp> // write_terminal
 #include <servestat/sweep/kneedle.hpp> // find_knee, kneedle_options, knee_result
 
 namespace servestat::cli {
@@ -39,7 +39,7 @@ inline int run_knee_command(const knee_args& a) {
     const app::knee_input in = app::read_knee_csv(a.file, a.x_column, a.y_column);
     const knee_result k = find_knee(in.x, in.y, options);
     const std::string text = a.json ? app::knee_json(a, in, k).dump(2) + "\n" : app::format_knee(a, in, k);
-    std::fputs(text.c_str(), stdout);
+    write_terminal(stdout, text);
     return 0;
 }
 

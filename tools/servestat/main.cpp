@@ -1,10 +1,11 @@
 // servestat: from LLM-serving load-test logs to statistics and reports.
-#include <cstdio>    // std::fputs
 #include <exception> // std::exception
 #include <string>    // std::string
 
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
+
+#include <servestat/core/visible_controls.hpp> // write_terminal
 
 #include "compare_command.hpp" // compare_args, run_compare_command
 #include "huge_pages.hpp"     // restart_with_huge_pages
@@ -25,7 +26,7 @@ constexpr int exit_usage = 2;
 constexpr int exit_input = 3;
 
 int fail(int code, const std::string& message) {
-    std::fputs(fmt::format("servestat: {}\n", message).c_str(), stderr);
+    servestat::write_terminal(stderr, fmt::format("servestat: {}\n", message));
     return code;
 }
 

@@ -3,7 +3,7 @@
 // application layer's (servestat/app/report.hpp).
 #pragma once
 
-#include <cstdio>     // std::fputs, std::fwrite
+#include <cstdio>     // std::fwrite
 #include <filesystem> // std::filesystem::path
 #include <string>     // std::string
 
@@ -16,6 +16,7 @@
 #include <servestat/app/report.hpp>               // report_args, read_report_inputs, write_runs_report, write_trend_report
 #include <servestat/app/report_files.hpp>         // check_report_files
 #include <servestat/core/errors.hpp>              // usage_error
+#include <servestat/core/visible_controls.hpp>    // write_terminal
 #include <servestat/report/builtin_templates.hpp> // builtin_templates, find_builtin_template
 
 #include "analysis_options.hpp" // add_analysis_options, add_confidence_option, add_memory_options
@@ -56,7 +57,7 @@ inline void add_report_options(CLI::App& cmd, report_args& a) {
 namespace detail {
 
 inline void say_written(const report_args& a, const std::string& kind) {
-    std::fputs(fmt::format("wrote {}\n", (std::filesystem::path(a.out_dir) / (kind + ".*")).string()).c_str(), stdout);
+    write_terminal(stdout, fmt::format("wrote {}\n", (std::filesystem::path(a.out_dir) / (kind + ".*")).string()));
 }
 
 } // namespace detail
@@ -81,7 +82,7 @@ inline int run_report_command(const report_args& given) {
 }
 
 inline int list_templates() {
-    for (const auto& t : builtin_templates) std::fputs(fmt::format("{}\n", t.name).c_str(), stdout);
+    for (const auto& t : builtin_templates) write_terminal(stdout, fmt::format("{}\n", t.name));
     return 0;
 }
 

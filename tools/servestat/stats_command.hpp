@@ -1,7 +1,6 @@
 // `servestat stats`: its command line; the work is the application layer's (servestat/app/stats.hpp).
 #pragma once
 
-#include <cstdio>  // std::fputs
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -11,6 +10,7 @@
 #include <servestat/app/memory_args.hpp>   // check_sketch_alpha
 #include <servestat/app/progress_display.hpp> // progress_display, progress_wanted
 #include <servestat/app/stats.hpp>         // stats_args, stats_of_inputs, stats_json_text, stats_table_text
+#include <servestat/core/visible_controls.hpp> // write_terminal
 
 #include "analysis_options.hpp" // add_analysis_options, add_confidence_option, add_memory_options
 
@@ -37,7 +37,7 @@ inline int run_stats_command(const stats_args& given) {
     const std::string text = a.json ? app::stats_json_text(a, results, options, listings)
                                     : app::stats_table_text(a, results, options, listings);
     progress.stop(); // the line cleared before standard output, which may be the same terminal
-    std::fputs(text.c_str(), stdout);
+    write_terminal(stdout, text);
     return 0;
 }
 

@@ -2,7 +2,6 @@
 // (servestat/app/summarize.hpp).
 #pragma once
 
-#include <cstdio> // std::fputs
 
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
@@ -11,6 +10,7 @@
 #include <servestat/app/progress_display.hpp> // progress_display, progress_wanted
 #include <servestat/app/summarize.hpp>     // summarize_args, summarize_inputs, write_summary_file
 #include <servestat/core/errors.hpp>       // usage_error
+#include <servestat/core/visible_controls.hpp> // write_terminal
 
 #include "analysis_options.hpp" // add_analysis_options
 
@@ -37,7 +37,7 @@ inline int run_summarize_command(const summarize_args& given) {
     const run_summary merged = app::summarize_inputs(a, o);
     progress.stop();
     app::write_summary_file(a.out, merged);
-    std::fputs(fmt::format("servestat: {}: summary of {} requests\n", a.out, merged.stats.requests()).c_str(), stderr);
+    write_terminal(stderr, fmt::format("servestat: {}: summary of {} requests\n", a.out, merged.stats.requests()));
     return 0;
 }
 

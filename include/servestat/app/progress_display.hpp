@@ -31,6 +31,7 @@
 #include "servestat/core/progress.hpp" // progress_state, progress_unit
 #include "servestat/core/thousands.hpp" // detail::thousands
 #include "servestat/core/utf8.hpp"     // to_valid_utf8, detail::utf8_sequence_length
+#include "servestat/core/visible_controls.hpp" // visible_controls, write_terminal
 
 namespace servestat::app {
 namespace detail {
@@ -178,7 +179,7 @@ inline void write_stderr(std::string_view text) {
         std::fputs("\r\x1b[K", stderr);
         line.shown = false;
     }
-    std::fwrite(text.data(), 1, text.size(), stderr);
+    write_terminal(stderr, text);
     std::fflush(stderr);
 }
 
@@ -255,7 +256,7 @@ private:
         const std::string line = detail::fit_columns(progress_line(s, rate, now), columns() - 1);
         auto& shown = detail::progress_line_state();
         std::lock_guard lock(shown.mutex);
-        std::string frame = "\r" + line + "\x1b[K";
+        std::string frame = "\r" + visible_controls(line) + "\x1b[K";
         std::fwrite(frame.data(), 1, frame.size(), stderr);
         std::fflush(stderr);
         shown.shown = true;

@@ -8,6 +8,8 @@
 #include <string>      // std::string
 #include <string_view> // std::string_view
 
+#include "servestat/core/visible_controls.hpp" // visible_controls
+
 namespace servestat::detail {
 
 // FNV-1a: a hash that is the same on every platform (std::hash is not), for seeds derived from names
@@ -36,8 +38,10 @@ inline std::string_view trim_spaces(std::string_view s) {
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
-// For HTML and XML (SVG) text and attribute values alike.
-inline std::string escape_markup(std::string_view text) {
+// For HTML and XML (SVG) text and attribute values alike. Control characters are shown as escapes:
+// XML allows no C0 control but tab and line ends, and one makes a whole SVG unreadable.
+inline std::string escape_markup(std::string_view raw) {
+    const std::string text = visible_controls(raw);
     std::string out;
     out.reserve(text.size());
     for (char c : text) {

@@ -13,6 +13,7 @@
 
 #include "servestat/core/errors.hpp"       // usage_error
 #include "servestat/core/text.hpp"         // detail::escape_markup
+#include "servestat/core/visible_controls.hpp" // visible_controls
 #include "servestat/report/stats_json.hpp" // json
 
 namespace servestat {
@@ -74,7 +75,7 @@ inline mustache::data to_mustache_data(const json& j) {
 inline std::string escape_html(const std::string& s) { return servestat::detail::escape_markup(s); }
 
 // Values come from input (labels, error texts): they must not end a table cell or start emphasis,
-// links, code or HTML, and a newline would end the table row.
+// links, code or HTML, and a newline would end the table row. Other controls are shown as escapes.
 inline std::string escape_markdown(const std::string& s) {
     constexpr std::string_view special = "\\|*_<>`[]";
     std::string out;
@@ -89,7 +90,7 @@ inline std::string escape_markdown(const std::string& s) {
         if (special.find(c) != std::string_view::npos) out += '\\';
         out += c;
     }
-    return out;
+    return visible_controls(out);
 }
 
 // ---- template structure, mirroring kainjow's parser so positions can be reported ----------------
