@@ -438,6 +438,8 @@ TEST_CASE("bad comparison options are usage errors") {
     o = {};
     o.bootstrap.resamples = 10;
     CHECK_THROWS_AS(compare_runs(r, r, o), usage_error);
+    o.bootstrap.resamples = 99999999999; // a usage error, not an allocation that fails
+    CHECK_THROWS_WITH(compare_runs(r, r, o), Catch::Contains("at most 1000000"));
 }
 
 TEST_CASE("the gate fails on the named statistics that regressed") {
@@ -457,6 +459,31 @@ TEST_CASE("the gate fails on the named statistics that regressed") {
     CHECK_THROWS_AS(parse_gate("regressed:"), usage_error);
     CHECK_THROWS_AS(parse_gate("regressed:e2e.p50,,ttft.p50"), usage_error);
     CHECK_THROWS_AS(parse_gate("regressedx"), usage_error);
+    CHECK_THROWS_WITH(parse_gate("regressed:e2e.p99,"), Catch::Contains("empty statistic name"));
+}
+
+TEST_CASE("a gate on a named statistic fails where the data could not test it") {
+    std::mt19937_64 rng(17);
+    SECTION("too few requests for the percentile: 50 a side, where p99 needs 238 at 95%") {
+        const run before = run_of(lognormal_sample(rng, 50));
+        const run after = run_of(scaled(lognormal_sample(rng, 50), 10.0));
+        const auto c = compare(std::span(&before, 1), std::span(&after, 1), {.compare = fast_options()});
+        const auto failures = gate_failures(c, parse_gate("regressed:e2e.p99"));
+        REQUIRE(failures.size() == 1);
+        CHECK(failures[0].untested);
+        CHECK(failures[0].reason == "could not be tested: too few requests: p99 needs 238 a side, had 50 and 50");
+        // Not named, an untestable statistic does not fail a gate on everything that regressed.
+        for (const auto& f : gate_failures(c, parse_gate("regressed"))) CHECK_FALSE(f.untested);
+    }
+    SECTION("every request of the candidate failed") {
+        const run before = run_of(lognormal_sample(rng, 300));
+        run after;
+        for (int i = 0; i < 300; ++i) after.requests.push_back(failed_request(0.01 * i));
+        const auto c = compare(std::span(&before, 1), std::span(&after, 1), {.compare = fast_options()});
+        const auto failures = gate_failures(c, parse_gate("regressed:e2e.p99"));
+        REQUIRE(failures.size() == 1);
+        CHECK(failures[0].reason == "could not be tested: no value after (no request completed)");
+    }
 }
 
 TEST_CASE("the notebook's experiment 5: BAD vs FAIR_768 at c=32") {

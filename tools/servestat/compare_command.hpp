@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>  // std::size_t
-#include <cstdio>   // std::fputs
 #include <optional> // std::optional
 #include <string>   // std::string
 
@@ -19,6 +18,7 @@
 #include <servestat/app/report_files.hpp>    // report_files, check_report_files
 #include <servestat/compare/gate.hpp>        // parse_gate, gate_failures, validate(gate_rule)
 #include <servestat/core/errors.hpp>         // usage_error
+#include <servestat/core/visible_controls.hpp> // write_terminal
 #include <servestat/report/compare_json.hpp> // gate_outcome
 #include <servestat/report/compare_view.hpp> // compare_view_model
 #include <servestat/report/stats_json.hpp>   // json
@@ -46,7 +46,9 @@ inline void add_compare_options(CLI::App& cmd, compare_args& a) {
         ->delimiter(',')
         ->allow_extra_args(false);
     cmd.add_option("--fail-on", a.fail_on, "Exit 1 when statistics regressed: 'regressed' (any) or "
-                                           "'regressed:e2e.p99,ttft.p90'");
+                                           "'regressed:e2e.p99,ttft.p90'")
+        // An unset CI variable gives '': a gate that gates nothing must not pass silently.
+        ->check([](const std::string& rule) { return rule.empty() ? std::string("an empty rule gates nothing; expected regressed or regressed:e2e.p99") : std::string(); });
     cmd.add_option("-o,--output", a.out_dir, "Directory to write compare.md, compare.html, compare.json and plots/");
     cmd.add_option("--format", a.formats, "Formats to write with -o: md, html, json")
         ->delimiter(',')
@@ -76,21 +78,22 @@ inline int run_compare_command(const compare_args& given) {
     const comparison c = app::compare_sides(before, after, o);
     if (gate) {
         validate(gate->rule, c);
-        gate->failures = gate_failures(c, gate->rule);
+        gate->failures = gate_failures(c, gate->rule, o.compare.verdicts.confidence);
     }
     json view = report::compare_view_model(c, o, gate, {.title = a.title});
     if (!a.out_dir.empty())
         app::write_compare_report(files, view, c, before.runs, after.runs, o, before.accumulators(), after.accumulators());
     const std::string text = a.json ? view["stats"].dump(2) + "\n" : app::compare_table_text(view);
     progress.stop(); // the line cleared before standard output, which may be the same terminal
-    std::fputs(text.c_str(), stdout);
+    write_terminal(stdout, text);
     if (!gate || gate->failures.empty()) return 0;
     std::string failed;
     for (const auto& f : gate->failures)
         failed.append(failed.empty() ? "" : ", ")
             .append(f.load ? fmt::format("{}={:g} ", c.sweep ? c.sweep->param : "load", *f.load) : "")
-            .append(f.failed->name);
-    std::fputs(fmt::format("servestat: --fail-on {}: regressed: {}\n", a.fail_on, failed).c_str(), stderr);
+            .append(f.failed->name)
+            .append(f.untested ? " (" + f.reason + ")" : "");
+    write_terminal(stderr, fmt::format("servestat: --fail-on {}: regressed or untested: {}\n", a.fail_on, failed));
     return exit_gate_failed;
 }
 

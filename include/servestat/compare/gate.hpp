@@ -10,6 +10,9 @@
 
 #include "servestat/compare/comparison.hpp" // comparison, change
 #include "servestat/core/errors.hpp"        // usage_error
+#include "servestat/stats/percentile_change_interval.hpp" // fewest_values_for_change
+
+#include <fmt/format.h> // fmt::format
 
 namespace servestat {
 
@@ -24,13 +27,15 @@ inline gate_rule parse_gate(std::string_view spec) {
         throw usage_error("--fail-on '" + std::string(spec) + "': expected regressed or regressed:e2e.p99,ttft.p90");
     if (spec == std::string_view("regressed:")) throw usage_error("--fail-on 'regressed:': name the statistics after the colon");
     gate_rule rule;
-    std::string_view rest = spec.size() > keyword.size() ? spec.substr(keyword.size() + 1) : std::string_view{};
-    while (!rest.empty()) {
+    if (spec.size() == keyword.size()) return rule;
+    std::string_view rest = spec.substr(keyword.size() + 1);
+    for (bool more = true; more;) { // "e2e.p99," holds an empty name after its comma
         const auto comma = rest.find(',');
         const auto name = rest.substr(0, comma);
         if (name.empty()) throw usage_error("--fail-on '" + std::string(spec) + "': empty statistic name");
         rule.names.emplace_back(name);
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        more = comma != std::string_view::npos;
+        if (more) rest = rest.substr(comma + 1);
     }
     return rule;
 }
@@ -38,7 +43,22 @@ inline gate_rule parse_gate(std::string_view spec) {
 struct gate_failure {
     std::optional<double> load; // the sweep level, when the sides are sweeps
     const change* failed;
+    bool untested = false; // a named statistic the data could not test: the gate cannot pass on it
+    std::string reason;    // "regressed", or why it could not be tested
 };
+
+// Why a gate failed on `f`, for stderr and the reports: "regressed", or what kept the test from
+// being made ("every request failed after", "too few requests: p99 needs 238 a side, had 50 and 50").
+inline std::string gate_failure_reason(const change& x, bool untested, double confidence) {
+    if (!untested) return "regressed";
+    if (!x.after || x.n_after == 0) return "could not be tested: no value after (no request completed)";
+    if (!x.before || x.n_before == 0) return "could not be tested: no value before (no request completed)";
+    std::string need;
+    if (x.statistic.size() > 1 && x.statistic[0] == 'p')
+        if (const auto n = fewest_values_for_change(std::stod(x.statistic.substr(1)), confidence))
+            need = fmt::format(": {} needs {} a side", x.statistic, *n);
+    return fmt::format("could not be tested: too few requests{}, had {} and {}", need, x.n_before, x.n_after);
+}
 
 // A named statistic must have been compared, and be one that can regress: a rate measured once per
 // run has no interval, and a statistic of a summary or streamed log no test; either would let a gate
@@ -65,13 +85,17 @@ inline void validate(const gate_rule& rule, const comparison& c) {
     }
 }
 
-inline std::vector<gate_failure> gate_failures(const comparison& c, const gate_rule& rule) {
+// The statistics that fail the gate: every regressed one the rule covers, and every one the rule
+// names that could not be tested (too few requests, or none completed on a side), since a gate on a
+// statistic must not pass on nothing.
+inline std::vector<gate_failure> gate_failures(const comparison& c, const gate_rule& rule, double confidence = 0.95) {
     std::vector<gate_failure> out;
     for (const auto& pair : c.pairs)
         for (const auto& x : pair.comparison.changes) {
-            if (x.result != verdict::regressed) continue;
-            if (rule.names.empty() || std::find(rule.names.begin(), rule.names.end(), x.name) != rule.names.end())
-                out.push_back({pair.load, &x});
+            const bool named = std::find(rule.names.begin(), rule.names.end(), x.name) != rule.names.end();
+            const bool untested = x.result == verdict::too_few && named;
+            if ((x.result == verdict::regressed && (rule.names.empty() || named)) || untested)
+                out.push_back({pair.load, &x, untested, gate_failure_reason(x, untested, confidence)});
         }
     return out;
 }

@@ -129,7 +129,8 @@ inline json verdict_counts(const comparison& c) {
 
 inline json to_json(const gate_outcome& g) {
     json failed = json::array();
-    for (const auto& f : g.failures) failed.push_back({{"load", f.load ? load_json(*f.load) : json(nullptr)}, {"name", f.failed->name}});
+    for (const auto& f : g.failures)
+        failed.push_back({{"load", f.load ? load_json(*f.load) : json(nullptr)}, {"name", f.failed->name}, {"reason", f.reason}});
     return {{"rule", g.spec}, {"names", g.rule.names}, {"passed", g.failures.empty()}, {"failed", std::move(failed)}};
 }
 

@@ -549,8 +549,9 @@ inline json gate_view(const comparison& c, const gate_outcome& g) {
     for (const auto& f : g.failures) {
         const change& x = *f.failed;
         std::string text = f.load ? format_load(param_of(c), *f.load) + ": " : std::string();
-        failed.push_back({{"text", text + x.name + " regressed, " + value_text(x, x.before) + " → " +
-                                       value_text(x, x.after) + (x.relative ? " (" + signed_percent(*x.relative) + ")" : "")}});
+        failed.push_back({{"text", text + x.name + " " + f.reason +
+                                       ", " + value_text(x, x.before) + " → " + value_text(x, x.after) +
+                                       (x.relative ? " (" + signed_percent(*x.relative) + ")" : "")}});
     }
     const bool passed = g.failures.empty();
     return {{"rule", g.spec}, {"passed", passed}, {"verdict", passed ? "PASS" : "FAIL"},

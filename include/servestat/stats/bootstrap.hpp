@@ -11,6 +11,8 @@
 #include <utility>     // std::move
 #include <vector>      // std::vector
 
+#include <fmt/format.h> // fmt::format
+
 #include "servestat/core/errors.hpp"    // usage_error
 #include "servestat/core/random.hpp"    // detail::xoshiro256, detail::draw_below, detail::mix64
 #include "servestat/core/text.hpp"      // detail::fnv1a
@@ -24,8 +26,15 @@ struct bootstrap_options {
     std::uint64_t seed = 20260111;
 };
 
+inline constexpr std::size_t max_bootstrap_resamples = 1000000;
+
 inline void validate(const bootstrap_options& o) {
     if (o.resamples < 100) throw usage_error("the bootstrap needs at least 100 resamples");
+    // Each statistic keeps its resamples to take their quantiles: beyond a million they cost memory
+    // and time while the intervals' own sampling error is already far below their width.
+    if (o.resamples > max_bootstrap_resamples)
+        throw usage_error(fmt::format("--resamples {}: at most {} (the default, 2000, is enough for 95% intervals)", o.resamples,
+                                      max_bootstrap_resamples));
 }
 
 // A generator for the resamples of one named statistic family under a seed: one stream per name, so
