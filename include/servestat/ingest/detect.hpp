@@ -4,12 +4,15 @@
 
 #include <algorithm>   // std::sort, std::min
 #include <array>       // std::array
+#include <bit>         // std::bit_cast
 #include <cstddef>     // std::nullptr_t
 #include <cstdint>     // std::uintmax_t
+#include <cstring>     // std::memcmp
 #include <exception>   // std::exception_ptr, std::current_exception, std::rethrow_exception
 #include <filesystem>  // std::filesystem
 #include <functional>  // std::function
 #include <map>         // std::map
+#include <memory>      // std::unique_ptr, std::make_unique
 #include <optional>    // std::optional
 #include <set>         // std::set
 #include <span>        // std::span
@@ -26,6 +29,8 @@
 #include "servestat/core/natural_order.hpp"     // natural_less
 #include "servestat/core/parallel.hpp"          // parallel_for, resolve_threads
 #include "servestat/core/progress.hpp"          // progress_state, progress_scope
+#include "servestat/core/request_table.hpp"     // request_table
+#include "servestat/core/text.hpp"              // detail::fnv1a
 #include "servestat/ingest/aggregate_table.hpp"   // aggregate_table_format
 #include "servestat/ingest/aiperf.hpp"            // aiperf_format
 #include "servestat/ingest/aiperf_summary.hpp"    // aiperf_summary_format, aiperf_summary_csv_format
@@ -41,6 +46,7 @@
 #include "servestat/ingest/genai_perf_summary.hpp" // genai_perf_summary_format, genai_perf_summary_csv_format
 #include "servestat/ingest/guidellm.hpp"          // guidellm_format
 #include "servestat/ingest/input_file.hpp"        // read_input_head, utf8_bom
+#include "servestat/ingest/spooled_input.hpp"     // detail::spooled_input, detail::read_once
 #include "servestat/ingest/inference_perf.hpp"    // inference_perf_format
 #include "servestat/ingest/inference_perf_requests.hpp" // inference_perf_requests_format
 #include "servestat/ingest/inferencex_result.hpp" // inferencex_result_format
@@ -287,6 +293,19 @@ inline std::string same_file_key(const std::filesystem::path& path) {
 // nothing) or a sub-folder that cannot be listed is passed to `warn` and left out; the directory
 // itself unreadable is an error naming the reason ("permission denied"), never mistaken for one
 // holding no logs.
+// What a folder entry that is neither a file nor a folder is, for the note that passes it over: a
+// folder read never waits on a pipe nor reads a device that never ends.
+inline std::string not_a_file_text(const std::filesystem::file_status& status) {
+    using std::filesystem::file_type;
+    switch (status.type()) {
+    case file_type::fifo: return "a named pipe (FIFO), not a file";
+    case file_type::socket: return "a socket, not a file";
+    case file_type::character:
+    case file_type::block: return "a device, not a file";
+    default: return "not a regular file";
+    }
+}
+
 template <class Warn>
 std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Warn&& warn) {
     namespace fs = std::filesystem;
@@ -318,6 +337,7 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, Wa
             continue;
         }
         if (regular) files.push_back(path);
+        else warn(path.string() + ": passed over: " + not_a_file_text(it->status(type_ec)));
     }
     if (ec) throw input_error(dir.string(), 0, "", "cannot read directory: " + reason_text(ec));
     std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
@@ -355,7 +375,40 @@ inline std::optional<std::string> phase_copy_or_warmup(const std::filesystem::pa
     return std::nullopt;
 }
 
-// For each file, the earlier file holding the same bytes (the same measurement reached twice), if any.
+// A file's bytes read a block at a time: their hash, and whether they hold more than one line.
+struct content_digest {
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    bool one_line = true;
+};
+
+inline content_digest digest_of(const std::filesystem::path& file) {
+    content_digest d;
+    const input_file f = open_input(file);
+    bool after_newline = false;
+    char buffer[1 << 16];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0;)
+        for (std::size_t k = 0; k < n; ++k) {
+            const char c = buffer[k];
+            d.hash = (d.hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+            if (c == '\n') after_newline = true;
+            else if (after_newline && c != '\r') d.one_line = false;
+        }
+    return d;
+}
+
+inline bool same_content(const std::filesystem::path& a, const std::filesystem::path& b) {
+    const input_file fa = open_input(a), fb = open_input(b);
+    char x[1 << 16], y[1 << 16];
+    for (;;) {
+        const std::size_t n = std::fread(x, 1, sizeof x, fa.get()), m = std::fread(y, 1, sizeof y, fb.get());
+        if (n != m || std::memcmp(x, y, n) != 0) return false;
+        if (n == 0) return true;
+    }
+}
+
+// For each file, the earlier file holding the same bytes (the same measurement reached twice), if
+// any. Files are hashed a block at a time and only files of one size and hash compared, so the
+// memory is two blocks and the time one read of each file however many share a size (H3, H4).
 inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<const std::filesystem::path> files,
                                                                      const std::filesystem::path& dir) {
     std::vector<std::optional<std::string>> out(files.size());
@@ -365,25 +418,24 @@ inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<c
         const auto size = std::filesystem::file_size(files[i], ec);
         if (!ec && size > 0) by_size[size].push_back(i);
     }
-    for (const auto& [size, same] : by_size) {
-        if (same.size() < 2) continue;
-        std::vector<std::string> contents;
-        for (const std::size_t i : same) contents.push_back(read_input_head(files[i], static_cast<std::size_t>(size)));
-        // A file of one line may be a table's header alone (LMBench's CSV of a run in which nothing
-        // completed): such files say nothing of which run they were, so equal bytes make them no
-        // copies. A one-line file that holds a run is still found twice by its requests and values
-        // (run_fingerprint).
-        const auto one_line = [](const std::string& text) {
-            const auto newline = text.find('\n');
-            return newline == std::string::npos || newline + 1 >= text.size() ||
-                   text.find_first_not_of("\r\n", newline) == std::string::npos;
-        };
-        for (std::size_t a = 1; a < same.size(); ++a)
-            for (std::size_t b = 0; b < a; ++b)
-                if (!out[same[b]] && contents[a] == contents[b] && !one_line(contents[a])) {
-                    out[same[a]] = "the same bytes as " + files[same[b]].lexically_relative(dir).generic_string();
+    for (const auto& [size, same_size] : by_size) {
+        if (same_size.size() < 2) continue;
+        std::map<std::uint64_t, std::vector<std::size_t>> by_hash; // earlier files of this size, by hash
+        for (const std::size_t i : same_size) {
+            const content_digest d = digest_of(files[i]);
+            // A file of one line may be a table's header alone (LMBench's CSV of a run in which nothing
+            // completed): such files say nothing of which run they were, so equal bytes make them no
+            // copies. A one-line file that holds a run is still found twice by its requests and values
+            // (run_fingerprint).
+            if (d.one_line) continue;
+            auto& earlier = by_hash[d.hash];
+            for (const std::size_t e : earlier)
+                if (same_content(files[e], files[i])) {
+                    out[i] = "the same bytes as " + files[e].lexically_relative(dir).generic_string();
                     break;
                 }
+            if (!out[i]) earlier.push_back(i);
+        }
     }
     return out;
 }
@@ -464,16 +516,34 @@ void read_files_in_order(std::span<const file_to_read> files, const load_options
     }
 }
 
-// What makes two runs one measurement saved twice (a GuideLLM report as benchmarks.json and as
-// benchmarks.yaml): the same format, model and parameters, the same requests (count, successes,
-// and sums of their send and end times to the bit) and the same reported values.
-inline std::string run_fingerprint(const run& r) {
-    double sent = 0, end = 0;
-    const auto t_sent = r.requests.t_sent(), t_end = r.requests.t_end();
-    for (std::size_t i = 0; i < r.requests.size(); ++i) {
-        sent += t_sent[i];
-        end += t_end[i];
+// Every field of every request folded into one number (FNV-1a over the values' bits): two logs
+// agree in it only when their requests do, times, statuses, tokens, errors and gaps alike. Sums of
+// times alone took a run with half its requests failed for the run it was copied from (H2).
+inline std::uint64_t requests_digest(const request_table& t) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    const auto fold = [&h](std::uint64_t x) {
+        for (int k = 0; k < 8; ++k, x >>= 8) h = (h ^ (x & 0xff)) * 0x100000001b3ULL;
+    };
+    const auto fold_double = [&](double x) { fold(std::bit_cast<std::uint64_t>(x)); };
+    const auto times = {t.t_sched(), t.t_sent(), t.t_first(), t.t_end()};
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        for (const auto& column : times) fold_double(column[i]);
+        fold(static_cast<std::uint64_t>(t.status()[i]));
+        fold(static_cast<std::uint64_t>(t.http_status()[i]));
+        for (const auto& counts : {t.prompt_tokens(), t.output_tokens(), t.max_tokens()})
+            fold(static_cast<std::uint64_t>(static_cast<std::int64_t>(counts[i])));
+        for (const auto& server : {t.server_queue(), t.server_prefill(), t.server_decode()})
+            if (i < server.size()) fold_double(server[i]);
+        fold(fnv1a(t.error(i)));
+        for (const double gap : t.itl(i)) fold_double(gap);
     }
+    return h;
+}
+
+// What makes two runs one measurement saved twice (a GuideLLM report as benchmarks.json and as
+// benchmarks.yaml): the same format, model and parameters, the same requests (every field of
+// every one, and when the run started) and the same reported values.
+inline std::string run_fingerprint(const run& r) {
     std::size_t ok = 0;
     for (std::size_t i = 0; i < r.requests.size(); ++i) ok += r.requests.status()[i] == request_status::ok;
     // A summary's label is left out: readers name summaries by their file or their place in it, and a
@@ -490,8 +560,9 @@ inline std::string run_fingerprint(const run& r) {
     nlohmann::json params = r.meta.params;
     if (measured)
         for (const auto& [key, from] : r.meta.param_origin) params.erase(key);
-    std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{:a}|{:a}|{}", r.meta.source.format, label, r.meta.model,
-                                  params.dump(), r.requests.size(), ok, sent, end, to_string(r.meta.kind));
+    std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{:016x}|{}|{}", r.meta.source.format, label, r.meta.model,
+                                  params.dump(), r.requests.size(), ok, requests_digest(r.requests), r.meta.started_at,
+                                  to_string(r.meta.kind));
     for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);
     return out;
 }
@@ -532,7 +603,6 @@ template <class Consumer>
 void read_directory(const std::filesystem::path& dir, const load_options& o, Consumer&& consume) {
     const bool forced = !o.input_format.empty() || o.mapping;
     const auto all = files_in(dir, o.warn);
-    const auto repeated = same_bytes_as_earlier(all, dir);
     directory_listing listing{dir.string(), 0, {}};
     std::vector<file_to_read> logs;
     std::vector<std::filesystem::path> unrecognised;
@@ -542,8 +612,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         if (!o.progress) return;
         if (const auto size = std::filesystem::file_size(file, ec); !ec) o.progress->add_done(size);
     };
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        const auto& file = all[i];
+    std::vector<std::filesystem::path> candidates; // files a reader will read, unless they repeat an earlier one
+    for (const auto& file : all) {
         const log_format* format = forced ? nullptr : detect_format(read_head(file));
         if (!forced && !format) {
             unrecognised.push_back(file);
@@ -552,12 +622,22 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         }
         if (format && std::string_view(format->name).ends_with("-console"))
             console_tools.insert(std::string(format->name.substr(0, format->name.size() - std::string_view("-console").size())));
-        if (auto why = phase_copy_or_warmup(dir, file); why || repeated[i]) {
-            listing.passed_over.push_back({file.string(), why ? *why : *repeated[i]});
+        if (auto why = phase_copy_or_warmup(dir, file)) {
+            listing.passed_over.push_back({file.string(), *why});
             passed_over(file);
             continue;
         }
-        logs.push_back({file, name_parts_below(dir, file)});
+        candidates.push_back(file);
+    }
+    // Only logs are compared byte for byte: a folder's other files cost no read beyond their head.
+    const auto repeated = same_bytes_as_earlier(candidates, dir);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (repeated[i]) {
+            listing.passed_over.push_back({candidates[i].string(), *repeated[i]});
+            passed_over(candidates[i]);
+            continue;
+        }
+        logs.push_back({candidates[i], name_parts_below(dir, candidates[i])});
     }
     std::set<std::string> used;
     std::set<std::string> merged;
@@ -683,11 +763,27 @@ template <class Consumer>
 void for_each_run(std::span<const std::string> inputs, const load_options& o, Consumer&& consume) {
     namespace fs = std::filesystem;
     std::vector<detail::file_to_read> files; // plain files named one after another, read together
+    // Pipes named as inputs, read from their copies; runs and errors name the pipe again.
+    std::vector<std::unique_ptr<detail::spooled_input>> pipes;
+    const auto named_as_given = [&](const std::string& path) -> const detail::spooled_input* {
+        for (const auto& p : pipes)
+            if (p->copy().string() == path) return p.get();
+        return nullptr;
+    };
     const auto read_named_files = [&] {
-        detail::read_files_in_order(files, o, [&](std::vector<run>&& runs) {
-            for (auto& r : runs) consume(std::move(r));
-        });
+        try {
+            detail::read_files_in_order(files, o, [&](std::vector<run>&& runs) {
+                for (auto& r : runs) {
+                    if (const auto* pipe = named_as_given(r.meta.source.path)) r.meta.source.path = pipe->original().string();
+                    consume(std::move(r));
+                }
+            });
+        } catch (const input_error& e) {
+            if (const auto* pipe = named_as_given(e.file())) throw input_error(pipe->original().string(), e.line(), e.field(), e.reason());
+            throw;
+        }
         files.clear();
+        pipes.clear();
     };
     for (const auto& input : inputs) {
         std::error_code ec;
@@ -699,6 +795,12 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
         if (fs::is_directory(status)) {
             read_named_files();
             detail::read_directory(input, o, consume);
+        } else if (detail::read_once(status)) {
+            pipes.push_back(std::make_unique<detail::spooled_input>(input));
+            files.push_back({pipes.back()->copy(), detail::name_parts_of(input)});
+        } else if (fs::is_character_file(status) || fs::is_block_file(status)) {
+            read_named_files();
+            throw input_error(input, 0, "", "a device, not a file (a log is a file, a folder, or '-' for standard input)");
         } else if (fs::exists(status)) {
             files.push_back({input, detail::name_parts_of(input)});
         } else {
