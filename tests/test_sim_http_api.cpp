@@ -82,6 +82,39 @@ TEST_CASE("generation requests keep the prompt the prefix cache hashes", "[sim][
     CHECK(chat_next.size() == 38u + 1 + 2);
 }
 
+TEST_CASE("completion prompts: a list holding one prompt is one level, and deeper nests are refused", "[sim][http_api]") {
+    const auto listed = sim::parse_generation_request(sim::api_kind::completion, R"({"prompt":["word word"]})", "m");
+    CHECK(listed.prompt_text == "word word");
+    CHECK(listed.prompt_tokens == sim::parse_tokenize_request(R"({"prompt":"word word"})", "m"));
+    const std::string refused =
+        "400 BadRequestError: 'prompt' must be a string, a list of token ids, or a list holding one of them";
+    auto completion = [](std::string body) {
+        return [body] { sim::parse_generation_request(sim::api_kind::completion, body, "m"); };
+    };
+    CHECK(error_of(completion(R"({"prompt":[[[7,8,9]]]})")) == refused);
+    CHECK(error_of(completion(R"({"prompt":[["word"]]})")) == refused); // a list of ids holds no text
+    CHECK(error_of([] { sim::parse_tokenize_request(R"({"prompt":[[["word"]]]})", "m"); }) == refused);
+    // A nest as deep as a 1 MiB body allows was unwrapped one copied level at a time (quadratic
+    // in its depth); it is refused as it stands.
+    const std::size_t depth = 400000;
+    CHECK(error_of(completion("{\"prompt\":" + std::string(depth, '[') + "1" + std::string(depth, ']') + "}")) ==
+          refused);
+}
+
+TEST_CASE("a body holding a number beyond a double is a 400, in any field", "[sim][http_api]") {
+    // nlohmann reads 1e400 as out_of_range, not parse_error: the body is as malformed to the client.
+    const std::string overflow = "400 BadRequestError: JSON decode error: [json.exception.out_of_range.406] number "
+                                 "overflow parsing '1e400'";
+    CHECK(error_of([] {
+              sim::parse_generation_request(sim::api_kind::chat,
+                                            R"({"messages":[{"role":"user","content":"hi"}],"x":1e400})", "m");
+          }) == overflow);
+    CHECK(error_of([] { sim::parse_generation_request(sim::api_kind::completion, R"({"prompt":[1e400]})", "m"); }) ==
+          overflow);
+    CHECK(error_of([] { sim::parse_responses_request(R"({"input":"x","max_output_tokens":1e400})", "m"); }) ==
+          overflow);
+}
+
 TEST_CASE("responses: a whole response, byte for byte", "[sim][responses]") {
     const sim::responses_request request; // defaults: store, temperature 1, top_p 1, no instructions
     const sim::responses_builder b("resp_1", "msg_1", 1767225600, "m", request, 5);

@@ -56,7 +56,9 @@ inline nlohmann::json parse_object(std::string_view body) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(body.begin(), body.end());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+        // parse_error, and out_of_range for a number beyond a double (1e400), even in a field the
+        // simulator ignores: either is the client's malformed body, not a reason to drop the connection.
         throw bad_request(std::string("JSON decode error: ").append(e.what()));
     }
     if (!j.is_object()) throw bad_request("The request body must be a JSON object");
@@ -135,35 +137,40 @@ inline std::int32_t chat_prompt_tokens(const nlohmann::json& request) {
     return count_chat_tokens(chat_request_messages(request));
 }
 
+// The prompt a completion request holds: `prompt` itself, or the one prompt of a one-element list
+// (vLLM takes a string, a list of ids, or a list of either; the simulator serves one prompt a
+// request). One level only: deeper nesting is refused as it stands, never unwrapped level by level.
+inline const nlohmann::json& single_prompt(const nlohmann::json& prompt) {
+    if (!prompt.is_array() || prompt.size() != 1) return prompt;
+    const auto& only = prompt[0];
+    return only.is_string() || only.is_array() ? only : prompt;
+}
+
+inline bool is_token_id_list(const nlohmann::json& prompt) {
+    return prompt.is_array() && !prompt.empty() && prompt[0].is_number_integer();
+}
+
 // A completion prompt: a string, a list of token ids, or a list holding one of either. The
 // simulator serves one prompt per request (vLLM fans a list of prompts out into several choices).
 // The text or the ids go to `text` / `ids` when given (the prefix cache needs them).
 inline std::int32_t completion_prompt_tokens(const nlohmann::json& request, std::string* text = nullptr,
                                              std::vector<std::uint64_t>* ids = nullptr) {
-    const auto* prompt = member(request, "prompt");
-    if (!prompt) throw bad_request("Field required: 'prompt'");
-    if (prompt->is_string()) {
-        const auto& s = prompt->get_ref<const std::string&>();
+    const auto* sent = member(request, "prompt");
+    if (!sent) throw bad_request("Field required: 'prompt'");
+    const auto& prompt = single_prompt(*sent);
+    if (prompt.is_string()) {
+        const auto& s = prompt.get_ref<const std::string&>();
         if (text) *text = s;
         return count_tokens(s);
     }
-    if (prompt->is_array()) {
-        if (!prompt->empty() && (*prompt)[0].is_number_integer()) {
-            for (const auto& id : *prompt) {
-                if (!id.is_number_integer()) throw bad_request("A token-id prompt must hold only integers");
-                if (ids) ids->push_back(id.get<std::uint64_t>());
-            }
-            return static_cast<std::int32_t>(prompt->size());
+    if (is_token_id_list(prompt)) {
+        for (const auto& id : prompt) {
+            if (!id.is_number_integer()) throw bad_request("A token-id prompt must hold only integers");
+            if (ids) ids->push_back(id.get<std::uint64_t>());
         }
-        if (prompt->size() == 1) {
-            const auto& only = (*prompt)[0];
-            if (only.is_string() || only.is_array()) {
-                nlohmann::json inner = {{"prompt", only}};
-                return completion_prompt_tokens(inner, text, ids);
-            }
-        }
-        if (prompt->size() > 1) throw bad_request("The simulator serves one prompt per request");
+        return static_cast<std::int32_t>(prompt.size());
     }
+    if (prompt.is_array() && prompt.size() > 1) throw bad_request("The simulator serves one prompt per request");
     throw bad_request("'prompt' must be a string, a list of token ids, or a list holding one of them");
 }
 
