@@ -867,6 +867,43 @@ TEST_CASE("a GuideLLM report gives the same runs from YAML as from JSON") {
     }
 }
 
+TEST_CASE("a non-finite time in a GuideLLM YAML report is read and noted as in its JSON twin") {
+    // GuideLLM writes -1 for a time it never took; -.inf (or .inf, .nan) is no time either: dropped,
+    // as the JSON twin's -Infinity (Infinity, NaN) is, and said in the same note.
+    const auto report = [](std::string_view first_token_time, bool yaml) {
+        const std::string first(first_token_time);
+        if (yaml)
+            return "benchmarks:\n- args:\n    strategy:\n      type_: synchronous\n  run_stats: {}\n  requests:\n"
+                   "    successful:\n    - start_time: 10.0\n      first_token_time: " + first +
+                   "\n      last_token_time: 11.0\n      end_time: 11.0\n      type_: generative_text_response\n"
+                   "    - start_time: 12.0\n      first_token_time: 12.5\n      last_token_time: 13.0\n"
+                   "      end_time: 13.0\n";
+        return R"({"benchmarks": [{"args": {"strategy": {"type_": "synchronous"}}, "run_stats": {}, "requests": )"
+               R"({"successful": [{"start_time": 10.0, "first_token_time": )" + first +
+               R"(, "last_token_time": 11.0, "end_time": 11.0, "type_": "generative_text_response"}, )"
+               R"({"start_time": 12.0, "first_token_time": 12.5, "last_token_time": 13.0, "end_time": 13.0}]}}]})";
+    };
+    const std::string field = "field benchmarks[0].requests.successful[0].first_token_time";
+    for (const auto& [yaml_word, json_word, note] :
+         {std::tuple{"-.inf", "-Infinity", "-Infinity in " + field + " read as unbounded where the value may be (a rate), else as missing"},
+          std::tuple{".inf", "Infinity", "Infinity in " + field + " read as unbounded where the value may be (a rate), else as missing"},
+          std::tuple{".nan", "NaN", "NaN in " + field + " read as missing"}}) {
+        INFO(yaml_word);
+        const servestat::test::temp_file yaml_file(report(yaml_word, true), "benchmarks.yaml");
+        const servestat::test::temp_file json_file(report(json_word, false), "benchmarks.json");
+        const auto from_yaml = guidellm_format.read(yaml_file.path(), {});
+        const auto from_json = guidellm_format.read(json_file.path(), {});
+        REQUIRE(from_yaml.size() == 1);
+        REQUIRE(from_json.size() == 1);
+        CHECK(has_note(from_yaml[0], note));
+        CHECK(from_yaml[0].meta.notes == from_json[0].meta.notes);
+        REQUIRE(from_yaml[0].requests.size() == 2);
+        CHECK_FALSE(from_yaml[0].requests.row(0).t_first); // no time to first token
+        CHECK(from_yaml[0].requests.row(1).t_first);
+        CHECK_FALSE(from_json[0].requests.row(0).t_first);
+    }
+}
+
 TEST_CASE("a bad field of a GuideLLM YAML report is named with its own line") {
     const std::string yaml = "benchmarks:\n- args:\n    strategy:\n      type_: synchronous\n  run_stats: {}\n"
                              "  requests:\n    successful:\n    - start_time: 10.0\n      first_token_time: 9.5\n"

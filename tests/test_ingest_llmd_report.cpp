@@ -269,6 +269,38 @@ TEST_CASE("a bad field of a YAML report is named with its own line", "[llmd-repo
     CHECK(version.reason().find("version 0.1 found") != std::string::npos);
 }
 
+TEST_CASE("a non-finite statistic in a Benchmark Report: Infinity is refused as such, NaN left out and noted",
+          "[llmd-report]") {
+    const std::string field = "results.request_performance.aggregate.latency.time_to_first_token.mean";
+    // The same report as JSON (json.dump's words) and YAML (yaml.dump's).
+    const auto json_report = [](std::string_view mean) {
+        return report_json("0.2", "guidellm",
+                           R"({"time_to_first_token": {"units": "ms", "mean": )" + std::string(mean) + R"(, "p50": 240.0}})");
+    };
+    const auto yaml_report = [](std::string_view mean) {
+        return "results:\n  request_performance:\n    aggregate:\n      latency:\n        time_to_first_token:\n"
+               "          mean: " + std::string(mean) + "\n          p50: 240.0\n          units: ms\n      requests:\n"
+               "        total: 10\nrun:\n  uid: u1\nscenario:\n  load:\n    standardized:\n      tool: guidellm\n"
+               "version: '0.2'\n";
+    };
+    for (const auto& [text, name] : {std::pair{json_report("Infinity"), "report.json"},
+                                     std::pair{yaml_report(".inf"), "report.yaml"}}) {
+        INFO(name);
+        const input_error e = error_of(text, name);
+        CHECK(e.field() == field);
+        CHECK(e.reason() == "Infinity where a finite number is required");
+    }
+    for (const auto& [text, name] : {std::pair{json_report("NaN"), "report.json"},
+                                     std::pair{yaml_report(".nan"), "report.yaml"}}) {
+        INFO(name);
+        const temp_file file(text, name);
+        const run r = read_detected(file.path());
+        CHECK_FALSE(reported(r, "ttft.mean").has_value());
+        CHECK(reported(r, "ttft.p50") == 0.24);
+        CHECK(has_note(r, "NaN in field " + field + " read as missing"));
+    }
+}
+
 TEST_CASE("a wrong type or unit in a Benchmark Report names the file and the field", "[llmd-report]") {
     {
         const input_error e = error_of(report_json("0.2", "vllm-benchmark", R"({"time_to_first_token": {"units": "ms", "mean": "fast"}})"));

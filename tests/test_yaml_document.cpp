@@ -3,9 +3,10 @@
 // hostile YAML becomes an input_error naming the file, the line and the field.
 #include "servestat/ingest/yaml_document.hpp"
 
-#include <cmath>       // std::isinf, std::isnan
+#include <cmath>       // std::isinf
 #include <string>      // std::string
 #include <string_view> // std::string_view
+#include <vector>      // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
 
@@ -15,9 +16,7 @@ namespace test_yaml_document { // the unity build compiles several test files as
 using servestat::input_error;
 using namespace servestat::detail;
 
-nlohmann::json yaml(std::string_view text, const yaml_non_finite& non_finite = {}) {
-    return parse_yaml_document("report.yaml", text, non_finite).value;
-}
+nlohmann::json yaml(std::string_view text) { return parse_yaml_document("report.yaml", text).value; }
 
 // The error a text raises, for its line, field and reason.
 input_error yaml_error(std::string_view text) {
@@ -74,17 +73,21 @@ TEST_CASE("YAML numbers are the same doubles and integer types as the same JSON 
     }
 }
 
-TEST_CASE("YAML's .inf and .nan are doubles, or what the reader's JSON form makes of Infinity and NaN", "[yaml]") {
-    const auto kept = yaml("a: .inf\nb: -.Inf\nc: .NaN\nd: '.inf'\n");
+TEST_CASE("YAML's .inf and .nan are what the JSON form's Infinity and NaN are, and noted", "[yaml]") {
+    // As parse_json_documents reads Python's words: ±infinity kept, NaN null, each noted.
+    const auto doc = parse_yaml_document("report.yaml", "a: .inf\nb: -.Inf\nc: .NaN\nd: '.inf'\n");
+    const auto& kept = doc.value;
     CHECK(std::isinf(kept["a"].get<double>()));
     CHECK(kept["a"].get<double>() > 0);
     CHECK(kept["b"].get<double>() < 0);
-    CHECK(std::isnan(kept["c"].get<double>()));
+    CHECK(kept["c"].is_null());
     CHECK(kept["d"] == ".inf");
-    const auto strings = yaml("a: .inf\nb: -.inf\nc: .nan\n", yaml_non_finite_as_inf_strings());
-    CHECK(strings == nlohmann::json::parse(R"({"a": "inf", "b": "-inf", "c": null})"));
-    const auto nulls = yaml("a: .inf\nc: .nan\n", yaml_non_finite_as_null());
-    CHECK(nulls == nlohmann::json::parse(R"({"a": null, "c": null})"));
+    CHECK(doc.place.nonfinite_notes() ==
+          std::vector<std::string>{
+              "Infinity in field a read as unbounded where the value may be (a rate), else as missing",
+              "-Infinity in field b read as unbounded where the value may be (a rate), else as missing",
+              "NaN in field c read as missing"});
+    CHECK(parse_yaml_document("report.yaml", "a: 1.5\n").place.nonfinite_notes().empty());
 }
 
 TEST_CASE("YAML tags, block scalars, anchors, aliases and merge keys", "[yaml]") {
@@ -135,11 +138,15 @@ TEST_CASE("Hostile YAML: deep nesting and alias bombs are refused, not followed"
     // Flow and block nesting past max_json_depth, and far past yaml-cpp's own limit (2000).
     const auto flow = yaml_error(std::string(300, '[') + std::string(300, ']'));
     CHECK(flow.reason().find("nested deeper than 256 levels") != std::string::npos);
+    // Past yaml-cpp's own limit (500 levels of its recursion), which it calls only "bad file".
     const auto very_deep = yaml_error(std::string(100000, '[') + std::string(100000, ']'));
-    CHECK(!very_deep.reason().empty());
+    CHECK(very_deep.reason() == "nested deeper than 256 levels");
+    CHECK(very_deep.line() == 1);
     std::string block;
     for (int i = 0; i < 400; ++i) block += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
     CHECK(yaml_error(block).reason().find("nested deeper") != std::string::npos);
+    for (int i = 400; i < 3000; ++i) block += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
+    CHECK(yaml_error(block).reason() == "nested deeper than 256 levels");
     // A billion laughs: nine levels of ten aliases each.
     std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
     for (char c = 'b'; c <= 'j'; ++c) {
@@ -148,7 +155,7 @@ TEST_CASE("Hostile YAML: deep nesting and alias bombs are refused, not followed"
         for (int i = 0; i < 10; ++i) bomb += std::string(i ? ", *" : "*") + prev;
         bomb += "]\n";
     }
-    CHECK(yaml_error(bomb).reason().find("aliases expand the document") != std::string::npos);
+    CHECK(yaml_error(bomb).reason().starts_with("aliases expand the document to more than "));
     // An alias inside its own anchor's node (a cycle) ends at the depth limit.
     CHECK(!yaml_error("a: &a [*a]\n").reason().empty());
     // A mapping that merges itself: found by fuzz_yaml_document, which overflowed the stack.
@@ -164,6 +171,79 @@ TEST_CASE("A token that can start no YAML value ends the read with an error, not
         const auto e = yaml_error(text);
         CHECK(e.reason().starts_with("malformed YAML"));
     }
+}
+
+// A string of `n` x's, quoted, and a list of `aliases` aliases to it: "big: &big \"xx…\"\nrefs: [*big, …]\n".
+std::string aliased_scalar(std::size_t n, std::size_t aliases) {
+    std::string text = "big: &big \"" + std::string(n, 'x') + "\"\nrefs: [";
+    for (std::size_t i = 0; i < aliases; ++i) text += i ? ", *big" : "*big";
+    return text + "]\n";
+}
+
+TEST_CASE("Hostile YAML: a large value aliased many times is refused by the bytes it expands to", "[yaml][hostile]") {
+    // A 1 MiB scalar aliased 200 times: 1,049,796 bytes of YAML (11 + 1,048,576 + 9 + 200 aliases of 6
+    // bytes), so the budget is 64 × 1,049,796 + 64 MiB = 134,295,808 bytes. The map, the key "big", the
+    // scalar, the key "refs" and the list spend 16 + 35 + (16 + 32 + 1,048,576) + 36 + 16 = 1,048,727;
+    // each alias 1,048,624 more. The 128th alias (refs[127]) passes the budget: 1,048,727 + 128 ×
+    // 1,048,624 = 135,272,599.
+    const std::string text = aliased_scalar(std::size_t{1} << 20, 200);
+    REQUIRE(text.size() == 1049796);
+    const auto e = yaml_error(text);
+    CHECK(e.field() == "refs[127]");
+    CHECK(e.line() == 1); // yaml-cpp's alias is its anchor's node: the line of the value copied
+    CHECK(e.reason().starts_with("aliases expand the document to more than 134295808 bytes"));
+    // A few aliases of a large value are fine.
+    CHECK(yaml(aliased_scalar(std::size_t{1} << 20, 3))["refs"].size() == 3);
+}
+
+TEST_CASE("Hostile YAML: a stream's documents share one budget, and a report's second document is not converted",
+          "[yaml][hostile]") {
+    // Two documents, each a 1 MiB scalar aliased 100 times: each alone spends about 101 MiB of the
+    // stream's 64 × 2.1 MB + 64 MiB (about 192 MiB), so only the second passes it.
+    const std::string one = aliased_scalar(std::size_t{1} << 20, 100);
+    const auto e = yaml_error(one + "---\n" + one);
+    CHECK(e.line() == 4); // the second document's anchored scalar
+    CHECK(e.field().starts_with("refs["));
+    CHECK(e.reason().starts_with("aliases expand the document to more than "));
+    // A report file holds one document: a second is refused where it starts, before its own
+    // errors (here a value that is not an integer) could be reached.
+    try {
+        (void)parse_yaml_document("s.yaml", "a: 1\n---\nb: !!int abc\n");
+        FAIL("a second document was accepted");
+    } catch (const input_error& two) {
+        CHECK(two.line() == 3);
+        CHECK(two.reason() == "more than one YAML document in the file (a second starts here)");
+    }
+}
+
+TEST_CASE("Hostile YAML: a file over the YAML cap is refused before parsing, with the JSON way out", "[yaml][hostile]") {
+    const std::string text(max_yaml_bytes + 1, '#'); // 128 MiB and a byte: 129 MiB rounded up
+    const auto e = yaml_error(text);
+    CHECK(e.line() == 0);
+    CHECK(e.reason() == "YAML file of 129 MiB: YAML is read at most 128 MiB (converting it takes 15 to 75 times "
+                        "its size in memory); write the report as JSON instead (GuideLLM: --outputs json), which is "
+                        "read up to 1 GiB");
+}
+
+TEST_CASE("Many empty YAML documents are refused once, in their own words", "[yaml]") {
+    std::string stream;
+    for (int i = 0; i < 5000; ++i) stream += "---\n";
+    const auto e = yaml_error(stream);
+    CHECK(e.line() == 1001); // the 1001st document starts on line 1001
+    CHECK(e.reason() == "more than 1000 YAML documents (a report file holds one)");
+    CHECK(std::string(e.what()) == "report.yaml:1001: more than 1000 YAML documents (a report file holds one)");
+    // A parser stuck on a stray token is told apart: its next document starts where the last did.
+    CHECK(yaml_error(",  2]\n").reason() == "malformed YAML at column 1: a token that can start no YAML value "
+                                            "(a stray ']' or ',')");
+}
+
+TEST_CASE("YAML whose lines end in CR alone reads as with LF", "[yaml]") {
+    const auto v = yaml("a: 1\rb: two\rc: |\r  x\r  y\rd: [1,\r  2]\r");
+    CHECK(v == nlohmann::json::parse(R"({"a": 1, "b": "two", "c": "x\ny\n", "d": [1, 2]})"));
+    CHECK(yaml("a: 1\r\nb: 2\r\n") == nlohmann::json::parse(R"({"a": 1, "b": 2})")); // CRLF as before
+    const auto range = yaml_error("a: 1\rb:\r  c: 1e999\r");
+    CHECK(range.line() == 3);
+    CHECK(range.field() == "b.c");
 }
 
 TEST_CASE("An error a reader raises on a YAML document moves to the line of the field it names", "[yaml]") {

@@ -891,16 +891,20 @@ inline std::vector<run> read_guidellm_report(const std::filesystem::path& file, 
 
 inline std::vector<run> read_guidellm(const std::filesystem::path& file, const read_options& options) {
     const std::string text = read_whole_file(file); // YAML is recognised below, so no JSON-only first byte
+    std::vector<run> runs;
+    json_place place;
     if (looks_like_guidellm_yaml(std::string_view(text).substr(0, 64 * 1024))) {
         const yaml_document doc = parse_yaml_document(file, text);
-        return with_yaml_field_lines(doc, [&] { return read_guidellm_report(file, doc.value, doc.place, options, &doc); });
+        runs = with_yaml_field_lines(doc, [&] { return read_guidellm_report(file, doc.value, doc.place, options, &doc); });
+        place = doc.place;
+    } else {
+        auto documents = parse_json_documents(file, text);
+        if (documents.size() > 1)
+            throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
+        runs = read_guidellm_report(file, documents.front().value, documents.front().place, options);
+        place = documents.front().place;
     }
-    auto documents = parse_json_documents(file, text);
-    if (documents.size() > 1)
-        throw input_error(file.string(), documents[1].place.line, "", "more than one JSON document in the file");
-    const auto& [document, place] = documents.front();
-    auto runs = read_guidellm_report(file, document, place, options);
-    for (auto& r : runs) // Python's NaN and Infinity, read by parse_json_documents
+    for (auto& r : runs) // Python's NaN and Infinity, YAML's .nan and .inf: each read as its notes say
         r.meta.notes.insert(r.meta.notes.end(), place.nonfinite_notes().begin(), place.nonfinite_notes().end());
     return runs;
 }

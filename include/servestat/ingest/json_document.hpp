@@ -270,6 +270,16 @@ inline std::vector<std::string> nonfinite_notes(const std::vector<nonfinite_fiel
     return notes;
 }
 
+// What json_place::nonfinite holds for a document's non-finite fields: null when there were none.
+inline std::shared_ptr<const nonfinite_info> nonfinite_info_of(const std::vector<nonfinite_field>& found) {
+    if (found.empty()) return nullptr;
+    auto info = std::make_shared<nonfinite_info>();
+    for (const auto& f : found)
+        if (f.word == "NaN") info->nan_fields.push_back(f.path);
+    info->notes = nonfinite_notes(found);
+    return info;
+}
+
 // Parses one JSON text that starts on line `place.line` of `place.file`. Syntax errors (named by
 // line and column), numbers beyond a double and nesting deeper than max_json_depth become
 // input_errors; `truncated` adds the likely cause to a syntax error. Python's NaN and ±Infinity
@@ -346,13 +356,7 @@ std::vector<json_document> parse_json_documents(const std::filesystem::path& fil
         const std::size_t length = truncated ? text.size() - at : closed_at;
         std::vector<nonfinite_field> nonfinite;
         documents.push_back({parse_json_text(text.substr(at, length), place, truncated, &nonfinite), place});
-        if (!nonfinite.empty()) {
-            auto info = std::make_shared<nonfinite_info>();
-            for (const auto& f : nonfinite)
-                if (f.word == "NaN") info->nan_fields.push_back(f.path);
-            info->notes = nonfinite_notes(nonfinite);
-            documents.back().place.nonfinite = std::move(info);
-        }
+        documents.back().place.nonfinite = nonfinite_info_of(nonfinite);
         check(documents.back());
         at += length;
     }

@@ -18,6 +18,7 @@
 #include <cmath>       // std::floor
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem::path
+#include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
 #include <string>      // std::string
 #include <string_view> // std::string_view
@@ -234,7 +235,9 @@ inline std::optional<nlohmann::json> read_llmd_load_level(const nlohmann::json& 
                                                           const json_place& place, const std::string& path) {
     const auto* v = json_member(load, key);
     if (!v || v->is_null()) return std::nullopt;
-    if (v->is_string() && v->get_ref<const std::string&>() == "inf") return nlohmann::json("inf");
+    const bool unbounded = (v->is_number_float() && v->get<double>() == std::numeric_limits<double>::infinity()) ||
+                           (v->is_string() && v->get_ref<const std::string&>() == "inf");
+    if (unbounded) return nlohmann::json("inf");
     const double x = json_number(*v, place, json_path(path, key));
     if (x <= 0) place.fail(json_path(path, key), "expected a positive number");
     if (key == "concurrency" && x != std::floor(x)) place.fail(json_path(path, key), "expected a whole number");
@@ -410,6 +413,10 @@ inline llmd_report read_llmd_document(const json_document& doc, std::string_view
         out.notes.emplace_back("The report has no request-level aggregates (results.request_performance.aggregate): "
                                "nothing to show but its load.");
     }
+    // A statistic that is NaN (.nan) is left out of the reported values: say which. Infinity is the
+    // schema's unbounded load (noted with the parameters), and refused in a statistic.
+    for (const auto& note : place.nonfinite_notes())
+        if (note.starts_with("NaN")) out.notes.push_back(note);
     return out;
 }
 
@@ -439,13 +446,12 @@ inline std::vector<run> read_llmd_report(const std::filesystem::path& file, cons
     const std::string file_name = file.filename().string();
     llmd_report report;
     if (looks_like_block_yaml(std::string_view(raw).substr(0, llmd_sniff_bytes))) {
-        // The schema's infinite concurrency is .inf in YAML, Infinity in json.dump's JSON: "inf" in both.
-        const yaml_document doc = parse_yaml_document(file, raw, yaml_non_finite_as_inf_strings());
+        // The schema's infinite concurrency is .inf in YAML, Infinity in json.dump's JSON: the same
+        // double in both, read as "inf".
+        const yaml_document doc = parse_yaml_document(file, raw);
         report = with_yaml_field_lines(doc, [&] { return read_llmd_document({doc.value, doc.place}, file_name); });
     } else {
-        // Python's json.dump writes the schema's infinite concurrency as Infinity.
-        const std::string text = python_words_to_json(raw, "\"inf\"");
-        const auto documents = parse_json_documents(file, text);
+        const auto documents = parse_json_documents(file, raw);
         if (documents.size() != 1)
             throw input_error(file.string(), documents[1].place.line, "", "expected one JSON object, found several");
         report = read_llmd_document(documents.front(), file_name);

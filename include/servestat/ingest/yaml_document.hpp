@@ -6,12 +6,13 @@
 #pragma once
 
 #include <charconv>     // std::from_chars
-#include <cmath>        // std::isinf
+#include <cmath>        // std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <exception>    // std::exception
 #include <filesystem>   // std::filesystem::path
 #include <limits>       // std::numeric_limits
+#include <new>          // std::bad_alloc
 #include <optional>     // std::optional
 #include <sstream>      // std::istringstream
 #include <string>       // std::string
@@ -21,29 +22,15 @@
 #include <vector>       // std::vector
 
 #include <nlohmann/json.hpp> // nlohmann::json
+#include <yaml-cpp/depthguard.h>   // YAML::DeepRecursion
 #include <yaml-cpp/eventhandler.h> // YAML::EventHandler, YAML::anchor_t
 #include <yaml-cpp/yaml.h>         // YAML::LoadAll, YAML::Node, YAML::Parser, YAML::ParserException
 
 #include "servestat/core/errors.hpp"          // input_error
-#include "servestat/ingest/json_document.hpp" // json_place, max_json_depth, json_path
+#include "servestat/ingest/json_document.hpp" // json_place, max_json_depth, json_path, nonfinite_walk
 #include "servestat/ingest/json_number.hpp"   // json_number (the exact decimal parse)
 
 namespace servestat::detail {
-
-// What YAML's non-finite floats (.inf, -.inf, .nan) become. JSON has none, so a reader whose JSON
-// form goes through python_words_to_json (Python's json.dump writes Infinity and NaN) asks for the
-// same replacements here, and a report gives the same value in both forms; by default they stay
-// doubles, which json_number refuses as "not a finite number".
-struct yaml_non_finite {
-    bool replace = false;
-    nlohmann::json infinity;          // what .inf becomes
-    nlohmann::json negative_infinity; // what -.inf becomes
-    // .nan always becomes null when replacing (python_words_to_json's NaN)
-};
-
-// python_words_to_json(text, "\"inf\"")'s replacements, and python_words_to_json(text, "null")'s.
-inline yaml_non_finite yaml_non_finite_as_inf_strings() { return {true, "inf", "-inf"}; }
-inline yaml_non_finite yaml_non_finite_as_null() { return {true, nullptr, nullptr}; }
 
 struct yaml_document {
     nlohmann::json value;
@@ -122,8 +109,7 @@ inline std::optional<std::uint64_t> yaml_unsigned(std::string_view digits, int b
 // A plain (unquoted, untagged) scalar as the core schema resolves it. Integers take nlohmann's
 // types for the same JSON text: unsigned when not negative, signed when negative, a double when
 // no 64-bit integer holds them.
-inline nlohmann::json yaml_plain_scalar(const std::string& s, const yaml_non_finite& non_finite,
-                                        const json_place& place, const std::string& path) {
+inline nlohmann::json yaml_plain_scalar(const std::string& s, const json_place& place, const std::string& path) {
     if (yaml_is_null_word(s)) return nullptr;
     if (s == "true" || s == "True" || s == "TRUE") return true;
     if (s == "false" || s == "False" || s == "FALSE") return false;
@@ -146,12 +132,11 @@ inline nlohmann::json yaml_plain_scalar(const std::string& s, const yaml_non_fin
         // Beyond 64 bits: a double, as nlohmann reads such a JSON integer.
     }
     if (v == ".inf" || v == ".Inf" || v == ".INF" || v == "+.inf" || v == "+.Inf" || v == "+.INF")
-        return non_finite.replace ? non_finite.infinity : nlohmann::json(std::numeric_limits<double>::infinity());
+        return std::numeric_limits<double>::infinity();
     if (v == "-.inf" || v == "-.Inf" || v == "-.INF")
-        return non_finite.replace ? non_finite.negative_infinity
-                                  : nlohmann::json(-std::numeric_limits<double>::infinity());
+        return -std::numeric_limits<double>::infinity();
     if (v == ".nan" || v == ".NaN" || v == ".NAN")
-        return non_finite.replace ? nlohmann::json(nullptr) : nlohmann::json(std::numeric_limits<double>::quiet_NaN());
+        return std::numeric_limits<double>::quiet_NaN();
     if (const std::string json_text = yaml_float_as_json(v); !json_text.empty()) {
         if (const auto x = yaml_exact_double(json_text)) return *x;
         place.fail(path, "number " + s + " is out of the range of a double");
@@ -164,13 +149,12 @@ inline constexpr std::string_view yaml_core_tag = "tag:yaml.org,2002:";
 // A scalar with an explicit core tag (!!str, !!int, !!float, !!bool, !!null); other tags are
 // taken as strings (they name application types that the report's JSON form would not have).
 inline nlohmann::json yaml_tagged_scalar(const std::string& tag, const std::string& s,
-                                         const yaml_non_finite& non_finite, const json_place& place,
-                                         const std::string& path) {
+                                         const json_place& place, const std::string& path) {
     const std::string_view type = std::string_view(tag).substr(yaml_core_tag.size());
     if (type == "str") return s;
-    const nlohmann::json value = yaml_plain_scalar(s, non_finite, place, path);
+    const nlohmann::json value = yaml_plain_scalar(s, place, path);
     const bool fits = (type == "int" && value.is_number_integer()) ||
-                      (type == "float" && (value.is_number() || (non_finite.replace && !value.is_string()))) ||
+                      (type == "float" && value.is_number()) ||
                       (type == "bool" && value.is_boolean()) || (type == "null" && value.is_null());
     if (!fits) place.fail(path, "\"" + s + "\" is not a valid !!" + std::string(type));
     return type == "float" && value.is_number_integer() ? nlohmann::json(yaml_exact_double(yaml_float_as_json(s)).value_or(0.0))
@@ -185,16 +169,36 @@ inline std::size_t yaml_line(const YAML::Node& node) {
     return line < 0 ? 0 : static_cast<std::size_t>(line) + 1;
 }
 
+// What a converted document may take, in bytes, however far aliases copy it: a value counts 16 (an
+// nlohmann::json), a string or key 32 more and its length (a std::string). A document without
+// aliases comes to at most about 34 bytes a byte of YAML ("[:,:,…]", each `:` a mapping of null to
+// null); 64 a byte and 64 MiB more leave such text alone and stop a large value aliased thousands of
+// times, or aliases nested in aliases (a "billion laughs"), long before memory runs out.
+inline std::size_t yaml_max_output_bytes(std::size_t text_bytes) { return 64 * text_bytes + (std::size_t{64} << 20); }
+
 class yaml_converter {
 public:
-    yaml_converter(const json_place& place, const yaml_non_finite& non_finite, std::size_t max_values)
-        : place_(place), non_finite_(non_finite), max_values_(max_values) {}
+    // One converter, so one budget, for all the documents of a stream.
+    yaml_converter(std::string file, std::size_t max_bytes) : file_(std::move(file)), max_bytes_(max_bytes) {}
 
+    // A document as parse_json_documents reads its JSON twin, where Python writes NaN and Infinity:
+    // .nan becomes null, ±.inf stays infinite, and each is named in the place's notes, so that a
+    // reader that drops an unbounded optional time says so (as it does for the JSON).
+    yaml_document document(const YAML::Node& node) {
+        json_place place{file_, yaml_line(node)};
+        non_finite_values_ = 0;
+        nlohmann::json value = convert(node, "", 0);
+        if (non_finite_values_ > 0) {
+            std::vector<nonfinite_field> found;
+            nonfinite_walk{found, non_finite_values_}.visit(value);
+            place.nonfinite = nonfinite_info_of(found);
+        }
+        return {std::move(value), std::move(place), node};
+    }
+
+private:
     nlohmann::json convert(const YAML::Node& node, const std::string& path, int depth) {
-        if (++values_ > max_values_)
-            fail_at(node, path,
-                    "aliases expand the document beyond " + std::to_string(max_values_) +
-                        " values (an alias nested in aliases: a \"billion laughs\" document?)");
+        spend(node, path, sizeof(nlohmann::json));
         switch (node.Type()) {
         case YAML::NodeType::Undefined:
         case YAML::NodeType::Null: return nullptr;
@@ -217,6 +221,7 @@ public:
                     merge_values.push_back(item.second);
                     continue;
                 }
+                spend(item.first, path, string_bytes(key));
                 out[key] = convert(item.second, json_path(path, key), depth + 1);
             }
             for (const auto& merged : merge_values) merge(out, merged, path, depth);
@@ -226,7 +231,17 @@ public:
         return nullptr;
     }
 
-private:
+    static std::size_t string_bytes(const std::string& s) { return 32 + s.size(); }
+
+    void spend(const YAML::Node& node, const std::string& path, std::size_t bytes) {
+        used_bytes_ += bytes;
+        if (used_bytes_ > max_bytes_)
+            fail_at(node, path,
+                    "aliases expand the document to more than " + std::to_string(max_bytes_) +
+                        " bytes (a large value aliased many times, or aliases nested in aliases: a \"billion "
+                        "laughs\" document?)");
+    }
+
     // The YAML 1.1 merge key (PyYAML reads it): keys of the merged map(s) the map lacks.
     void merge(nlohmann::json& out, const YAML::Node& merged, const std::string& path, int depth) {
         if (merged.IsSequence()) {
@@ -257,28 +272,106 @@ private:
     }
 
     nlohmann::json scalar(const YAML::Node& node, const std::string& path) {
+        nlohmann::json value = typed_scalar(node, path);
+        if (value.is_string()) spend(node, path, string_bytes(value.get_ref<const std::string&>()));
+        if (value.is_number_float() && !std::isfinite(value.get<double>())) ++non_finite_values_;
+        return value;
+    }
+
+    nlohmann::json typed_scalar(const YAML::Node& node, const std::string& path) const {
         const std::string& tag = node.Tag();
-        const json_place at{place_.file, yaml_line(node)};
-        if (tag == "?") return yaml_plain_scalar(node.Scalar(), non_finite_, at, path);
-        if (tag.starts_with(yaml_core_tag)) return yaml_tagged_scalar(tag, node.Scalar(), non_finite_, at, path);
+        const json_place at{file_, yaml_line(node)};
+        if (tag == "?") return yaml_plain_scalar(node.Scalar(), at, path);
+        if (tag.starts_with(yaml_core_tag)) return yaml_tagged_scalar(tag, node.Scalar(), at, path);
         return node.Scalar(); // "!": quoted or block scalar; a local tag: its text
     }
 
     [[noreturn]] void fail_at(const YAML::Node& node, const std::string& path, const std::string& reason) const {
-        throw input_error(place_.file, yaml_line(node), path, reason);
+        throw input_error(file_, yaml_line(node), path, reason);
     }
 
-    const json_place& place_;
-    const yaml_non_finite& non_finite_;
-    std::size_t max_values_;
-    std::size_t values_ = 0;
+    std::string file_;
+    std::size_t max_bytes_;
+    std::size_t used_bytes_ = 0;
+    std::size_t non_finite_values_ = 0; // in the document being converted
 };
 
 // ---- parsing --------------------------------------------------------------------------------
 
-// How many values aliases may expand a document to: a plain document has fewer values than bytes,
-// so four values a byte (and a million more for small files) only stops an alias bomb.
-inline std::size_t yaml_max_values(std::size_t text_bytes) { return 4 * text_bytes + 1'000'000; }
+// YAML reports are read at most this large. Converting YAML (yaml-cpp's node tree, then the JSON
+// value) takes 15 to 75 times the file's size in memory, where JSON takes 3 to 8: a 51 MB GuideLLM
+// report of 18,000 requests with their prompts took 746 MB. Twice and a half that report's size
+// leaves room for real reports and keeps the worst (small keys) to about 10 GB.
+inline constexpr std::size_t max_yaml_bytes = std::size_t{128} << 20;
+
+inline void require_readable_yaml_size(const std::string& file, std::size_t bytes) {
+    if (bytes <= max_yaml_bytes) return;
+    const std::size_t mib = (bytes + (std::size_t{1} << 20) - 1) >> 20; // rounded up: never "128 MiB, over 128"
+    throw input_error(file, 0, "",
+                      "YAML file of " + std::to_string(mib) + " MiB: YAML is read at most " +
+                          std::to_string(max_yaml_bytes >> 20) +
+                          " MiB (converting it takes 15 to 75 times its size in memory); write the report as "
+                          "JSON instead (GuideLLM: --outputs json), which is read up to 1 GiB");
+}
+
+// YAML 1.2 takes a lone CR as a line break, as old Mac files end their lines; yaml-cpp 0.7 takes
+// only LF and CRLF. A line break inside a scalar folds or is kept as LF either way.
+inline std::string yaml_with_line_feeds(std::string_view text) {
+    std::string out(text);
+    for (auto cr = out.find('\r'); cr != std::string::npos; cr = out.find('\r', cr + 1))
+        if (cr + 1 == out.size() || out[cr + 1] != '\n') out[cr] = '\n';
+    return out;
+}
+
+// Counts the documents a YAML stream's parser yields, and where the last one starts.
+class yaml_document_counter : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        stuck_ = started_ && mark.pos == start_.pos;
+        started_ = true;
+        start_ = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+    std::size_t line() const { return start_.line < 0 ? 0 : static_cast<std::size_t>(start_.line) + 1; }
+    int column() const { return start_.column + 1; }
+    // Whether this document starts where the one before it did: the parser yields it without moving on.
+    bool stuck() const { return stuck_; }
+
+private:
+    YAML::Mark start_ = YAML::Mark::null_mark();
+    bool started_ = false;
+    bool stuck_ = false;
+};
+
+// More documents than any report stream holds: a backstop, as counting stops a parser that yields
+// documents forever.
+inline constexpr std::size_t max_yaml_documents = 1000;
+
+// yaml-cpp 0.7 yields an empty document for a token that cannot start one (a stray `]` or `,`)
+// without moving past it, so YAML::LoadAll never ends on such a stream (found by fuzzing): the
+// documents are counted first, and a document that starts where the one before it did is malformed.
+inline void require_finite_yaml_stream(const std::string& file, const std::string& text) {
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    yaml_document_counter counter;
+    for (std::size_t documents = 0; parser.HandleNextDocument(counter);) {
+        if (counter.stuck())
+            throw input_error(file, counter.line(), "",
+                              "malformed YAML at column " + std::to_string(counter.column()) +
+                                  ": a token that can start no YAML value (a stray ']' or ',')");
+        if (++documents > max_yaml_documents)
+            throw input_error(file, counter.line(), "",
+                              "more than " + std::to_string(max_yaml_documents) +
+                                  " YAML documents (a report file holds one)");
+    }
+}
 
 [[noreturn]] inline void throw_yaml_parse_error(const std::string& file, const YAML::Exception& e) {
     const std::size_t line = e.mark.line < 0 ? 0 : static_cast<std::size_t>(e.mark.line) + 1;
@@ -287,81 +380,74 @@ inline std::size_t yaml_max_values(std::size_t text_bytes) { return 4 * text_byt
     throw input_error(file, line, "", reason.append(": ").append(e.msg));
 }
 
-// Counts the documents a YAML stream's parser yields, and where the last one starts.
-class yaml_document_counter : public YAML::EventHandler {
-public:
-    void OnDocumentStart(const YAML::Mark& mark) override { last_ = mark; }
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { last_ = mark; }
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnMapEnd() override {}
-    std::size_t line() const { return last_.line < 0 ? 0 : static_cast<std::size_t>(last_.line) + 1; }
-
-private:
-    YAML::Mark last_ = YAML::Mark::null_mark();
-};
-
-// More documents than any report stream holds. yaml-cpp 0.7 yields an empty document for a token
-// that cannot start one (a stray `]` or `,`) without moving past it, so YAML::LoadAll never ends on
-// such a stream (found by fuzzing): the documents are counted first, and a stream over the limit is
-// malformed.
-inline constexpr std::size_t max_yaml_documents = 1000;
-
-inline void require_finite_yaml_stream(const std::string& file, const std::string& text) {
-    std::istringstream stream(text);
-    YAML::Parser parser(stream);
-    yaml_document_counter counter;
-    for (std::size_t documents = 0; parser.HandleNextDocument(counter);)
-        if (++documents > max_yaml_documents)
-            throw input_error(file, counter.line(), "",
-                              "malformed YAML: more than " + std::to_string(max_yaml_documents) +
-                                  " documents (a token that can start no YAML value, such as a stray ']' or ',')");
-}
-
-// The documents of a YAML stream (one per `---`), empty ones left out (a stream that ends with
-// `---` has an empty last document). yaml-cpp's parser refuses nesting past its own depth limit
-// (2000) before any recursion could exhaust the stack; the conversion refuses max_json_depth.
-inline std::vector<yaml_document> parse_yaml_documents(const std::filesystem::path& file, std::string_view text,
-                                                        const yaml_non_finite& non_finite = {}) {
-    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-    const std::string name = file.string();
-    std::vector<YAML::Node> nodes;
+// Runs `read` (parsing or converting YAML) with its failures as input_errors naming the file.
+template <class Read>
+decltype(auto) with_yaml_errors(const std::string& file, std::size_t text_bytes, Read&& read) {
     try {
-        const std::string whole(text);
-        require_finite_yaml_stream(name, whole);
-        nodes = YAML::LoadAll(whole);
+        return read();
+    } catch (const input_error&) {
+        throw;
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp stops at 500 levels of its own recursion (300 levels of nesting pass it, so past
+        // max_json_depth) and says only "bad file".
+        const std::size_t line = e.mark.line < 0 ? 0 : static_cast<std::size_t>(e.mark.line) + 1;
+        throw input_error(file, line, "", "nested deeper than " + std::to_string(max_json_depth) + " levels");
     } catch (const YAML::Exception& e) {
-        throw_yaml_parse_error(name, e);
-    } catch (const std::exception& e) { // bad_alloc aside, yaml-cpp throws only its own exceptions
-        throw input_error(name, 0, "", std::string("malformed YAML: ") + e.what());
+        throw_yaml_parse_error(file, e);
+    } catch (const std::bad_alloc&) {
+        throw input_error(file, 0, "",
+                          "out of memory reading " + std::to_string(text_bytes >> 20) +
+                              " MiB of YAML (converting YAML takes 15 to 75 times its size); write the report as "
+                              "JSON instead (GuideLLM: --outputs json)");
+    } catch (const std::exception& e) { // yaml-cpp throws only its own exceptions, bad_alloc aside
+        throw input_error(file, 0, "", std::string("malformed YAML: ") + e.what());
     }
-    std::vector<yaml_document> documents;
-    for (auto& node : nodes) {
-        if (node.IsNull() || !node.IsDefined()) continue;
-        const json_place place{name, yaml_line(node)};
-        yaml_converter converter(place, non_finite, yaml_max_values(text.size()));
-        try {
-            documents.push_back({converter.convert(node, "", 0), place, node});
-        } catch (const YAML::Exception& e) {
-            throw_yaml_parse_error(name, e);
-        }
-    }
-    if (documents.empty()) throw input_error(name, 0, "", "empty file (no YAML document)");
-    return documents;
 }
 
-// The one document a report file holds; a second is an error naming its line.
-inline yaml_document parse_yaml_document(const std::filesystem::path& file, std::string_view text,
-                                         const yaml_non_finite& non_finite = {}) {
-    auto documents = parse_yaml_documents(file, text, non_finite);
-    if (documents.size() > 1)
-        throw input_error(file.string(), documents[1].place.line, "",
-                          "more than one YAML document in the file (a second starts here)");
-    return std::move(documents.front());
+// The nodes of a YAML stream's documents (one per `---`), empty ones left out (a stream that ends
+// with `---` has an empty last document).
+inline std::vector<YAML::Node> load_yaml_nodes(const std::string& file, std::string_view text) {
+    const std::string whole = yaml_with_line_feeds(text);
+    require_finite_yaml_stream(file, whole);
+    std::vector<YAML::Node> nodes = YAML::LoadAll(whole);
+    std::erase_if(nodes, [](const YAML::Node& node) { return node.IsNull() || !node.IsDefined(); });
+    if (nodes.empty()) throw input_error(file, 0, "", "empty file (no YAML document)");
+    return nodes;
+}
+
+inline std::string_view without_utf8_bom(std::string_view text) {
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+    return text;
+}
+
+// The documents of a YAML stream, empty ones left out. yaml-cpp's parser refuses nesting past its
+// own depth limit before any recursion could exhaust the stack; the conversion refuses
+// max_json_depth. The documents share one budget (yaml_max_output_bytes of the whole text).
+inline std::vector<yaml_document> parse_yaml_documents(const std::filesystem::path& file, std::string_view text) {
+    text = without_utf8_bom(text);
+    const std::string name = file.string();
+    require_readable_yaml_size(name, text.size());
+    return with_yaml_errors(name, text.size(), [&] {
+        yaml_converter converter(name, yaml_max_output_bytes(text.size()));
+        std::vector<yaml_document> documents;
+        for (const auto& node : load_yaml_nodes(name, text)) documents.push_back(converter.document(node));
+        return documents;
+    });
+}
+
+// The one document a report file holds; a second is an error naming its line, found before
+// anything is converted.
+inline yaml_document parse_yaml_document(const std::filesystem::path& file, std::string_view text) {
+    text = without_utf8_bom(text);
+    const std::string name = file.string();
+    require_readable_yaml_size(name, text.size());
+    return with_yaml_errors(name, text.size(), [&] {
+        const auto nodes = load_yaml_nodes(name, text);
+        if (nodes.size() > 1)
+            throw input_error(name, yaml_line(nodes[1]), "", "more than one YAML document in the file (a second starts here)");
+        yaml_converter converter(name, yaml_max_output_bytes(text.size()));
+        return converter.document(nodes.front());
+    });
 }
 
 // ---- errors at the field's own line ---------------------------------------------------------
