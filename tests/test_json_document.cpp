@@ -95,6 +95,10 @@ TEST_CASE("a number beyond a double is an input error with the file and line") {
     const auto e = error_reading("{\"a\": 1}\n{\"ttft_s\": 1e400}");
     CHECK(e.line() == 2);
     CHECK_THAT(e.what(), Catch::Contains("result.json:2") && Catch::Contains("1e400"));
+    // Its column too: the first 1e400 outside a string ("x 1e400" is text).
+    const auto placed = error_reading("{\"note\": \"x 1e400\", \"a\": 2,\n \"ttft_s\": [1, 1e400]}");
+    CHECK(placed.line() == 2);
+    CHECK(placed.reason() == "malformed JSON at column 16: number 1e400 is out of the range of a double");
 }
 
 } // namespace test_json_document

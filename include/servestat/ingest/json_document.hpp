@@ -280,6 +280,18 @@ inline std::shared_ptr<const nonfinite_info> nonfinite_info_of(const std::vector
     return info;
 }
 
+// Where a number literal first stands outside a string, whole; npos when nowhere.
+inline std::size_t json_number_offset(std::string_view text, std::string_view literal) {
+    const auto in_number = [](char c) { return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'; };
+    json_string_tracker strings;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (strings.inside(text[i]) || !text.substr(i).starts_with(literal) || (i > 0 && in_number(text[i - 1])))
+            continue;
+        if (i + literal.size() == text.size() || !in_number(text[i + literal.size()])) return i;
+    }
+    return std::string_view::npos;
+}
+
 // Parses one JSON text that starts on line `place.line` of `place.file`. Syntax errors (named by
 // line and column), numbers beyond a double and nesting deeper than max_json_depth become
 // input_errors; `truncated` adds the likely cause to a syntax error. Python's NaN and ±Infinity
@@ -321,9 +333,18 @@ inline nlohmann::json parse_json_text(std::string_view text, const json_place& p
         throw_parse_error(place.file, text, original_offset(e.byte > 0 ? e.byte - 1 : 0), place.line,
                           std::string(e.what()) + (truncated ? " (truncated?)" : ""));
     } catch (const nlohmann::json::exception& e) {
-        // nlohmann's out_of_range.406: a number literal beyond the range of a double, e.g. 1e400.
+        // nlohmann's out_of_range.406: a number literal beyond the range of a double, e.g. 1e400,
+        // named ("number overflow parsing '1e400'") but not placed: found again to give its column.
         std::string reason = e.what();
-        if (const auto close = reason.find("] "); close != std::string::npos) reason = reason.substr(close + 2);
+        const auto open = reason.find('\''), close = reason.rfind('\'');
+        if (open < close) {
+            const std::string literal = reason.substr(open + 1, close - open - 1);
+            const auto at = json_number_offset(replaced ? std::string_view(replaced->text) : text, literal);
+            if (at != std::string_view::npos)
+                throw_parse_error(place.file, text, original_offset(at), place.line,
+                                  "number " + literal + " is out of the range of a double");
+        }
+        if (const auto end = reason.find("] "); end != std::string::npos) reason = reason.substr(end + 2);
         throw input_error(place.file, place.line, "", reason);
     }
 }
