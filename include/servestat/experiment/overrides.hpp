@@ -3,12 +3,13 @@
 // the Python module) refuses a bad one with the same message.
 #pragma once
 
-#include <regex>       // std::regex, std::regex_error
+#include <regex>       // std::regex
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
 #include "servestat/core/errors.hpp"             // usage_error
+#include "servestat/core/user_regex.hpp"         // compile_user_regex
 #include "servestat/experiment/factor_table.hpp" // user_factor
 #include "servestat/experiment/roles.hpp"        // user_role, parse_factor_role
 
@@ -28,12 +29,7 @@ inline std::pair<std::string, std::string> split_setting(std::string_view spec, 
 // "shape=(short|medium|long)": the factor `shape`, the first capture group's text (else the match).
 inline user_factor parse_user_factor(std::string_view spec) {
     auto [name, pattern] = detail::split_setting(spec, "--factor", "NAME=REGEX, e.g. shape=-(short|long)-");
-    if (pattern.size() > 1000) throw usage_error("--factor " + name + ": the pattern is longer than 1,000 characters");
-    try {
-        const std::regex compiled(pattern, std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error& e) {
-        throw usage_error("--factor " + name + "=" + pattern + ": not a regular expression (" + e.what() + ")");
-    }
+    compile_user_regex("--factor " + name, pattern, std::regex::ECMAScript | std::regex::icase);
     return {std::move(name), std::move(pattern)};
 }
 

@@ -10,7 +10,7 @@
 #include <filesystem> // std::filesystem::path
 #include <map>        // std::map
 #include <optional>   // std::optional
-#include <regex>      // std::regex, std::regex_search, std::regex_error
+#include <regex>      // std::regex, std::regex_search
 #include <span>       // std::span
 #include <string>     // std::string
 #include <utility>    // std::pair, std::move
@@ -21,6 +21,7 @@
 #include "servestat/core/errors.hpp"        // usage_error
 #include "servestat/core/natural_order.hpp" // natural_less
 #include "servestat/core/run.hpp"           // run, run_metadata
+#include "servestat/core/user_regex.hpp"    // compile_user_regex
 #include "servestat/plot/tradeoff.hpp"      // tradeoff_chart, labelled_points
 #include "servestat/plot/violin.hpp"        // violin_chart, violin_series
 #include "servestat/report/format.hpp"      // format_seconds, format_ratio
@@ -241,13 +242,7 @@ inline grouping group_runs(std::span<const run> runs, const group_key& key, cons
     if (o.window && !(*o.window > 0))
         throw usage_error(fmt::format("--window must be a positive number of seconds, not {}", *o.window));
     std::optional<std::regex> re;
-    if (!key.pattern.empty()) {
-        try {
-            re.emplace(key.pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-            throw usage_error(fmt::format("--group-by {}={}: invalid regular expression: {}", key.name, key.pattern, e.what()));
-        }
-    }
+    if (!key.pattern.empty()) re = compile_user_regex("--group-by " + key.name, key.pattern);
     grouping out;
     out.key = key;
     out.window = o.window;
