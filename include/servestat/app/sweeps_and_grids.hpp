@@ -3,10 +3,11 @@
 // and the runs a report shows on none of them: shared by stats, report and the Python module.
 #pragma once
 
-#include <set>    // std::set
-#include <span>   // std::span
-#include <string> // std::string
-#include <vector> // std::vector
+#include <algorithm> // std::stable_sort
+#include <set>       // std::set
+#include <span>      // std::span
+#include <string>    // std::string
+#include <vector>    // std::vector
 
 #include "servestat/app/analysis_args.hpp"     // analysis_args, sweet_spot_constraints
 #include "servestat/experiment/design.hpp"     // read_design, runs_as_designed, experiment_design
@@ -62,7 +63,15 @@ inline std::vector<sweep_analysis> analyze_sweeps(const analysis_args& a, const 
                                                   double slo_percentile) {
     std::vector<sweep_analysis> out;
     if (e.design.load.empty()) return out;
-    for (auto s : find_sweeps(e.runs, e.search_options())) {
+    auto sweeps = find_sweeps(e.runs, e.search_options());
+    // In the design's order of configurations (natural order of their values), not the files' order;
+    // a sweep across configurations (one the user asked for) after them.
+    const auto rank = [&](const sweep& s) {
+        const auto* c = e.configuration_of(s);
+        return c ? static_cast<std::size_t>(c - e.design.configurations.data()) : e.design.configurations.size();
+    };
+    std::stable_sort(sweeps.begin(), sweeps.end(), [&](const sweep& x, const sweep& y) { return rank(x) < rank(y); });
+    for (auto s : sweeps) {
         if (const auto* c = e.configuration_of(s)) s.configuration = c->name, s.configuration_pieces = c->pieces;
         out.push_back(analyze_sweep(s, e.runs, o.slos, slo_percentile, a.degradation));
     }

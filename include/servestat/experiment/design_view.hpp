@@ -184,8 +184,14 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
     if (!lengths.empty()) out.push_back({"run length", short_list(lengths, 2) + "; never a configuration"});
     std::vector<std::string> ignored;
     for (const auto& f : d.factors)
-        if (!f.constant && (f.reading.role == factor_role::ignored || f.reading.role == factor_role::provenance))
-            ignored.push_back(fmt::format("{} ({})", f.column.name, f.reading.reason));
+        if (!f.constant && (f.reading.role == factor_role::ignored || f.reading.role == factor_role::provenance)) {
+            // A folder's words ignored while its timestamp counts ("folder4" beside "folder4_time"):
+            // say which part of the folder is ignored, so the two lines do not seem to contradict.
+            const auto* time = d.find(f.column.name + "_time");
+            const bool time_used = time && !time->constant && time->reading.role != factor_role::ignored &&
+                                   time->reading.role != factor_role::provenance;
+            ignored.push_back(fmt::format("{}{} ({})", f.column.name, time_used ? "'s words, not its time" : "", f.reading.reason));
+        }
     if (!ignored.empty()) out.push_back({"ignored", short_list(ignored, 3)});
     std::vector<std::string> same;
     for (const auto& f : d.factors)
