@@ -5,6 +5,7 @@
 // text and count is derived by hand in the comments.
 #include <catch2/catch.hpp> // Catch2 v2
 
+#include <algorithm> // std::find
 #include <cmath>    // std::isfinite
 #include <cstddef>  // std::size_t
 #include <limits>   // std::numeric_limits
@@ -206,6 +207,16 @@ TEST_CASE("a sweep level run once carries its run's intervals; a replicated leve
     CHECK(view["rows"][1]["e2e_p99_ci"].is_null());
     CHECK(view["rows"][1]["e2e_p99"] == "500 ms†"); // 400 values: 4 above the p99 (place 395.01)
     CHECK(view["rows"][2]["e2e_p50_ci"].is_null());
+    // The table's columns are those some level has a value in: no e2e p90 was given, nor prompts
+    // short or long enough for their subsets.
+    std::vector<std::string> heads;
+    for (const auto& c : view["columns"]) heads.push_back(c["head"]);
+    CHECK(std::find(heads.begin(), heads.end(), "e2e p50") != heads.end());
+    CHECK(std::find(heads.begin(), heads.end(), "e2e p90") == heads.end());
+    CHECK(std::find(heads.begin(), heads.end(), "e2e p99 short prompts") == heads.end());
+    const auto at = static_cast<std::size_t>(std::find(heads.begin(), heads.end(), "e2e p50") - heads.begin());
+    for (const auto& row : view["rows"]) CHECK(row["cells"].size() == heads.size());
+    CHECK(view["rows"][0]["cells"][at] == json{{"value", "100 ms"}, {"ci", "(90–110)"}});
     const std::string note = view["interval_note"];
     CHECK_THAT(note, Catch::StartsWith("In parentheses beside a percentile: its 95% confidence interval"));
     CHECK_THAT(note, Catch::Contains("A value without one (†) has too few requests beyond it at its level to bound it."));

@@ -577,10 +577,10 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 <h2>{{title}}</h2>
 {{#sentence}}<p>{{sentence}}</p>{{/sentence}}
 <table class="sweep">
-<thead><tr><th>{{param}}</th><th>req/s</th><th>output tok/s</th><th>success</th><th>e2e p50</th><th>e2e p90</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th><th>short p99</th><th>long p99</th></tr></thead>
+<thead><tr><th>{{param}}</th>{{#columns}}<th>{{head}}</th>{{/columns}}</tr></thead>
 <tbody>
 {{#rows}}
-<tr><td>{{load}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{success}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}</td><td>{{e2e_p90}}{{#e2e_p90_ci}} <span class="ci">{{e2e_p90_ci}}</span>{{/e2e_p90_ci}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}</td><td>{{short_p99}}{{#short_p99_ci}} <span class="ci">{{short_p99_ci}}</span>{{/short_p99_ci}}</td><td>{{long_p99}}{{#long_p99_ci}} <span class="ci">{{long_p99_ci}}</span>{{/long_p99_ci}}</td></tr>
+<tr><td>{{load}}</td>{{#cells}}<td>{{value}}{{#ci}} <span class="ci">{{ci}}</span>{{/ci}}</td>{{/cells}}</tr>
 {{/rows}}
 </tbody>
 </table>
@@ -919,10 +919,10 @@ Notes:
 {{sentence}}
 
 {{/sentence}}
-| {{param}} | req/s | output tok/s | success | e2e p50 | e2e p90 | e2e p99 | ttft p50 | ttft p99 | short p99 | long p99 |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| {{param}} |{{#columns}} {{head}} |{{/columns}}
+|---:|{{#columns}}---:|{{/columns}}
 {{#rows}}
-| {{load}} | {{rps}} | {{output_tps}} | {{success}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}} | {{e2e_p90}}{{#e2e_p90_ci}} {{e2e_p90_ci}}{{/e2e_p90_ci}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}} | {{short_p99}}{{#short_p99_ci}} {{short_p99_ci}}{{/short_p99_ci}} | {{long_p99}}{{#long_p99_ci}} {{long_p99_ci}}{{/long_p99_ci}} |
+| {{load}} |{{#cells}} {{value}}{{#ci}} {{ci}}{{/ci}} |{{/cells}}
 {{/rows}}
 {{#interval_note}}
 

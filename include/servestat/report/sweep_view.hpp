@@ -139,6 +139,39 @@ inline void add_sweep_intervals(json& cells, const sweep_row& row) {
     }
 }
 
+// The sweep table's columns after the load, with their heads: those no level has a value in are left
+// out (a sweep of a tool's aggregates has no per-request e2e, nor short and long prompts), so an
+// empty column neither takes the width nor reads as a finding.
+inline constexpr std::pair<const char*, const char*> sweep_table_heads[] = {
+    {"rps", "req/s"},         {"output_tps", "output tok/s"}, {"success", "success"},
+    {"e2e_p50", "e2e p50"},   {"e2e_p90", "e2e p90"},         {"e2e_p99", "e2e p99"},
+    {"ttft_p50", "ttft p50"}, {"ttft_p99", "ttft p99"},       {"short_p99", "e2e p99 short prompts"},
+    {"long_p99", "e2e p99 long prompts"}};
+
+// Each row's shown values in column order ("cells": value and interval), for templates that draw
+// the columns a sweep has; the named fields stay for templates that name them.
+inline void add_sweep_cells(json& rows) {
+    std::vector<const char*> shown;
+    for (const auto& [field, head] : sweep_table_heads)
+        if (std::any_of(rows.begin(), rows.end(), [&](const json& r) { return r[field] != missing_value; })) shown.push_back(field);
+    for (auto& r : rows) {
+        json cells = json::array();
+        for (const char* field : shown) {
+            const auto ci = r.find(std::string(field) + "_ci");
+            cells.push_back({{"value", r[field]}, {"ci", ci == r.end() ? json(nullptr) : *ci}});
+        }
+        r["cells"] = std::move(cells);
+    }
+}
+
+inline json sweep_columns(const json& rows) {
+    json out = json::array();
+    if (rows.empty()) return out;
+    for (const auto& [field, head] : sweep_table_heads)
+        if (std::any_of(rows.begin(), rows.end(), [&](const json& r) { return r[field] != missing_value; })) out.push_back({{"head", head}});
+    return out;
+}
+
 inline json sweep_rows(const sweep_analysis& a) {
     json rows = json::array();
     for (const auto& row : a.rows) {
@@ -163,6 +196,7 @@ inline json sweep_rows(const sweep_analysis& a) {
                         {"long_p99", seconds("long.e2e.p99")}});
         add_sweep_intervals(rows.back(), row);
     }
+    add_sweep_cells(rows);
     return rows;
 }
 
@@ -361,9 +395,11 @@ inline json sweep_view(const sweep_analysis& a, double confidence = 0.95) {
     std::vector<std::string> knees, capacity;
     for (const auto& k : a.knees) knees.push_back(detail::knee_sentence(a, k));
     for (const auto& c : a.capacity) capacity.push_back(detail::capacity_sentence(a, c));
+    const json rows = detail::sweep_rows(a);
     return {{"title", detail::sweep_title(a)},
             {"param", a.curve.param},
-            {"rows", detail::sweep_rows(a)},
+            {"rows", rows},
+            {"columns", detail::sweep_columns(rows)},
             {"knees", detail::sentences(knees)},
             {"has_capacity", !capacity.empty()},
             {"capacity", detail::sentences(capacity)},
