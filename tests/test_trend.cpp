@@ -245,6 +245,26 @@ TEST_CASE("with no significant step the findings say so") {
     CHECK(view["findings"][0]["text"] == "No significant change between consecutive runs.");
 }
 
+TEST_CASE("a latest run in which every request failed leads the summary, not 'no latency changed'") {
+    run failed;
+    failed.meta = week(2).meta;
+    for (std::size_t i = 0; i < week(2).requests.size(); ++i) {
+        request_record r;
+        r.t_sent = week(2).requests.t_sent()[i];
+        r.t_end = *r.t_sent + 0.01;
+        r.status = request_status::error;
+        r.http_status = 503;
+        failed.requests.push_back(r);
+    }
+    const std::vector<run> runs{week(1), failed};
+    const compare_options o = fast_trend_options();
+    const json view = report::trend_view_model(follow_trend(runs, o), runs, o, "A dead server");
+    REQUIRE_FALSE(view["summary"].empty());
+    CHECK(view["summary"][0]["text"] == fmt::format("The latest run (week-2, 2026-10-26) completed none of its {} requests: "
+                                                    "every latency is missing, not unchanged.", week(2).requests.size()));
+    for (const auto& s : view["summary"]) CHECK(s["text"].get<std::string>().find("no latency changed") == std::string::npos);
+}
+
 TEST_CASE("the built-in trend templates render the view, and twice the same") {
     const auto& runs = weekly_runs();
     const compare_options o = fast_trend_options();

@@ -27,6 +27,7 @@
 #include "servestat/report/intervals.hpp"    // percentile_ci, interval_band_label, detail::text_or_null
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
+#include "servestat/stats/run_validity.hpp"   // run_failed_entirely
 
 namespace servestat::report {
 
@@ -272,7 +273,13 @@ inline std::vector<summary_sentence> summary(const trend& t, std::span<const run
     std::stable_sort(groups.begin(), groups.end(), [&](const change_group& a, const change_group& b) { return rank(a) < rank(b); });
     for (std::size_t i = 0; i < groups.size(); ++i)
         out.push_back({10 - 0.1 * static_cast<double>(i), since + ": " + group_sentence("", groups[i], o.verdicts)});
-    if (groups.empty()) {
+    // A run in which nothing completed has no latencies to compare: "no latency changed" would read
+    // as good news. The failure leads instead.
+    const bool latest_failed = run_failed_entirely(latest.stats);
+    if (latest_failed)
+        out.push_back({11, fmt::format("The latest run ({}) completed none of its {} requests: every latency is missing, "
+                                       "not unchanged.", named(latest), latest.stats.requests)});
+    if (groups.empty() && !latest_failed) {
         std::string moved;
         for (const char* name : {"e2e.p50", "e2e.p99"})
             if (const change* c = find(latest.vs_previous, name); c && c->relative)
