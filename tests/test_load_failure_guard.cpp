@@ -45,6 +45,16 @@ request_result cancelled() {
     return r;
 }
 
+// The driver's own limit met (out of file descriptors): not the server's doing.
+request_result out_of_descriptors() {
+    request_result r;
+    r.status = request_status::transport;
+    r.error = "client: the driver ran out of file descriptors (Too many open files; ulimit -n 128): raise it, or "
+              "lower the concurrency or rate";
+    r.client_limit = true;
+    return r;
+}
+
 request_result timed_out() {
     request_result r;
     r.status = request_status::timeout;
@@ -117,6 +127,12 @@ TEST_CASE("any answer from the server ends a run of connection failures; a cance
         REQUIRE(f.stop);
         CHECK(*f.tripped_at == 4);
         CHECK(f.stop->reason.starts_with("3 connection failures in a row"));
+    }
+    SECTION("the driver out of file descriptors neither counts nor resets: its own limit, not the server's") {
+        CHECK_FALSE(feed(g, repeat(out_of_descriptors(), 10)).stop);
+        const auto f = feed(g, {refused(), out_of_descriptors(), refused(), out_of_descriptors(), refused()});
+        REQUIRE(f.stop);
+        CHECK(*f.tripped_at == 4);
     }
 }
 

@@ -221,6 +221,38 @@ TEST_CASE("error texts are escaped so the line stays valid JSON") {
     }
 }
 
+TEST_CASE("an itl the driver cut says how many gaps the stream had, and the reader says the pool lacks them") {
+    auto r = streamed_ok();
+    r.itl_dropped = 7; // past the driver's cap: counted, not kept
+    const std::string line = log_line(r);
+    CHECK(line.find(R"(,"itl_gaps":10)") != std::string::npos); // 3 kept + 7 dropped
+    temp_file f(header_line(run_info) + line + log_line(streamed_ok()));
+    const auto run = read_log(f.path());
+    CHECK(run.requests.row(0).itl.size() == 3);
+    REQUIRE(run.meta.notes.size() == 1);
+    CHECK(run.meta.notes[0] == "itl: 1 request had more chunk gaps than the driver keeps; the log holds only the first "
+                               "of them (itl_gaps says how many there were), so the pooled itl leaves out their later gaps");
+    SECTION("a log with no cut list has no such note") {
+        temp_file whole(header_line(run_info) + log_line(streamed_ok()));
+        CHECK(read_log(whole.path()).meta.notes.empty());
+    }
+}
+
+TEST_CASE("the longest line the driver writes is one its reader takes") {
+    // The most gaps the driver keeps, each as long as a --timeout of 31 years writes it, and an error
+    // of control characters (each escaped to six bytes) that would pass 64 MiB whole.
+    auto r = streamed_ok();
+    r.itl.assign(servestat::load::default_max_itl_gaps, 999999999.999999);
+    r.itl_dropped = 1;
+    r.error = std::string(12 << 20, '\x01');
+    const std::string line = log_line(r);
+    CHECK(line.size() < (std::size_t{64} << 20));
+    temp_file f(header_line(run_info) + line);
+    const auto run = read_log(f.path());
+    CHECK(run.requests.row(0).itl.size() == r.itl.size());
+    CHECK(run.requests.row(0).error.ends_with(fmt::format("... ({} bytes in all)", 12 << 20)));
+}
+
 TEST_CASE("the id is a JSON string whatever it contains") {
     auto r = streamed_ok();
     r.id = "req \"7\"\n";

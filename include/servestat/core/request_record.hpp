@@ -33,6 +33,7 @@ struct request_record {
     std::optional<std::int32_t> http_status;
     std::string error; // empty when there is none
     std::vector<double> itl; // chunk gaps, seconds
+    std::optional<std::int64_t> itl_gaps; // the gaps the stream had, when itl keeps only the first (the driver's cap)
     std::optional<double> server_queue;
     std::optional<double> server_prefill;
     std::optional<double> server_decode;
@@ -51,6 +52,7 @@ struct request_record {
         http_status.reset();
         error.clear();
         itl.clear();
+        itl_gaps.reset();
         server_queue.reset(); server_prefill.reset(); server_decode.reset();
         connect_time.reset(); tls_time.reset(); cached_tokens.reset(); turn.reset(); cacheable_tokens.reset();
     }
@@ -71,7 +73,7 @@ inline bool identical(const request_record& a, const request_record& b) {
            a.cacheable_tokens == b.cacheable_tokens && a.prompt_tokens == b.prompt_tokens &&
            a.output_tokens == b.output_tokens && a.max_tokens == b.max_tokens &&
            a.prompt_tokens_original == b.prompt_tokens_original && a.trimmed == b.trimmed && a.status == b.status &&
-           a.http_status == b.http_status && a.error == b.error &&
+           a.http_status == b.http_status && a.error == b.error && a.itl_gaps == b.itl_gaps &&
            std::equal(a.itl.begin(), a.itl.end(), b.itl.begin(), b.itl.end(), same);
 }
 

@@ -13,6 +13,7 @@
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
+#include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json (the header line)
 #include <simdjson.h>        // simdjson::ondemand
 
@@ -155,6 +156,7 @@ public:
         case field::http_status: return read_count(key, v, r.http_status);
         case field::error: return read_error(v, r.error);
         case field::itl: return read_itl(v, r.itl);
+        case field::itl_gaps: return read_gap_count(v, r.itl_gaps);
         case field::server_queue: return read_time(key, v, r.server_queue);
         case field::server_prefill: return read_time(key, v, r.server_prefill);
         case field::server_decode: return read_time(key, v, r.server_decode);
@@ -210,6 +212,16 @@ public:
         if (x > std::numeric_limits<std::int32_t>::max())
             return field_error{std::string(key), "is too large"};
         out = static_cast<std::int32_t>(x);
+        return std::nullopt;
+    }
+
+    // A count that may pass int32 (a stream's chunk gaps, when the driver kept only the first).
+    static std::optional<field_error> read_gap_count(simdjson::ondemand::value& v, std::optional<std::int64_t>& out) {
+        if (is_null(v)) return std::nullopt;
+        std::int64_t n = 0;
+        if (v.get_int64().get(n)) return field_error{"itl_gaps", "expected an integer"};
+        if (n < 0) return field_error{"itl_gaps", "must not be negative"};
+        out = n;
         return std::nullopt;
     }
 
@@ -305,7 +317,22 @@ struct canonical_piece {
     std::size_t skipped = 0;               // lines skipped under --skip-bad ...
     std::vector<line_problem> skipped_examples; // ... the first few of them
     std::optional<line_problem> error;      // the first bad line, without --skip-bad (reading stopped)
+    std::size_t itl_cut = 0;                // requests whose itl holds fewer gaps than they had (itl_gaps)
 };
+
+inline bool itl_was_cut(const request_record& r) {
+    return r.itl_gaps && *r.itl_gaps > static_cast<std::int64_t>(r.itl.size());
+}
+
+// Pooled itl takes every gap of every ok request: a request whose list the driver cut gives only its
+// first gaps, which the reader cannot restore, so it says so rather than leave the pool looking whole.
+inline void note_cut_itl(run& result, std::size_t requests) {
+    if (requests == 0) return;
+    result.meta.notes.push_back(fmt::format(
+        "itl: {} request{} had more chunk gaps than the driver keeps; the log holds only the first of them "
+        "(itl_gaps says how many there were), so the pooled itl leaves out their later gaps",
+        requests, requests == 1 ? "" : "s"));
+}
 
 // The requests of the lines `lines` gives, each handed to use(record) (which may keep it or not);
 // problems go to `piece`. Lines are numbered as `lines` numbers them: from 1 in a piece, or on from
@@ -328,6 +355,7 @@ void read_canonical_lines(line_source& lines, const read_options& options, canon
                 ++piece.skipped;
                 continue;
             }
+            piece.itl_cut += itl_was_cut(record);
             use(line->size(), record);
         }
     } catch (const input_error& e) { // a line over the length limit, a read error
@@ -383,7 +411,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     const std::size_t threads = resolve_threads(options.threads);
     const auto ranges = plan_pieces(file, {rest_begin, size}, threads, options.min_piece_bytes);
     std::vector<canonical_piece> pieces(std::max<std::size_t>(ranges.size(), 1));
-    std::size_t line_offset = 0;
+    std::size_t line_offset = 0, itl_cut = 0;
     if (ranges.size() <= 1) {
         lines.count_into(options.progress); // the header's chunk and every one after
         read_canonical_piece(lines, options, size > rest_begin ? size - rest_begin : 0, pieces[0]);
@@ -405,12 +433,14 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
     // The first piece becomes the table as it is; the others are appended column by column.
     for (auto& piece : pieces) {
         take_problems(result, piece, line_offset);
+        itl_cut += piece.itl_cut;
         if (&piece == &pieces.front()) result.requests = std::move(piece.requests);
         else result.requests.append(std::move(piece.requests), threads);
         line_offset += piece.lines;
     }
     if (result.requests.empty() && result.skipped.count == 0)
         throw input_error(name, std::max(line_offset, header_lines), "", "no requests after the header");
+    note_cut_itl(result, itl_cut);
     add_scraped_metrics(result.meta, file); // the server's /metrics saved beside the log, if any
     add_metrics_timeline(result.meta, file); // and sampled during the run
     std::vector<run> runs; // not `return {std::move(result)}`: an initializer list is copied from
@@ -437,6 +467,7 @@ run stream_canonical_log(const std::filesystem::path& file, const read_options& 
     take_problems(result, piece, 0);
     if (requests == 0 && result.skipped.count == 0)
         throw input_error(result.meta.source.path, std::max(piece.lines, header_lines), "", "no requests after the header");
+    note_cut_itl(result, piece.itl_cut);
     add_scraped_metrics(result.meta, file);
     add_metrics_timeline(result.meta, file);
     return result;

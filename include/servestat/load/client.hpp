@@ -1,6 +1,7 @@
 // The driver's HTTP/1.1 client: one keep-alive connection sends requests and times their responses.
 #pragma once
 
+#include <algorithm>   // std::min, std::max
 #include <array>       // std::array
 #include <chrono>      // std::chrono::steady_clock, duration
 #include <cstddef>     // std::size_t
@@ -21,6 +22,7 @@
 #include <boost/asio/use_awaitable.hpp> // boost::asio::use_awaitable
 #include <boost/beast/core/error.hpp>        // boost::beast::error
 #include <boost/beast/core/flat_buffer.hpp>  // boost::beast::flat_buffer
+#include <boost/beast/core/string.hpp>       // boost::beast::iequals
 #include <boost/beast/http/buffer_body.hpp>  // boost::beast::http::buffer_body
 #include <boost/beast/http/error.hpp>        // boost::beast::http::error::need_buffer
 #include <boost/beast/http/message.hpp>      // boost::beast::http::request
@@ -29,6 +31,8 @@
 #include <boost/beast/http/string_body.hpp>  // boost::beast::http::string_body
 #include <boost/beast/http/write.hpp>        // boost::beast::http::async_write
 #include <fmt/format.h>                      // fmt::format
+
+#include <sys/resource.h> // ::getrlimit, RLIMIT_NOFILE
 
 #include "servestat/core/errors.hpp"      // usage_error
 #include "servestat/load/log_writer.hpp"  // request_result
@@ -88,7 +92,11 @@ struct http_options {
     std::string api_key;             // sent as "Authorization: Bearer KEY" when not empty
     std::vector<std::pair<std::string, std::string>> headers; // --header, sent with every request
     double timeout = 600;            // seconds from sending to the last byte; then status timeout
+    // What one request may hold, so that a hostile or broken server cannot grow the driver without
+    // bound (docs/load.md#what-a-response-may-hold): a whole body (or a session's reply text) up to
+    // this many bytes, and this many chunk gaps of a stream, the later ones counted but not kept.
     std::size_t max_body_bytes = 64 << 20;
+    std::size_t max_itl_gaps = default_max_itl_gaps;
     std::shared_ptr<net::ssl::context> tls; // set for https:// endpoints
 };
 
@@ -136,6 +144,49 @@ struct transport_failure {
     std::string message;
 };
 
+// Whether Beast refused what the server sent as HTTP (a bad chunk, headers over the parser's limit):
+// the server answered, wrongly, so it is a malformed response, not a connection failure.
+inline bool is_protocol_violation(const boost::system::error_code& ec) {
+    if (ec.category() != beast::http::make_error_code(http::error::bad_chunk).category()) return false;
+    switch (static_cast<http::error>(ec.value())) {
+    case http::error::unexpected_body:
+    case http::error::header_limit:
+    case http::error::body_limit:
+    case http::error::bad_line_ending:
+    case http::error::bad_method:
+    case http::error::bad_target:
+    case http::error::bad_version:
+    case http::error::bad_status:
+    case http::error::bad_reason:
+    case http::error::bad_field:
+    case http::error::bad_value:
+    case http::error::bad_content_length:
+    case http::error::bad_transfer_encoding:
+    case http::error::bad_chunk:
+    case http::error::bad_chunk_extension:
+    case http::error::bad_obs_fold: return true;
+    default: return false; // end_of_stream, partial_message: the server went away
+    }
+}
+
+// Whether the driver itself ran out of file descriptors: its own limit, not the server's doing.
+inline bool is_out_of_descriptors(const boost::system::error_code& ec) {
+    return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system;
+}
+
+// "ulimit -n 1024": the soft limit the driver runs under, as the shell would set it.
+inline std::string descriptor_limit() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "ulimit -n";
+    return fmt::format("ulimit -n {}", limit.rlim_cur);
+}
+
+inline std::string out_of_descriptors_message(const boost::system::error_code& ec) {
+    return fmt::format("client: the driver ran out of file descriptors ({}; {}): raise it, or lower the "
+                       "concurrency or rate",
+                       ec.message(), descriptor_limit());
+}
+
 } // namespace detail
 
 // One keep-alive connection. Not thread-safe: a connection belongs to one coroutine at a time.
@@ -176,6 +227,10 @@ public:
                 co_return;
             } catch (const boost::system::system_error& e) {
                 close();
+                if (detail::is_protocol_violation(e.code())) {
+                    record_malformed(out, fmt::format("invalid HTTP ({})", e.code().message()), run_start);
+                    co_return;
+                }
                 if (attempt == 0 && reused && !response_started && !timed_out(e.code()) && !cancelled_) continue;
                 record_failure(out, e, run_start);
                 co_return;
@@ -221,7 +276,14 @@ private:
         out.error = std::move(message);
         out.t_first.reset();
         out.itl.clear();
+        out.itl_dropped = 0;
         out.output_tokens = 0;
+    }
+
+    // Every gap the stream had, kept in itl or not.
+    static std::int32_t gaps_seen(const request_result& out) {
+        const auto all = static_cast<std::int64_t>(out.itl.size()) + out.itl_dropped;
+        return static_cast<std::int32_t>(std::min<std::int64_t>(all, std::numeric_limits<std::int32_t>::max() - 1));
     }
 
     void record_malformed(request_result& out, std::string_view what, steady::time_point run_start) {
@@ -239,9 +301,12 @@ private:
         } else if (planned_cancel_ && timed_out(e.code())) {
             out.status = request_status::cancelled;
             out.error = fmt::format("cancelled by the driver {:.3f} s after sending (--cancel-rate)", *cancel_after_);
-            out.output_tokens = out.t_first ? static_cast<std::int32_t>(out.itl.size()) + 1 : 0;
+            out.output_tokens = out.t_first ? gaps_seen(out) + 1 : 0;
         } else if (timed_out(e.code())) {
             fail(out, request_status::timeout, fmt::format("no complete response within {} s", options_.timeout));
+        } else if (detail::is_out_of_descriptors(e.code())) {
+            fail(out, request_status::transport, detail::out_of_descriptors_message(e.code()));
+            out.client_limit = true;
         } else {
             // what(): the code's message, after the TLS handshake's reason when it has one.
             fail(out, request_status::transport, fmt::format("transport: {}", e.what()));
@@ -269,12 +334,14 @@ private:
                 planned_cancel_ = true;
             }
         }
+        expiry_ = expiry;
         stream_->lowest().expires_at(expiry);
         http::request<http::string_body> req{http::verb::post, where_.prefix + request.target, 11};
         req.set(http::field::host, where_.host);
         req.set(http::field::content_type, "application/json");
         req.set(http::field::accept, request.stream ? "text/event-stream" : "application/json");
         req.set(http::field::user_agent, "servestat-load/0.1");
+        req.set(http::field::accept_encoding, "identity"); // the driver decodes no compression
         if (!options_.api_key.empty()) req.set(http::field::authorization, "Bearer " + options_.api_key);
         for (const auto& [name, value] : options_.headers) req.set(name, value);
         req.keep_alive(true);
@@ -291,12 +358,24 @@ private:
         out.http_status = static_cast<int>(parser.get().result_int());
         if (auto header = parser.get().find("x-servestat-timings"); header != parser.get().end())
             set_timings(out, parse_timings_header(std::string_view(header->value().data(), header->value().size())));
+        refuse_encoded_body(parser.get());
         const bool is_event_stream = parser.get()[http::field::content_type].starts_with("text/event-stream");
         if (out.http_status == 200 && request.stream && is_event_stream)
             co_await read_stream(parser, run_start, out, request);
         else
             co_await read_whole(parser, run_start, out, request);
         if (!parser.keep_alive()) close();
+    }
+
+    // A compressed body read as text would fail somewhere inside it ("ended inside an event") for a
+    // reason the message would not name; the request asks for identity, so a server that compresses
+    // anyway is told as such.
+    static void refuse_encoded_body(const http::response_header<>& header) {
+        const auto encoding = header[http::field::content_encoding];
+        if (encoding.empty() || beast::iequals(encoding, "identity")) return;
+        throw response_error(fmt::format("the server sent Content-Encoding: {}, which the driver does not decode "
+                                         "(it asks for Accept-Encoding: identity)",
+                                         std::string_view(encoding.data(), std::min<std::size_t>(encoding.size(), 100))));
     }
 
     static void set_timings(request_result& out, const std::optional<server_timings>& t) {
@@ -325,23 +404,39 @@ private:
         beast::error_code ec;
         co_await http::async_read_some(*stream_, buffer_, parser, net::redirect_error(net::use_awaitable, ec));
         if (ec && ec != http::error::need_buffer) throw boost::system::system_error(ec);
+        // The stream's timer fires only while a read waits: a server that keeps the socket full never
+        // lets one wait, so the deadline is checked after every read too.
+        if (steady::now() >= expiry_) throw boost::system::system_error(beast::error::timeout);
         co_return piece.size() - parser.get().body().size;
     }
 
-    net::awaitable<void> read_body(http::response_parser<http::buffer_body>& parser, std::string& body) {
+    void refuse_body_over_cap() const {
+        throw response_error(fmt::format("body larger than {} bytes", options_.max_body_bytes));
+    }
+
+    // The body's room never passes the cap: a Content-Length over it is refused before a byte is
+    // read, one under it reserved at once; a chunked body's room doubles up to the cap (a vector,
+    // whose reserve is exact: a string may round up to twice its old room).
+    net::awaitable<void> read_body(http::response_parser<http::buffer_body>& parser, std::vector<char>& body) {
+        if (const auto length = parser.content_length()) {
+            if (*length > options_.max_body_bytes) refuse_body_over_cap();
+            body.reserve(static_cast<std::size_t>(*length));
+        }
         piece_buffer piece{};
         while (!parser.is_done()) {
             const auto got = co_await read_piece(parser, piece);
-            if (body.size() + got > options_.max_body_bytes)
-                throw response_error(fmt::format("body larger than {} bytes", options_.max_body_bytes));
-            body.append(piece.data(), got);
+            if (body.size() + got > options_.max_body_bytes) refuse_body_over_cap();
+            if (body.size() + got > body.capacity())
+                body.reserve(std::min(std::max(body.capacity() * 2, body.size() + got), options_.max_body_bytes));
+            body.insert(body.end(), piece.data(), piece.data() + got);
         }
     }
 
     net::awaitable<void> read_whole(http::response_parser<http::buffer_body>& parser, steady::time_point run_start,
                                     request_result& out, const prepared_request& request) {
-        std::string body;
-        co_await read_body(parser, body);
+        std::vector<char> bytes;
+        co_await read_body(parser, bytes);
+        const std::string_view body(bytes.data(), bytes.size());
         out.t_end = detail::seconds_since(run_start);
         if (out.http_status != 200) {
             out.status = request_status::error;
@@ -374,9 +469,9 @@ private:
             stream.feed(std::string_view(piece.data(), got), [&](const response_info& info) {
                 if (info.has_content) {
                     if (stream.content_chunks() == 1) out.t_first = now;
-                    else out.itl.push_back(now - last_content);
+                    else keep_gap(out, now - last_content);
                     last_content = now;
-                    if (request.keep_reply) out.reply.append(info.text);
+                    if (request.keep_reply) keep_reply_text(out, info.text);
                 }
                 take_reading(out, info);
             });
@@ -385,6 +480,19 @@ private:
         out.output_tokens = stream.output_tokens();
         if (const auto error = stream.finish()) fail(out, request_status::error, *error);
         else out.status = request_status::ok;
+    }
+
+    // Past max_itl_gaps a gap is only counted: the log says how many the stream had (itl_gaps).
+    void keep_gap(request_result& out, double gap) const {
+        if (out.itl.size() < options_.max_itl_gaps) out.itl.push_back(gap);
+        else ++out.itl_dropped;
+    }
+
+    // A session resends the reply, so it is held whole or the request fails: at most a body's cap.
+    void keep_reply_text(request_result& out, std::string_view text) const {
+        if (out.reply.size() + text.size() > options_.max_body_bytes)
+            throw response_error(fmt::format("the reply's text is longer than {} bytes", options_.max_body_bytes));
+        out.reply.append(text);
     }
 
     net::any_io_executor executor_;
@@ -399,6 +507,7 @@ private:
     bool cancelled_ = false;
     std::optional<double> cancel_after_; // the current request's
     bool planned_cancel_ = false;        // its deadline is its cancel_after_
+    steady::time_point expiry_{};        // the current request's deadline (or planned cancellation)
 };
 
 } // namespace servestat::load

@@ -61,8 +61,9 @@ inline std::string percent(double share) {
 // Trips (a) after `max_connection_failures` transport failures in a row, in the order requests
 // complete, and (b) when the share of errors among the last `error_window` requests exceeds
 // `max_error_rate`. A request is an error when its status is not ok; cancelled requests (--cancel-rate
-// chose them, or the run was being stopped) are the user's doing: they count for neither trigger and
-// leave both as they were. Any other answer (ok, an HTTP error, a timeout) ends a run of connection
+// chose them, or the run was being stopped) are the user's doing, and a request that failed on the
+// driver's own limit (out of file descriptors) the client's: they count for neither trigger and leave
+// both as they were. Any other answer (ok, an HTTP error, a timeout) ends a run of connection
 // failures: the server was there to answer. The guard trips once; after that it only reports.
 class failure_guard : public run_observer {
 public:
@@ -71,7 +72,7 @@ public:
     }
 
     std::optional<stop_request> observe(const request_result& r) override {
-        if (!tripped_.empty() || r.status == request_status::cancelled) return std::nullopt;
+        if (!tripped_.empty() || r.status == request_status::cancelled || r.client_limit) return std::nullopt;
         last_error_ = r.status == request_status::ok ? last_error_ : detail::short_error(r);
         in_a_row_ = r.status == request_status::transport ? in_a_row_ + 1 : 0;
         push(r.status != request_status::ok);

@@ -3,6 +3,7 @@
 
 #include <cerrno>      // errno
 #include <cmath>       // std::isfinite
+#include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t
 #include <cstring>     // std::strerror
 #include <filesystem>  // std::filesystem::path
@@ -22,6 +23,11 @@
 
 namespace servestat::load {
 
+// The chunk gaps a request keeps in `itl`; later ones are only counted (itl_dropped). A million
+// (a reply of a million chunks) write 9 to 20 MB of `itl`, well inside the reader's 64 MiB line, and
+// hold 8 MB while the request is in flight.
+inline constexpr std::size_t default_max_itl_gaps = 1'000'000;
+
 // One request as the driver measured it; times are seconds since the run started.
 struct request_result {
     std::string id;
@@ -37,7 +43,8 @@ struct request_result {
     request_status status = request_status::ok;
     int http_status = 0; // 0: no response arrived
     std::string error;
-    std::vector<double> itl; // gaps between content chunks after the first
+    std::vector<double> itl; // gaps between content chunks after the first, up to the driver's cap
+    std::int64_t itl_dropped = 0; // gaps past the cap: counted, not kept
     std::optional<double> server_queue, server_prefill, server_decode;
     std::optional<double> connect_time, tls_time;   // on the request that opened its connection
     std::optional<std::int32_t> cached_tokens;       // the server's prompt tokens served from its prefix cache
@@ -47,9 +54,21 @@ struct request_result {
     // Not logged: what a session's next turn is built from.
     std::string reply;       // the reply's text (when asked for)
     std::string response_id; // the Responses API's id of the reply
+    // Not logged: the request failed on the driver's own limit (out of file descriptors), so the
+    // failure guard does not hold it against the server.
+    bool client_limit = false;
 };
 
 namespace detail {
+
+// An error text is logged up to this many bytes: a server's message can be as long as a body (64 MiB)
+// and escaping can grow it sixfold, and the line must stay inside the reader's 64 MiB.
+inline constexpr std::size_t max_logged_error_bytes = std::size_t{1} << 20;
+
+inline std::string logged_error(const std::string& error) {
+    if (error.size() <= max_logged_error_bytes) return error;
+    return fmt::format("{}... ({} bytes in all)", std::string_view(error).substr(0, max_logged_error_bytes), error.size());
+}
 
 inline void append_seconds(std::string& out, std::string_view key, double seconds) {
     fmt::format_to(std::back_inserter(out), R"(,"{}":{:.6f})", key, seconds);
@@ -78,13 +97,16 @@ inline std::string log_line(const request_result& r) {
     out.append(R"(,"status":")").append(to_string(r.status)).append("\"");
     if (r.http_status != 0) fmt::format_to(std::back_inserter(out), R"(,"http_status":{})", r.http_status);
     if (!r.error.empty())
-        out.append(R"(,"error":)").append(nlohmann::json(r.error).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        out.append(R"(,"error":)").append(nlohmann::json(detail::logged_error(r.error)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (!r.itl.empty()) {
         out.append(R"(,"itl":[)");
         for (std::size_t i = 0; i < r.itl.size(); ++i)
             fmt::format_to(std::back_inserter(out), "{}{:.6f}", i == 0 ? "" : ",", r.itl[i]);
         out.append("]");
     }
+    // The gaps the stream had when itl holds only the first of them (the driver's cap).
+    if (r.itl_dropped > 0)
+        fmt::format_to(std::back_inserter(out), R"(,"itl_gaps":{})", static_cast<std::int64_t>(r.itl.size()) + r.itl_dropped);
     detail::append_optional_seconds(out, "server_queue", r.server_queue);
     detail::append_optional_seconds(out, "server_prefill", r.server_prefill);
     detail::append_optional_seconds(out, "server_decode", r.server_decode);

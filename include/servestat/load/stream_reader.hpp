@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>  // std::int32_t
+#include <limits>   // std::numeric_limits
 #include <optional> // std::optional
 #include <string>   // std::string
 #include <string_view> // std::string_view
@@ -35,7 +36,8 @@ public:
                 return;
             }
             if (info.ends_response && protocol_ == api_protocol::responses) done_ = true;
-            if (info.has_content) ++content_chunks_;
+            // Saturates: a server flooding chunks until the timeout must not overflow the count.
+            if (info.has_content && content_chunks_ < std::numeric_limits<std::int32_t>::max()) ++content_chunks_;
             if (info.completion_tokens) completion_tokens_ = info.completion_tokens;
             on_reading(info);
         });

@@ -111,6 +111,7 @@ public:
                                         steady::time_point deadline) {
         connect_timing out;
         auto& tcp_layer = lowest();
+        open_socket(tcp_layer, addresses);
         tcp_layer.expires_at(deadline);
         const auto start = steady::now();
         co_await tcp_layer.async_connect(addresses, net::use_awaitable);
@@ -147,6 +148,17 @@ public:
     }
 
 private:
+    // Asio's connect over a list of addresses takes a socket it could not open for one closed under
+    // it, and says "Operation canceled": the driver out of file descriptors would be told as the
+    // server's failure. Opening the socket first throws the real reason (EMFILE); the connect then
+    // closes it and opens its own in the descriptor this one frees.
+    static void open_socket(beast::tcp_stream& tcp_layer, const tcp::resolver::results_type& addresses) {
+        if (addresses.empty()) return;
+        boost::system::error_code ec;
+        tcp_layer.socket().open(addresses.begin()->endpoint().protocol(), ec);
+        if (ec) throw boost::system::system_error(ec, "socket");
+    }
+
     // SNI for names (not for address literals, RFC 6066), and what the certificate must name:
     // OpenSSL checks it during the handshake, so a mismatch fails there with its own reason.
     static void name_the_server(SSL* ssl, const std::string& host) {
