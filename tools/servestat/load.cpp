@@ -2,13 +2,14 @@
 #include <algorithm>  // std::max, std::min
 #include <chrono>     // std::chrono::system_clock
 #include <cmath>      // std::floor
-#include <cstdio>     // std::fputs, stderr
+#include <cstdio>     // std::fwrite, stderr
 #include <cstdlib>    // std::getenv
 #include <filesystem> // std::filesystem
 #include <fstream>    // std::ofstream
 #include <memory>     // std::unique_ptr
 #include <optional>   // std::optional
 #include <string>     // std::string
+#include <string_view> // std::string_view
 #include <vector>     // std::vector
 
 #include <unistd.h> // ::isatty
@@ -20,6 +21,7 @@
 #include <servestat/core/errors.hpp>           // usage_error, input_error
 #include <servestat/core/iso_time.hpp>         // detail::iso_utc
 #include <servestat/core/random.hpp>           // detail::xoshiro256, draw_below
+#include <servestat/core/visible_controls.hpp> // write_terminal
 #include <servestat/ingest/arrival_trace.hpp>  // read_arrivals
 #include <servestat/load/arrivals.hpp>         // open-loop schedules, trace replay
 #include <servestat/load/auto_sweep.hpp>       // auto_sweep (--sweep concurrency=auto)
@@ -50,7 +52,17 @@ namespace fs = std::filesystem;
 constexpr int exit_interrupted = 130; // as a shell reports a run ended by SIGINT
 constexpr int exit_server_failing = 4; // the failure guard stopped a run: the server was gone or failing
 
-void say(const std::string& text) { std::fputs(text.c_str(), stderr); }
+// A line for stderr. What it quotes (labels, a server's error texts, its log's last lines) has its
+// control characters shown, not obeyed; only the progress line's own "clear the line" goes out raw.
+void say(const std::string& text) {
+    constexpr std::string_view clear_line = "\r\033[K";
+    std::string_view rest = text;
+    if (rest.starts_with(clear_line)) {
+        std::fwrite(clear_line.data(), 1, clear_line.size(), stderr);
+        rest.remove_prefix(clear_line.size());
+    }
+    servestat::write_terminal(stderr, rest);
+}
 
 // The rows the driver will send, each budgeted once before the run starts.
 struct prepared_workload {

@@ -6,7 +6,6 @@
 #include <array>      // std::array
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int32_t, std::uint64_t
-#include <cstdio>     // std::fputs
 #include <exception>  // std::exception
 #include <fstream>    // std::ofstream
 #include <functional> // std::function
@@ -18,6 +17,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include <servestat/core/errors.hpp>         // input_error, usage_error
+#include <servestat/core/visible_controls.hpp> // write_terminal
 #include <servestat/load/distribution.hpp>  // distribution
 #include <servestat/load/session.hpp>       // make_sessions, session_json_line
 #include <servestat/load/token_counter.hpp> // token_counter, heuristic_token_counter
@@ -99,11 +99,9 @@ inline load::token_counter workload_counter(const workload_args& a, const token_
     try {
         return server_counter(a);
     } catch (const std::exception& e) {
-        std::fputs(fmt::format("servestat workload: warning: cannot count tokens with {}/tokenize ({}); using the "
-                               "heuristic, so bucket edges are estimates\n",
-                               a.url, e.what())
-                       .c_str(),
-                   stderr);
+        write_terminal(stderr, fmt::format("servestat workload: warning: cannot count tokens with {}/tokenize ({}); using "
+                                           "the heuristic, so bucket edges are estimates\n",
+                                           a.url, e.what()));
         return load::heuristic_token_counter();
     }
 }
@@ -162,14 +160,12 @@ inline int write_sessions(const workload_args& a, const load::token_counter& cou
     std::sort(turns.begin(), turns.end());
     double total = 0;
     for (double t : turns) total += t;
-    std::fputs(fmt::format("workload: {} sessions, {:g} turns (per session min {:g} p50 {:g} max {:g}), shared system "
-                           "prompt {} tokens, context {}, user messages {} tokens, think time {} s, seed {}, token "
-                           "counts: {}{}\n",
-                           sessions.size(), total, turns.front(), percentile_sorted(turns, 50), turns.back(),
-                           a.shared_prefix_tokens, a.context_tokens, a.turn_tokens, a.think_time, a.seed, counter.source,
-                           a.output.empty() ? "" : ", written to " + a.output)
-                   .c_str(),
-               stderr);
+    write_terminal(stderr, fmt::format("workload: {} sessions, {:g} turns (per session min {:g} p50 {:g} max {:g}), shared "
+                                       "system prompt {} tokens, context {}, user messages {} tokens, think time {} s, "
+                                       "seed {}, token counts: {}{}\n",
+                                       sessions.size(), total, turns.front(), percentile_sorted(turns, 50), turns.back(),
+                                       a.shared_prefix_tokens, a.context_tokens, a.turn_tokens, a.think_time, a.seed,
+                                       counter.source, a.output.empty() ? "" : ", written to " + a.output));
     return 0;
 }
 
@@ -216,7 +212,7 @@ inline int run_workload_command(const workload_args& a, const token_counter_fact
     if (!synthetic && !buckets.others.empty())
         summary += fmt::format("  {} prompt(s) in no bucket's range were left out\n", buckets.others.size());
     for (const auto& note : mixed.notes) summary += fmt::format("  note: {}\n", note);
-    std::fputs(summary.c_str(), stderr);
+    write_terminal(stderr, summary);
     return 0;
 }
 
