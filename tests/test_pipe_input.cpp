@@ -14,6 +14,8 @@
 
 #include "servestat/ingest/detect.hpp" // for_each_run, load_options
 
+namespace test_pipe_input { // the unity build compiles several test files as one
+
 using namespace servestat;
 namespace fs = std::filesystem;
 
@@ -92,3 +94,5 @@ TEST_CASE("a device named as an input is refused as one; a folder passes pipes o
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0] == (scratch.path / "waiting.jsonl").string() + ": passed over: a named pipe (FIFO), not a file");
 }
+
+} // namespace test_pipe_input

@@ -11,6 +11,8 @@
 
 #include "servestat/ingest/detect.hpp" // detail::window_of, detail::file_to_read
 
+namespace test_read_window { // the unity build compiles several test files as one
+
 using namespace servestat;
 namespace fs = std::filesystem;
 
@@ -36,3 +38,5 @@ TEST_CASE("small files share a window of up to 256; large ones are read one per 
     CHECK(detail::window_of(large, 2) == 2);
     fs::remove_all(dir);
 }
+
+} // namespace test_read_window

@@ -12,6 +12,8 @@
 
 #include "servestat/ingest/detect.hpp" // for_each_run, detail::same_bytes_as_earlier
 
+namespace test_same_measurement { // the unity build compiles several test files as one
+
 using namespace servestat;
 namespace fs = std::filesystem;
 
@@ -109,3 +111,5 @@ TEST_CASE("a file that no format recognises is not read whole to look for copies
     REQUIRE(read.passed_over.size() == 2);
     for (const auto& p : read.passed_over) CHECK(p.reason == "no format recognises it");
 }
+
+} // namespace test_same_measurement

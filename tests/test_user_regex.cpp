@@ -7,6 +7,8 @@
 
 #include "servestat/core/user_regex.hpp" // compile_user_regex
 
+namespace test_user_regex { // the unity build compiles several test files as one
+
 using namespace servestat;
 
 TEST_CASE("patterns that name parts of paths compile and match") {
@@ -35,3 +37,5 @@ TEST_CASE("a repetition of a repetition is refused: (a+)+ backtracks exponential
 TEST_CASE("an invalid pattern names the flag and the pattern") {
     CHECK_THROWS_WITH(compile_user_regex("--group-by size", "_([0-9]+b"), Catch::Contains("--group-by size=_([0-9]+b: invalid regular expression"));
 }
+
+} // namespace test_user_regex

@@ -9,6 +9,8 @@
 #include "servestat/core/visible_controls.hpp" // visible_controls, write_terminal
 #include "servestat/report/render.hpp"         // detail::render_bridge::escape_markdown
 
+namespace test_visible_controls { // the unity build compiles several test files as one
+
 using namespace servestat;
 using namespace std::string_literals;
 
@@ -43,3 +45,5 @@ TEST_CASE("markup and Markdown show controls as escapes, so an SVG stays valid X
     CHECK(detail::escape_markup("a\0<b>\x1b"s) == "a\\x00&lt;b&gt;\\x1b");
     CHECK(detail::render_bridge::escape_markdown("a\x01|b\r\nc") == "a\\x01\\|b c");
 }
+
+} // namespace test_visible_controls
