@@ -18,6 +18,7 @@
 #include <fmt/format.h>              // fmt::format
 #include <nlohmann/json.hpp>         // nlohmann::ordered_json
 
+#include <servestat/app/output_folder.hpp>     // app::create_output_folder
 #include <servestat/core/errors.hpp>           // usage_error, input_error
 #include <servestat/core/iso_time.hpp>         // detail::iso_utc
 #include <servestat/core/random.hpp>           // detail::xoshiro256, draw_below
@@ -731,7 +732,7 @@ public:
             throw usage_error("--grid needs --server-cmd: the grid's values configure the server it starts");
         if (fs::exists(dir_) && !fs::is_directory(dir_))
             throw usage_error(fmt::format("-o {}: a sweep writes a directory of logs, and this is a file", a.output));
-        fs::create_directories(dir_);
+        app::create_output_folder(dir_);
         manifest_.settings = sweep_settings(a);
         if (a.resume) {
             auto previous = load::read_manifest(dir_);

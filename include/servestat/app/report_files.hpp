@@ -3,13 +3,16 @@
 // KIND.json from its "stats", and the plots.
 #pragma once
 
+#include <cerrno>     // errno
+#include <cstdio>     // std::FILE, std::fopen, std::fwrite, std::fclose
 #include <filesystem> // std::filesystem
-#include <fstream>    // std::ifstream, std::ofstream
+#include <fstream>    // std::ifstream
 #include <sstream>    // std::ostringstream
 #include <string>     // std::string
 #include <utility>    // std::pair
 #include <vector>     // std::vector
 
+#include "servestat/app/output_folder.hpp"        // create_output_folder
 #include "servestat/core/errors.hpp"              // input_error, usage_error
 #include "servestat/report/builtin_templates.hpp" // find_builtin_template
 #include "servestat/report/plot_file.hpp"         // plot_file
@@ -43,10 +46,16 @@ inline std::string read_text_file(const std::string& path) {
     return text.str();
 }
 
+// A write that fails says why ("file name too long", "no space left on device").
 inline void write_text_file(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out) throw input_error(path.string(), 0, "", "cannot write file");
+    errno = 0;
+    std::FILE* out = std::fopen(path.string().c_str(), "wb");
+    bool written = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    if (out != nullptr && std::fclose(out) != 0) written = false;
+    if (written) return;
+    const int why = errno;
+    throw input_error(path.string(), 0, "", "cannot write file" +
+                                                 (why != 0 ? ": " + servestat::detail::reason_text({why, std::generic_category()}) : std::string()));
 }
 
 // The template of a report kind ("report", "compare", "trend") for a format: the user's when its name
@@ -76,8 +85,8 @@ inline void write_report(const report_files& f, const std::string& kind, const j
                          const std::vector<report::plot_file>& plots) {
     namespace fs = std::filesystem;
     const fs::path dir(f.out_dir);
-    fs::create_directories(dir);
-    if (!plots.empty()) fs::create_directories(dir / "plots");
+    create_output_folder(dir);
+    if (!plots.empty()) create_output_folder(dir / "plots");
     for (const auto& p : plots) detail::write_text_file(dir / "plots" / p.name, p.svg);
     for (const auto& format : f.formats) {
         if (format == "json") {

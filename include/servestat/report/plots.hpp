@@ -21,6 +21,7 @@
 
 #include "servestat/core/parallel.hpp"       // parallel_for
 #include "servestat/core/run.hpp"            // run
+#include "servestat/core/text.hpp"           // detail::fnv1a
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/server_watch.hpp" // server_charts, server_span_end
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
@@ -41,7 +42,21 @@ namespace servestat::report {
 
 namespace detail {
 
-// File-name-safe and stable: lower-case letters, digits and dashes.
+// The longest slug: a plot's file name holds up to two (a pair's prefix and a subset's name) beside
+// a chart's kind, and must stay within NAME_MAX (255 bytes), or the report fails half-written (M1).
+inline constexpr std::size_t max_slug_bytes = 100;
+
+// A slug longer than max_slug_bytes cut, with the hash of the whole slug after it: labels that share
+// their first 90 characters still get names of their own, and a label gets the same name every time.
+inline std::string shortened_slug(std::string slug) {
+    if (slug.size() <= max_slug_bytes) return slug;
+    const std::string hash = fmt::format("{:08x}", static_cast<std::uint32_t>(servestat::detail::fnv1a(slug)));
+    slug.resize(max_slug_bytes - hash.size() - 1);
+    while (!slug.empty() && slug.back() == '-') slug.pop_back();
+    return slug + "-" + hash;
+}
+
+// File-name-safe, stable and short enough: lower-case letters, digits and dashes.
 inline std::string slug(const std::string& label) {
     std::string out;
     for (unsigned char c : label) {
@@ -49,7 +64,7 @@ inline std::string slug(const std::string& label) {
         else if (!out.empty() && out.back() != '-') out.push_back('-');
     }
     while (!out.empty() && out.back() == '-') out.pop_back();
-    return out.empty() ? "run" : out;
+    return out.empty() ? "run" : shortened_slug(std::move(out));
 }
 
 inline std::vector<double> metric_values(const run& r, metric m, const subset& s) {
