@@ -12,7 +12,7 @@
 
 #include "servestat/ingest/detect.hpp" // for_each_run, detail::same_bytes_as_earlier
 
-namespace test_same_measurement { // the unity build compiles several test files as one
+namespace test_same_measurement { // the unity build compiles several test files as one: each keeps its names
 
 using namespace servestat;
 namespace fs = std::filesystem;
@@ -110,6 +110,18 @@ TEST_CASE("a file that no format recognises is not read whole to look for copies
     CHECK(read.runs.size() == 1);
     REQUIRE(read.passed_over.size() == 2);
     for (const auto& p : read.passed_over) CHECK(p.reason == "no format recognises it");
+}
+
+TEST_CASE("a file of two runs, both the same as another file's, is listed once") {
+    const scratch_folder scratch;
+    // One GuideLLM report of two benchmarks, saved as JSON and as YAML.
+    fs::copy_file(SERVESTAT_TEST_DATA_DIR "/guidellm/benchmarks_v0.2.json", scratch.path / "gl.json");
+    fs::copy_file(SERVESTAT_TEST_DATA_DIR "/guidellm/benchmarks_v0.2.yaml", scratch.path / "gl.yaml");
+    const auto read = read_folder(scratch.path);
+    CHECK(read.runs.size() == 2);
+    REQUIRE(read.passed_over.size() == 1);
+    CHECK(read.passed_over[0].path == (scratch.path / "gl.yaml").string());
+    CHECK(read.passed_over[0].reason == "the same run as gl.json: same requests and values");
 }
 
 } // namespace test_same_measurement

@@ -20,6 +20,7 @@
 #include <string_view> // std::string_view
 #include <system_error> // std::error_code, std::errc
 #include <type_traits> // std::is_same_v, std::decay_t
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include <fmt/format.h>      // fmt::format
@@ -596,6 +597,10 @@ inline std::string run_fingerprint(const run& r) {
 inline void collapse_gathered_copies(std::vector<passed_over_file>& passed_over, const std::set<std::string>& used) {
     static constexpr std::string_view copy = "the same run as ";
     static constexpr std::string_view restated = ": its values restate it";
+    // A file whose several runs are each the same as a run of one other file (a GuideLLM report of two
+    // benchmarks saved as JSON and as YAML) is one copy of that file, listed once (L6).
+    std::set<std::pair<std::string, std::string>> listed;
+    std::erase_if(passed_over, [&](const auto& p) { return !listed.insert({p.path, p.reason}).second; });
     std::map<std::string, std::vector<std::string>> of_list;
     std::set<std::string> by_values;
     for (const auto& p : passed_over)
