@@ -15,6 +15,8 @@
 #include "servestat/app/report_files.hpp"  // write_report, detail::write_text_file
 #include "servestat/report/plots.hpp"      // plot_prefixes, detail::slug
 
+namespace test_output_paths { // the unity build compiles several test files as one: each keeps its names
+
 using namespace servestat;
 namespace fs = std::filesystem;
 
@@ -102,3 +104,5 @@ TEST_CASE("-o onto a folder that is there already is no error") {
     CHECK(message_of_creating(scratch.path / "a" / "b") == "");
     CHECK(fs::is_directory(scratch.path / "a" / "b"));
 }
+
+} // namespace test_output_paths

@@ -6,7 +6,7 @@
 #include <string>    // std::string
 #include <utility>   // std::move
 
-#include "servestat/core/utf8.hpp" // to_valid_utf8, shortened_text
+#include "servestat/core/utf8.hpp" // to_valid_utf8, shortened_in_middle
 
 namespace servestat {
 
@@ -15,18 +15,24 @@ namespace servestat {
 class error : public std::runtime_error {
 public:
     // Messages quote file names and input bytes and end up in JSON and HTML: valid UTF-8 only, and
-    // a hostile 50 MB line quoted in one is shortened.
+    // a hostile 50 MB line quoted in one is shortened in its middle, so that its end, which says
+    // why, is kept (M2).
     static constexpr std::size_t max_message_chars = 4000;
     explicit error(const std::string& message)
-        : std::runtime_error(shortened_text(to_valid_utf8(message), max_message_chars)) {}
+        : std::runtime_error(shortened_in_middle(to_valid_utf8(message), max_message_chars)) {}
 };
 
 // Bad input data. file/line/field are empty or 0 when they do not apply (line 0 = whole file).
 class input_error : public error {
 public:
+    // Each part is shortened on its own, so that a 5,000-character path or field name leaves the
+    // reason whole, and the message as a whole stays under max_message_chars.
+    static constexpr std::size_t max_file_chars = 800, max_field_chars = 400, max_reason_chars = 2600;
     input_error(std::string file, std::size_t line, std::string field, const std::string& message)
-        : error(describe(file, line, field, message)),
-          file_(to_valid_utf8(file)), line_(line), field_(to_valid_utf8(field)), reason_(shortened_text(to_valid_utf8(message), max_message_chars)) {}
+        : error(describe(shortened_in_middle(file, max_file_chars), line, shortened_in_middle(field, max_field_chars),
+                         shortened_in_middle(message, max_reason_chars))),
+          file_(to_valid_utf8(file)), line_(line), field_(to_valid_utf8(field)),
+          reason_(shortened_in_middle(to_valid_utf8(message), max_reason_chars)) {}
 
     const std::string& file() const noexcept { return file_; }
     std::size_t line() const noexcept { return line_; }

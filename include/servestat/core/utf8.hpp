@@ -80,6 +80,30 @@ inline std::string shortened_text(std::string_view text, std::size_t max_chars) 
     return std::string(text.substr(0, cut)).append("\xE2\x80\xA6 (").append(count).append(" characters)");
 }
 
+// At most `max_chars` characters of `text`: its first and last halves around "… (5,092 characters)
+// …", cut between UTF-8 sequences. For messages, whose end says why (a 5,000-character path before
+// ": file name too long"): cut at the end, the reason would be what is lost (M2).
+inline std::string shortened_in_middle(std::string_view text, std::size_t max_chars) {
+    const auto next = [&](std::size_t i) {
+        const std::size_t n = detail::utf8_sequence_length(text, i);
+        return i + (n == 0 ? 1 : n);
+    };
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < text.size(); i = next(i)) ++chars;
+    if (chars <= max_chars) return std::string(text);
+    const std::size_t head = (max_chars + 1) / 2, tail_from = chars - max_chars / 2;
+    std::size_t head_end = 0, tail_start = text.size(), k = 0;
+    for (std::size_t i = 0; i < text.size(); i = next(i), ++k) {
+        if (k == head) head_end = i;
+        if (k == tail_from) tail_start = i;
+    }
+    std::string count = std::to_string(chars);
+    for (std::size_t at = count.size(); at > 3; at -= 3) count.insert(at - 3, ",");
+    return std::string(text.substr(0, head_end))
+        .append("\xE2\x80\xA6 (").append(count).append(" characters) \xE2\x80\xA6")
+        .append(text.substr(tail_start));
+}
+
 // In place; true when something was replaced.
 inline bool make_valid_utf8(std::string& text) {
     if (is_valid_utf8(text)) return false;

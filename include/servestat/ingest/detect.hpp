@@ -407,6 +407,30 @@ inline bool same_content(const std::filesystem::path& a, const std::filesystem::
     }
 }
 
+// A listed file's first bytes, or why they cannot be read: a file deleted or replaced since the
+// folder was listed, or one without permission, is passed over with the reason, as a file its reader
+// refuses, where stopping at it would lose every other run of the folder (L5).
+struct listed_head {
+    std::string bytes;
+    std::optional<std::string> unreadable;
+};
+
+inline listed_head head_of_listed(const std::filesystem::path& file) {
+    try {
+        return {read_head(file), std::nullopt};
+    } catch (const input_error& e) {
+        return {"", e.reason()};
+    }
+}
+
+inline bool same_content_if_readable(const std::filesystem::path& a, const std::filesystem::path& b) {
+    try {
+        return same_content(a, b);
+    } catch (const input_error&) {
+        return false;
+    }
+}
+
 // For each file, the earlier file holding the same bytes (the same measurement reached twice), if
 // any. Files are hashed a block at a time and only files of one size and hash compared, so the
 // memory is two blocks and the time one read of each file however many share a size (H3, H4).
@@ -423,7 +447,13 @@ inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<c
         if (same_size.size() < 2) continue;
         std::map<std::uint64_t, std::vector<std::size_t>> by_hash; // earlier files of this size, by hash
         for (const std::size_t i : same_size) {
-            const content_digest d = digest_of(files[i]);
+            // A file gone since its head was read is no copy of anything: its reader says it is gone.
+            content_digest d;
+            try {
+                d = digest_of(files[i]);
+            } catch (const input_error&) {
+                continue;
+            }
             // A file of one line may be a table's header alone (LMBench's CSV of a run in which nothing
             // completed): such files say nothing of which run they were, so equal bytes make them no
             // copies. A one-line file that holds a run is still found twice by its requests and values
@@ -431,7 +461,7 @@ inline std::vector<std::optional<std::string>> same_bytes_as_earlier(std::span<c
             if (d.one_line) continue;
             auto& earlier = by_hash[d.hash];
             for (const std::size_t e : earlier)
-                if (same_content(files[e], files[i])) {
+                if (same_content_if_readable(files[e], files[i])) {
                     out[i] = "the same bytes as " + files[e].lexically_relative(dir).generic_string();
                     break;
                 }
@@ -643,7 +673,13 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     };
     std::vector<std::filesystem::path> candidates; // files a reader will read, unless they repeat an earlier one
     for (const auto& file : all) {
-        const log_format* format = forced ? nullptr : detect_format(read_head(file));
+        const listed_head head = forced ? listed_head{} : head_of_listed(file);
+        if (head.unreadable) {
+            if (o.strict) throw input_error(file.string(), 0, "", *head.unreadable);
+            listing.passed_over.push_back({file.string(), *head.unreadable});
+            continue;
+        }
+        const log_format* format = forced ? nullptr : detect_format(head.bytes);
         if (!forced && !format) {
             unrecognised.push_back(file);
             passed_over(file);
