@@ -50,6 +50,9 @@ inline void record_cut(run_stats& s, const std::optional<steady_state>& cut) {
     if (cut) s.steady_state = {cut, {}};
 }
 
+// A warning on stderr: what a read passed over while it read the rest.
+inline void warn_on_stderr(const std::string& message) { write_stderr(fmt::format("servestat: warning: {}\n", message)); }
+
 // The lines --skip-bad skipped in one input, with the first reasons, on stderr.
 inline void warn_skipped(const std::string& input, const skipped_lines& skipped) {
     if (skipped.count == 0) return;
@@ -121,7 +124,7 @@ void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory
     load.read.threads = a.threads;
     load.strict = a.strict;
     load.progress = a.progress;
-    load.warn = [](const std::string& message) { write_stderr(fmt::format("servestat: warning: {}\n", message)); };
+    load.warn = warn_on_stderr;
     load.listed = [listings](const directory_listing& listing) {
         say_passed_over(listing);
         if (listings && !listing.passed_over.empty()) listings->push_back(listing);
@@ -129,7 +132,7 @@ void for_each_input_run(const analysis_args& a, Use&& use, std::vector<directory
     if (!a.ok_if.empty() && a.map.empty()) throw usage_error("--ok-if needs --map");
     if (!a.map.empty() && !a.input_format.empty()) throw usage_error("--map and --input-format exclude each other");
     if (!a.map.empty()) load.mapping = parse_mapping(a.map, a.ok_if);
-    for_each_run(expand_globs(a.logs), load, [&](run&& r) {
+    for_each_run(expand_globs(a.logs, warn_on_stderr), load, [&](run&& r) {
         warn_skipped(r.meta.source.path, r.skipped);
         const auto cut = cut_if_asked(a, r);
         if constexpr (std::is_invocable_v<Use&, run&&, const std::optional<steady_state>&>) use(std::move(r), cut);

@@ -115,7 +115,7 @@ inline void attach_plots(json& view, const std::vector<std::vector<report::plot_
 // the limit.
 inline report_inputs read_report_inputs(const report_args& a, const stats_options& o) {
     const std::size_t limit = memory_limit_of(a);
-    const auto paths = expand_globs(a.logs);
+    const auto paths = expand_globs(a.logs, warn_on_stderr);
     if (std::count(paths.begin(), paths.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
     begin_reading(a, paths);
     std::vector<classified_input> inputs;
@@ -259,7 +259,7 @@ inline void write_runs_report(const report_args& a, const stats_options& options
 // (trend.md, trend.html, trend.json). Summaries, standard input and logs over the limit are refused:
 // the trend bootstraps every request.
 inline void write_trend_report(const report_args& a) {
-    const auto paths = expand_globs(a.logs);
+    const auto paths = expand_globs(a.logs, warn_on_stderr);
     const std::size_t limit = memory_limit_of(a);
     for (const auto& path : paths)
         if (const auto input = classify_input(path, limit); input.bounded()) detail::refuse_whole_run_options(a, input);

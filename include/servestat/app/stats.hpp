@@ -67,7 +67,7 @@ inline std::vector<run_stats> stats_of_inputs(const stats_args& a, const stats_o
         }, listings);
         together.logs.clear();
     };
-    const auto inputs = expand_globs(a.logs);
+    const auto inputs = expand_globs(a.logs, warn_on_stderr);
     if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw usage_error("standard input ('-') can be read once");
     begin_reading(a, inputs);
     for (const auto& path : inputs) {

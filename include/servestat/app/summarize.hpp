@@ -70,7 +70,7 @@ inline run_summary summarize_shard(const std::string& input, const summarize_arg
 // The summary of every shard of the inputs, merged in input order.
 inline run_summary summarize_inputs(const summarize_args& a, const stats_options& o) {
     std::optional<run_summary> merged;
-    const auto inputs = expand_globs(a.logs);
+    const auto inputs = expand_globs(a.logs, warn_on_stderr);
     begin_reading(a, inputs);
     for (const auto& input : inputs) {
         auto shard = summarize_shard(input, a, o);
