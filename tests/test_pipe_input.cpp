@@ -5,6 +5,9 @@
 #include <fstream>    // std::ifstream, std::ofstream
 #include <iterator>   // std::istreambuf_iterator
 #include <string>     // std::string
+#include <chrono>     // std::chrono::minutes
+#include <condition_variable> // std::condition_variable
+#include <mutex>      // std::mutex, std::unique_lock
 #include <thread>     // std::thread
 #include <vector>     // std::vector
 
@@ -14,7 +17,7 @@
 
 #include "servestat/ingest/detect.hpp" // for_each_run, load_options
 
-namespace test_pipe_input { // the unity build compiles several test files as one
+namespace test_pipe_input { // the unity build compiles several test files as one: each keeps its names
 
 using namespace servestat;
 namespace fs = std::filesystem;
@@ -93,6 +96,36 @@ TEST_CASE("a device named as an input is refused as one; a folder passes pipes o
     CHECK(runs_of(scratch.path.string(), o).size() == 1); // no writer: a read would block forever
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0] == (scratch.path / "waiting.jsonl").string() + ": passed over: a named pipe (FIFO), not a file");
+}
+
+TEST_CASE("a named pipe without a writer is waited on, and the wait is said once") {
+    const scratch_folder scratch;
+    const fs::path fifo = scratch.path / "late.jsonl";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::mutex m;
+    std::condition_variable told;
+    std::vector<std::string> warnings;
+    load_options o;
+    o.warn = [&](const std::string& w) {
+        const std::lock_guard lock(m);
+        warnings.push_back(w);
+        told.notify_one();
+    };
+    // The writer comes only once the wait was said (or after a minute, to end a failing run), so the
+    // log can be read whole only if the reader waited without blocking the warning.
+    std::thread writer([&] {
+        {
+            std::unique_lock lock(m);
+            told.wait_for(lock, std::chrono::minutes(1), [&] { return !warnings.empty(); });
+        }
+        feed(fifo).join();
+    });
+    const auto runs = runs_of(fifo.string(), o);
+    writer.join();
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].requests.size() == runs_of(log_file.string())[0].requests.size());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] == fifo.string() + ": a named pipe with no writer yet; waiting for one (Ctrl-C stops)");
 }
 
 } // namespace test_pipe_input

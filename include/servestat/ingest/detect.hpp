@@ -861,7 +861,7 @@ void for_each_run(std::span<const std::string> inputs, const load_options& o, Co
             read_named_files();
             detail::read_directory(input, o, consume);
         } else if (detail::read_once(status)) {
-            pipes.push_back(std::make_unique<detail::spooled_input>(input));
+            pipes.push_back(std::make_unique<detail::spooled_input>(input, o.warn));
             files.push_back({pipes.back()->copy(), detail::name_parts_of(input)});
         } else if (fs::is_character_file(status) || fs::is_block_file(status)) {
             read_named_files();

@@ -9,8 +9,13 @@
 #include <cstdio>       // std::FILE, std::fopen, std::fread, std::fwrite
 #include <cstdlib>      // mkdtemp
 #include <filesystem>   // std::filesystem
+#include <functional>   // std::function
 #include <string>       // std::string
 #include <system_error> // std::error_code
+
+#include <fcntl.h>  // open, fcntl, O_NONBLOCK
+#include <poll.h>   // poll, pollfd
+#include <unistd.h> // close
 
 #include "servestat/core/errors.hpp"       // input_error
 #include "servestat/ingest/input_file.hpp" // detail::reason_text, detail::unreadable_file
@@ -32,7 +37,11 @@ inline bool read_once(const std::filesystem::file_status& status) {
 // file names it as before), removed with its folder when this goes.
 class spooled_input {
 public:
-    explicit spooled_input(const std::filesystem::path& input) : original_(input) {
+    // `warn` is told once when a named pipe has had no writer for a second, so that a run that waits
+    // on a FIFO nobody writes says what it waits for instead of hanging without a word (L3).
+    explicit spooled_input(const std::filesystem::path& input,
+                           const std::function<void(const std::string&)>& warn = [](const std::string&) {})
+        : original_(input) {
         namespace fs = std::filesystem;
         std::error_code ec;
         std::string folder = (fs::temp_directory_path(ec) / "servestat-pipe-XXXXXX").string();
@@ -41,7 +50,7 @@ public:
                                                          reason_text({errno, std::generic_category()}));
         folder_ = folder;
         copy_ = folder_ / (input.filename().empty() ? fs::path("input") : input.filename());
-        copy_bytes();
+        copy_bytes(warn);
     }
     spooled_input(const spooled_input&) = delete;
     spooled_input& operator=(const spooled_input&) = delete;
@@ -54,8 +63,8 @@ public:
     const std::filesystem::path& original() const noexcept { return original_; }
 
 private:
-    void copy_bytes() {
-        const input_file in = open_raw(original_);
+    void copy_bytes(const std::function<void(const std::string&)>& warn) {
+        const input_file in = open_raw(original_, warn);
         const input_file out(std::fopen(copy_.string().c_str(), "wb"), &std::fclose);
         if (!out) throw input_error(original_.string(), 0, "", "a pipe, and its copy cannot be written: " +
                                                                    reason_text({errno, std::generic_category()}));
@@ -72,11 +81,34 @@ private:
         if (std::ferror(in.get())) throw unreadable_file(original_, errno);
     }
 
-    static input_file open_raw(const std::filesystem::path& file) {
-        errno = 0;
-        input_file f(std::fopen(file.string().c_str(), "rb"), &std::fclose);
-        if (!f) throw unreadable_file(file, errno);
+    // Opened without waiting (a plain open of a FIFO blocks until a writer comes), then waited on
+    // with poll: a second without a writer is said once, and the wait goes on, as `cat fifo` waits.
+    static input_file open_raw(const std::filesystem::path& file, const std::function<void(const std::string&)>& warn) {
+        const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) throw unreadable_file(file, errno);
+        if (!wait_for_bytes(fd, 1000)) {
+            warn(file.string() + ": a named pipe with no writer yet; waiting for one (Ctrl-C stops)");
+            wait_for_bytes(fd, -1);
+        }
+        // Blocking again: a read then waits for the writer's next bytes rather than failing with EAGAIN.
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        input_file f(::fdopen(fd, "rb"), &std::fclose);
+        if (!f) {
+            const int why = errno;
+            ::close(fd);
+            throw unreadable_file(file, why);
+        }
         return f;
+    }
+
+    // Whether `fd` has bytes, or its writer has come and gone, within `timeout_ms` (-1: no limit).
+    static bool wait_for_bytes(int fd, int timeout_ms) {
+        pollfd p{fd, POLLIN, 0};
+        for (;;) {
+            const int n = ::poll(&p, 1, timeout_ms);
+            if (n >= 0) return n > 0;
+            if (errno != EINTR) return true; // the read that follows says why
+        }
     }
 
     std::filesystem::path original_, folder_, copy_;
