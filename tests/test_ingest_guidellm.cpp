@@ -528,6 +528,22 @@ TEST_CASE("an errored GuideLLM request keeps its error text and the HTTP status 
     CHECK_FALSE(row.output_tokens);
 }
 
+TEST_CASE("a lone surrogate escape in a GuideLLM text is read as U+FFFD, not a refusal of the file") {
+    // Python's json.dumps writes one for generated text cut inside a character (finding L14): in an
+    // unused field (output) and in an error text alike.
+    const std::string with_output = "{\"output\": \"cut at \\ud83d\", " + ok_record().substr(1);
+    const std::string errored = R"({"info": {"status": "errored", "timings": {"targeted_start": 1001.0,
+    "request_start": 1001.5, "first_token_iteration": null, "last_token_iteration": null, "request_end": 1001.75},
+    "error": "bad byte \udc80"}, "request_start_time": 1001.5, "request_end_time": 1001.75, "prompt_tokens": 256,
+    "output_tokens": null})";
+    const servestat::test::temp_file file(document(R"({"successful": [)" + with_output + R"(],
+        "errored": [)" + errored + R"(], "incomplete": []})"));
+    const run r = read_one(file.path());
+    REQUIRE(r.requests.size() == 2);
+    CHECK(r.requests.row(1).error == "bad byte \xEF\xBF\xBD");
+    CHECK(has_note(r, "2 lone UTF-16 surrogate escapes (such as \\ud800 without its pair) were read as"));
+}
+
 TEST_CASE("a truncated GuideLLM file is an input error") {
     const std::string text = read_text(path_of(sanity));
     const input_error e = error_of(text.substr(0, text.size() / 2));

@@ -2,13 +2,14 @@
 // Request lines go through simdjson's on-demand parser: this is the hot path of every analysis.
 #pragma once
 
-#include <algorithm>   // std::max, std::min
+#include <algorithm>   // std::max, std::min, std::find
 #include <cmath>       // std::isfinite, std::floor
 #include <cstring>     // std::memchr
 #include <cstdint>     // std::int32_t, std::int64_t
 #include <filesystem>  // std::filesystem::path
 #include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
+#include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
@@ -28,6 +29,7 @@
 #include "servestat/ingest/metrics_timeline.hpp" // detail::add_metrics_timeline
 #include "servestat/ingest/prometheus_text.hpp" // detail::add_scraped_metrics
 #include "servestat/ingest/reader.hpp"       // log_format, read_options
+#include "servestat/ingest/valid_text.hpp"   // detail::invalid_utf8_note
 
 namespace servestat {
 namespace detail {
@@ -44,8 +46,22 @@ struct field_error {
     std::string message;
 };
 
+// JSON has no infinity: an unbounded parameter (Python's Infinity for an unlimited request rate) is
+// kept as "inf", as every reader writes one (param_number), where nlohmann would write null.
+inline void spell_infinite_params(nlohmann::json& v) {
+    if (v.is_number_float() && std::isinf(v.get<double>())) v = param_number(v.get<double>());
+    else if (v.is_structured())
+        for (auto& element : v) spell_infinite_params(element);
+}
+
 inline run_metadata parse_canonical_header(std::string_view line, const std::string& file) {
-    const nlohmann::json header = parse_json_text(line, {file, 1});
+    // Bytes that are not valid UTF-8, which nlohmann refuses, are read as U+FFFD as in a request line.
+    const bool invalid_utf8 = !is_valid_utf8(line);
+    const std::string valid = invalid_utf8 ? to_valid_utf8(line) : std::string();
+    if (invalid_utf8) line = valid;
+    std::vector<nonfinite_field> nonfinite;
+    std::size_t lone_surrogates = 0;
+    const nlohmann::json header = parse_json_text(line, {file, 1}, false, &nonfinite, &lone_surrogates);
     const auto tag = header.is_object() ? header.find("servestat") : header.end();
     if (!header.is_object() || tag == header.end() || *tag != "log") // compared, not value(): a number there must not throw
         throw input_error(file, 1, "servestat", "first line is not a servestat log header "
@@ -57,6 +73,9 @@ inline run_metadata parse_canonical_header(std::string_view line, const std::str
         throw input_error(file, 1, "version",
                           "unsupported log version " + version->dump() + " (this servestat reads 1)");
     run_metadata meta;
+    meta.notes = nonfinite_notes(nonfinite);
+    if (lone_surrogates > 0) meta.notes.push_back(lone_surrogates_note(lone_surrogates));
+    if (invalid_utf8) meta.notes.emplace_back(invalid_utf8_note);
     const auto run_it = header.find("run");
     if (run_it == header.end()) return meta;
     if (!run_it->is_object()) throw input_error(file, 1, "run", "must be an object");
@@ -74,6 +93,7 @@ inline run_metadata parse_canonical_header(std::string_view line, const std::str
     if (const auto params = run_it->find("params"); params != run_it->end() && !params->is_null()) {
         if (!params->is_object()) throw input_error(file, 1, "run.params", "must be an object");
         meta.params = *params;
+        spell_infinite_params(meta.params);
     }
     if (const auto end = run_it->find("end"); end != run_it->end() && !end->is_null()) {
         if (!end->is_object()) throw input_error(file, 1, "run.end", "must be an object");
@@ -98,9 +118,37 @@ public:
         return parse_slowly(line, readable_after, out);
     }
 
-    // The simdjson path alone (the fast path's tests compare the two).
+    // The simdjson path alone (the fast path's tests compare the two). A line refused while its text
+    // is not valid — bytes that are not UTF-8, for which simdjson refuses the whole line, or a lone
+    // surrogate escape ("\ud800", which simdjson refuses as a string) — is read again with each
+    // such byte or escape made U+FFFD, as every other format reads them; such lines are counted for
+    // the run's notes.
     std::optional<field_error> parse_slowly(std::string_view line, std::size_t readable_after,
                                             request_record& out) {
+        auto problem = parse_as_written(line, readable_after, out);
+        if (!problem) return problem;
+        const bool invalid_utf8 = !is_valid_utf8(line);
+        if (!invalid_utf8 && lone_surrogate_escapes(line).empty()) return problem; // its text was not the problem
+        repaired_ = invalid_utf8 ? to_valid_utf8(line) : std::string(line);
+        const auto lone = lone_surrogate_escapes(repaired_); // after the bytes: U+FFFD moved the offsets
+        for (const std::size_t at : lone) repaired_.replace(at + 2, 4, "fffd");
+        const std::size_t size = repaired_.size();
+        repaired_.resize(size + simdjson::SIMDJSON_PADDING);
+        problem = parse_as_written({repaired_.data(), size}, simdjson::SIMDJSON_PADDING, out);
+        if (!problem) {
+            invalid_utf8_lines_ += invalid_utf8;
+            lone_surrogates_ += lone.size();
+        }
+        return problem;
+    }
+
+    // Lines read as U+FFFD where their bytes were not UTF-8, and lone surrogate escapes read so.
+    std::size_t invalid_utf8_lines() const noexcept { return invalid_utf8_lines_; }
+    std::size_t lone_surrogates() const noexcept { return lone_surrogates_; }
+
+private:
+    std::optional<field_error> parse_as_written(std::string_view line, std::size_t readable_after,
+                                                request_record& out) {
         out.clear();
         const simdjson::padded_string_view input(line.data(), line.size(),
                                                  line.size() + readable_after);
@@ -127,6 +175,8 @@ public:
         if (!has_status) return field_error{"status", "missing required field"};
         return check_request(out);
     }
+
+public:
 
     // The key as written, without unescaping: servestat's keys have no escapes, and a key that does
     // is simply unknown (ignored). Saves copying every key of every line.
@@ -180,7 +230,7 @@ public:
     [[gnu::always_inline]] static std::optional<field_error> read_number(std::string_view key, simdjson::ondemand::value& v,
                                                   double& out) {
         const std::string_view text = v.raw_json_token(); // read again below: simdjson#2093
-        if (auto e = v.get_double().get(out))
+        if (auto e = v.get_double().get(out); e && !(e == simdjson::NUMBER_ERROR && is_long_exponent_number(text, out)))
             return field_error{std::string(key), e == simdjson::INCORRECT_TYPE
                                                      ? "expected a number"
                                                      : malformed_text(e)};
@@ -188,6 +238,16 @@ public:
         double exact = 0;
         if (json_number(text, exact) > 0) out = exact; // else out of range (1e-400): simdjson's 0 stands
         return std::nullopt;
+    }
+
+    // simdjson 3.0.1 refuses an exponent with many leading zeros (5e-0000000000000000001), which
+    // JSON allows: such a token, whole, is read by json_number instead.
+    static bool is_long_exponent_number(std::string_view token, double& out) {
+        double x = 0;
+        const std::size_t length = json_number(token, x);
+        if (length == 0 || token.find_first_not_of(" \t\r\n", length) != std::string_view::npos) return false;
+        out = x;
+        return true;
     }
 
     [[gnu::always_inline]] static std::optional<field_error> read_time(std::string_view key, simdjson::ondemand::value& v,
@@ -236,7 +296,8 @@ public:
 
     [[gnu::always_inline]] static std::optional<field_error> read_status(simdjson::ondemand::value& v, request_status& out) {
         std::string_view s;
-        if (v.get_string().get(s)) return field_error{"status", "expected a string"};
+        if (auto e = v.get_string().get(s))
+            return field_error{"status", e == simdjson::INCORRECT_TYPE ? "expected a string" : malformed_text(e)};
         const auto status = parse_request_status(s);
         if (!status)
             return field_error{"status", "unknown status '" + std::string(s) +
@@ -248,7 +309,8 @@ public:
     [[gnu::always_inline]] static std::optional<field_error> read_error(simdjson::ondemand::value& v, std::string& out) {
         if (is_null(v)) return std::nullopt;
         std::string_view s;
-        if (v.get_string().get(s)) return field_error{"error", "expected a string"};
+        if (auto e = v.get_string().get(s))
+            return field_error{"error", e == simdjson::INCORRECT_TYPE ? "expected a string" : malformed_text(e)};
         out.assign(s);
         return std::nullopt;
     }
@@ -293,6 +355,8 @@ public:
 
     canonical_fast_line fast_;
     simdjson::ondemand::parser parser_;
+    std::string repaired_; // a line made valid, padded for simdjson; reused
+    std::size_t invalid_utf8_lines_ = 0, lone_surrogates_ = 0;
 };
 
 // Reserves columns from the size of what is left to read and the length of the first lines, so a
@@ -318,6 +382,8 @@ struct canonical_piece {
     std::vector<line_problem> skipped_examples; // ... the first few of them
     std::optional<line_problem> error;      // the first bad line, without --skip-bad (reading stopped)
     std::size_t itl_cut = 0;                // requests whose itl holds fewer gaps than they had (itl_gaps)
+    std::size_t invalid_utf8_lines = 0;     // lines read with bytes that are not UTF-8 as U+FFFD
+    std::size_t lone_surrogates = 0;        // lone surrogate escapes read as U+FFFD
 };
 
 inline bool itl_was_cut(const request_record& r) {
@@ -339,8 +405,8 @@ inline void note_cut_itl(run& result, std::size_t requests) {
 // the header. `bytes` (the size of the range) sizes the table of a piece read whole.
 template <class Use>
 void read_canonical_lines(line_source& lines, const read_options& options, canonical_piece& piece, Use&& use) {
+    canonical_line_parser parser;
     try {
-        canonical_line_parser parser;
         request_record record;
         while (auto line = lines.next()) {
             piece.lines = lines.line_number();
@@ -349,7 +415,7 @@ void read_canonical_lines(line_source& lines, const read_options& options, canon
                 line_problem bad{lines.line_number(), std::move(problem->field), std::move(problem->message)};
                 if (!options.skip_bad) {
                     piece.error = std::move(bad);
-                    return;
+                    break;
                 }
                 if (piece.skipped_examples.size() < skipped_lines::max_examples) piece.skipped_examples.push_back(std::move(bad));
                 ++piece.skipped;
@@ -361,6 +427,8 @@ void read_canonical_lines(line_source& lines, const read_options& options, canon
     } catch (const input_error& e) { // a line over the length limit, a read error
         piece.error = line_problem{e.line(), e.field(), e.reason()};
     }
+    piece.invalid_utf8_lines = parser.invalid_utf8_lines();
+    piece.lone_surrogates = parser.lone_surrogates();
 }
 
 inline void read_canonical_piece(line_source& lines, const read_options& options, std::uintmax_t bytes,
@@ -397,6 +465,19 @@ inline void take_problems(run& result, const canonical_piece& piece, std::size_t
     if (piece.error) throw input_error(name, global(*piece.error), piece.error->field, piece.error->message);
     for (const auto& p : piece.skipped_examples) result.skipped.add(input_error(name, global(p), p.field, p.message).what());
     result.skipped.count += piece.skipped - piece.skipped_examples.size();
+}
+
+// The notes of text a piece's lines held and that was read as U+FFFD (canonical_line_parser).
+inline void note_text_made_valid(run& result, std::span<const canonical_piece> pieces) {
+    std::size_t invalid_utf8_lines = 0, lone_surrogates = 0;
+    for (const auto& piece : pieces) {
+        invalid_utf8_lines += piece.invalid_utf8_lines;
+        lone_surrogates += piece.lone_surrogates;
+    }
+    auto& notes = result.meta.notes;
+    if (invalid_utf8_lines > 0 && std::find(notes.begin(), notes.end(), invalid_utf8_note) == notes.end())
+        notes.emplace_back(invalid_utf8_note);
+    if (lone_surrogates > 0) notes.push_back(lone_surrogates_note(lone_surrogates));
 }
 
 inline std::vector<run> read_canonical_log(const std::filesystem::path& file, const read_options& options) {
@@ -438,6 +519,7 @@ inline std::vector<run> read_canonical_log(const std::filesystem::path& file, co
         else result.requests.append(std::move(piece.requests), threads);
         line_offset += piece.lines;
     }
+    note_text_made_valid(result, pieces);
     if (result.requests.empty() && result.skipped.count == 0)
         throw input_error(name, std::max(line_offset, header_lines), "", "no requests after the header");
     note_cut_itl(result, itl_cut);
@@ -465,6 +547,7 @@ run stream_canonical_log(const std::filesystem::path& file, const read_options& 
         ++requests;
     });
     take_problems(result, piece, 0);
+    note_text_made_valid(result, {&piece, 1});
     if (requests == 0 && result.skipped.count == 0)
         throw input_error(result.meta.source.path, std::max(piece.lines, header_lines), "", "no requests after the header");
     note_cut_itl(result, piece.itl_cut);

@@ -133,6 +133,7 @@ inline const log_format& detect_file_format(const std::filesystem::path& file) {
     const std::string head = detail::read_head(file);
     if (head.find_first_not_of(" \t\r\n") == std::string::npos) throw input_error(file.string(), 0, "", "empty file");
     if (const auto* f = detect_format(head)) return *f;
+    if (const auto encoding = detail::utf16_or_utf32(head)) throw input_error(file.string(), 0, "", detail::other_encoding_text(*encoding));
     const bool binary = head.find('\0') != std::string::npos;
     const std::string known = "known formats: " + format_names() + "; force one with --input-format";
     if (binary) throw input_error(file.string(), 0, "", "binary data, not a request log (" + known + ")");
@@ -384,7 +385,7 @@ struct content_digest {
 
 inline content_digest digest_of(const std::filesystem::path& file) {
     content_digest d;
-    const input_file f = open_input(file);
+    const input_file f = open_input_as_is(file); // a file in UTF-16 is its reader's to refuse
     bool after_newline = false;
     char buffer[1 << 16];
     for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0;)
@@ -398,7 +399,7 @@ inline content_digest digest_of(const std::filesystem::path& file) {
 }
 
 inline bool same_content(const std::filesystem::path& a, const std::filesystem::path& b) {
-    const input_file fa = open_input(a), fb = open_input(b);
+    const input_file fa = open_input_as_is(a), fb = open_input_as_is(b);
     char x[1 << 16], y[1 << 16];
     for (;;) {
         const std::size_t n = std::fread(x, 1, sizeof x, fa.get()), m = std::fread(y, 1, sizeof y, fb.get());
@@ -664,7 +665,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     const auto all = files_in(dir, o.warn);
     directory_listing listing{dir.string(), 0, {}};
     std::vector<file_to_read> logs;
-    std::vector<std::filesystem::path> unrecognised;
+    std::vector<passed_over_file> unrecognised; // and why: "no format recognises it", or its encoding
     std::set<std::string> console_tools; // tools whose console output lies in the folder: "llmperf" of llmperf-console
     const auto passed_over = [&](const std::filesystem::path& file) { // its bytes are done with
         std::error_code ec;
@@ -681,7 +682,8 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
         }
         const log_format* format = forced ? nullptr : detect_format(head.bytes);
         if (!forced && !format) {
-            unrecognised.push_back(file);
+            const auto encoding = utf16_or_utf32(head.bytes);
+            unrecognised.push_back({file.string(), encoding ? other_encoding_text(*encoding) : "no format recognises it"});
             passed_over(file);
             continue;
         }
@@ -802,7 +804,7 @@ void read_directory(const std::filesystem::path& dir, const load_options& o, Con
     });
     listing.logs = used.size();
     for (const auto& file : unrecognised)
-        if (!merged.contains(same_file_key(file))) listing.passed_over.push_back({file.string(), "no format recognises it"});
+        if (!merged.contains(same_file_key(file.path))) listing.passed_over.push_back(file);
     // Files a reader found derived from its run and its siblings (a whole-run summary beside stage
     // reports): no runs, and said so.
     for (const auto& entry : derived) {

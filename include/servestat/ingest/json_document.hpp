@@ -44,9 +44,70 @@ inline std::size_t line_at(std::string_view text, std::size_t offset) {
     return line;
 }
 
+// ---- Lone surrogate escapes ----------------------------------------------------------------------
+//
+// JSON's grammar allows "\ud800" alone (RFC 8259 § 8.2: an unpaired surrogate), and Python's
+// json.dumps writes one for a string holding a broken character; nlohmann refuses the whole text
+// for it and simdjson the string ("expected a string" named no cause). servestat reads such an
+// escape as U+FFFD, as it reads bytes that are not valid UTF-8: each is rewritten as "\ufffd",
+// the same six bytes, so every offset and column of the text stays true.
+
+// The code unit of the escape \uXXXX at text[at], or nullopt when no such escape starts there.
+inline std::optional<unsigned> unicode_escape_at(std::string_view text, std::size_t at) noexcept {
+    if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return std::nullopt;
+    unsigned unit = 0;
+    for (std::size_t k = at + 2; k < at + 6; ++k) {
+        const char c = text[k];
+        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (digit < 0) return std::nullopt;
+        unit = unit * 16 + static_cast<unsigned>(digit);
+    }
+    return unit;
+}
+
+inline bool is_high_surrogate(unsigned unit) noexcept { return unit >= 0xD800 && unit <= 0xDBFF; }
+inline bool is_low_surrogate(unsigned unit) noexcept { return unit >= 0xDC00 && unit <= 0xDFFF; }
+
+// Where the escapes of surrogates that are not half of a pair (high then low) start. Escapes are
+// followed from backslash to backslash, so "\\ud800" (a backslash, then text) is none.
+inline std::vector<std::size_t> lone_surrogate_escapes(std::string_view text) {
+    std::vector<std::size_t> lone;
+    for (std::size_t at = text.find('\\'); at != std::string_view::npos; at = text.find('\\', at)) {
+        const auto unit = unicode_escape_at(text, at);
+        if (!unit) {
+            at += 2; // another escape (\", \\, \n): its second character is no backslash
+            continue;
+        }
+        if (is_high_surrogate(*unit)) {
+            const auto next = unicode_escape_at(text, at + 6);
+            if (next && is_low_surrogate(*next)) {
+                at += 12;
+                continue;
+            }
+        }
+        if (is_high_surrogate(*unit) || is_low_surrogate(*unit)) lone.push_back(at);
+        at += 6;
+    }
+    return lone;
+}
+
+// `text` with the escapes at `lone` rewritten as \ufffd.
+inline std::string with_lone_surrogates_replaced(std::string_view text, const std::vector<std::size_t>& lone) {
+    std::string out(text);
+    for (const std::size_t at : lone) out.replace(at + 2, 4, "fffd");
+    return out;
+}
+
+// The note of a run whose text had `count` of them.
+inline std::string lone_surrogates_note(std::size_t count) {
+    return (count == 1 ? std::string("a lone UTF-16 surrogate escape (such as \\ud800 without its pair) was")
+                       : std::to_string(count) + " lone UTF-16 surrogate escapes (such as \\ud800 without its pair) were") +
+           " read as \xEF\xBF\xBD (U+FFFD)";
+}
+
 // What a document's Python words were read as (see parse_json_text): the fields that held NaN
 // (read as null), so that a required field refused as null says why, and the notes a reader adds to
-// its run.
+// its run (lone surrogate escapes read as U+FFFD among them).
 struct nonfinite_info {
     std::vector<std::string> nan_fields;
     std::vector<std::string> notes;
@@ -270,13 +331,16 @@ inline std::vector<std::string> nonfinite_notes(const std::vector<nonfinite_fiel
     return notes;
 }
 
-// What json_place::nonfinite holds for a document's non-finite fields: null when there were none.
-inline std::shared_ptr<const nonfinite_info> nonfinite_info_of(const std::vector<nonfinite_field>& found) {
-    if (found.empty()) return nullptr;
+// What json_place::nonfinite holds for a document's non-finite fields and lone surrogate escapes:
+// null when there were none.
+inline std::shared_ptr<const nonfinite_info> nonfinite_info_of(const std::vector<nonfinite_field>& found,
+                                                               std::size_t lone_surrogates = 0) {
+    if (found.empty() && lone_surrogates == 0) return nullptr;
     auto info = std::make_shared<nonfinite_info>();
     for (const auto& f : found)
         if (f.word == "NaN") info->nan_fields.push_back(f.path);
     info->notes = nonfinite_notes(found);
+    if (lone_surrogates > 0) info->notes.push_back(lone_surrogates_note(lone_surrogates));
     return info;
 }
 
@@ -295,12 +359,18 @@ inline std::size_t json_number_offset(std::string_view text, std::string_view li
 // Parses one JSON text that starts on line `place.line` of `place.file`. Syntax errors (named by
 // line and column), numbers beyond a double and nesting deeper than max_json_depth become
 // input_errors; `truncated` adds the likely cause to a syntax error. Python's NaN and ±Infinity
-// are read (above) and listed in `nonfinite` when the caller asks.
+// are read (above) and listed in `nonfinite` when the caller asks; lone surrogate escapes are read
+// as U+FFFD (above) and counted in `lone_surrogates` when the caller asks.
 inline nlohmann::json parse_json_text(std::string_view text, const json_place& place, bool truncated = false,
-                                      std::vector<nonfinite_field>* nonfinite = nullptr) {
+                                      std::vector<nonfinite_field>* nonfinite = nullptr,
+                                      std::size_t* lone_surrogates = nullptr) {
     if (const auto at = too_deep_at(text); at != std::string_view::npos)
         throw_parse_error(place.file, text, at, place.line,
                           "nested deeper than " + std::to_string(max_json_depth) + " levels");
+    const auto lone = lone_surrogate_escapes(text);
+    if (lone_surrogates) *lone_surrogates = lone.size();
+    const std::string repaired = lone.empty() ? std::string() : with_lone_surrogates_replaced(text, lone);
+    if (!lone.empty()) text = repaired; // as long as the original: offsets below hold for both
     const auto replaced = replace_python_words(text);
     // An offset in the replaced text → the same place in `text`.
     auto original_offset = [&](std::size_t offset) {
@@ -376,8 +446,9 @@ std::vector<json_document> parse_json_documents(const std::filesystem::path& fil
         const bool truncated = closed_at == std::string_view::npos;
         const std::size_t length = truncated ? text.size() - at : closed_at;
         std::vector<nonfinite_field> nonfinite;
-        documents.push_back({parse_json_text(text.substr(at, length), place, truncated, &nonfinite), place});
-        documents.back().place.nonfinite = nonfinite_info_of(nonfinite);
+        std::size_t lone_surrogates = 0;
+        documents.push_back({parse_json_text(text.substr(at, length), place, truncated, &nonfinite, &lone_surrogates), place});
+        documents.back().place.nonfinite = nonfinite_info_of(nonfinite, lone_surrogates);
         check(documents.back());
         at += length;
     }

@@ -60,7 +60,7 @@ namespace servestat::detail {
 
 // Reads the JSON number at the start of `text` (strict grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) into `out`; returns its length, or 0 when no
-// number starts there, it is out of a double's range or its exponent has over 5 digits. Up to 19 significant digits with a power of
+// number starts there, it is out of a double's range or its exponent has over 5 significant digits. Up to 19 significant digits with a power of
 // ten up to 22 is exact in one operation (Clinger's fast path: both operands are exact doubles, so
 // IEEE rounds the result once); other numbers go through std::from_chars, also correctly rounded.
 [[gnu::always_inline]] inline std::size_t json_number(std::string_view text, double& out) noexcept {
@@ -90,10 +90,11 @@ namespace servestat::detail {
         ++p;
         if (p != end && (*p == '+' || *p == '-')) ++p;
         const char* exponent_start = p;
+        while (p != end && *p == '0') ++p; // leading zeros (5e-0000000000000000001) are valid JSON
+        const char* significant_start = p;
         while (is_json_digit(p, end)) ++p;
-        // An exponent of more than 5 digits (1e-00000000000000000003) is left to the caller's own
-        // parser: simdjson refuses one of 20, and the two paths must agree on what is a number.
-        if (p == exponent_start || p - exponent_start > 5) return 0;
+        // An exponent of more than 5 significant digits puts any number but zero out of a double's range.
+        if (p == exponent_start || p - significant_start > 5) return 0;
         plain = false; // rare in logs: from_chars reads the whole text
     }
     if (plain && digits <= 19 && mantissa <= (std::uint64_t{1} << 53) && exponent >= -22) {

@@ -3,7 +3,9 @@
 // U+FFFD and a note says so, so no output downstream has to handle raw bytes.
 #pragma once
 
-#include <string> // std::string
+#include <algorithm>   // std::find
+#include <string>      // std::string
+#include <string_view> // std::string_view
 
 #include <nlohmann/json.hpp> // nlohmann::json
 
@@ -12,6 +14,10 @@
 
 namespace servestat {
 namespace detail {
+
+// The note of a run some of whose text was not valid UTF-8 (said once, whichever reader found it).
+inline constexpr std::string_view invalid_utf8_note =
+    "some text in this file or its name is not valid UTF-8: each such byte is shown as \xEF\xBF\xBD (U+FFFD)";
 
 inline bool make_json_text_valid(nlohmann::json& v) {
     bool changed = false;
@@ -50,9 +56,8 @@ inline bool make_run_text_valid(run& r) {
     }
     changed |= detail::make_json_text_valid(m.params);
     changed |= r.requests.make_error_texts_valid();
-    if (changed)
-        m.notes.push_back("some text in this file or its name is not valid UTF-8: each such byte is shown as "
-                          "\xEF\xBF\xBD (U+FFFD)");
+    if (changed && std::find(m.notes.begin(), m.notes.end(), detail::invalid_utf8_note) == m.notes.end())
+        m.notes.emplace_back(detail::invalid_utf8_note);
     return changed;
 }
 
