@@ -34,6 +34,17 @@ TEST_CASE("a repetition of a repetition is refused: (a+)+ backtracks exponential
     }
 }
 
+TEST_CASE("a repeated group of alternatives is refused where they may match the same text") {
+    for (const std::string p : {"(a|aa)+c", "(?:ab|a)*$", "(.|x)+", "([0-9]|1)+"}) {
+        INFO(p);
+        CHECK_THROWS_WITH(compile_user_regex("--group-by m", p), Catch::Contains("alternatives that may match the same text"));
+    }
+    for (const std::string p : {"(tp|dp)+", "(?:short|long)*-", "(a|b)?c", "(a|aa)c"}) { // distinct words, or not repeated
+        INFO(p);
+        CHECK_NOTHROW(compile_user_regex("--group-by m", p));
+    }
+}
+
 TEST_CASE("an invalid pattern names the flag and the pattern") {
     CHECK_THROWS_WITH(compile_user_regex("--group-by size", "_([0-9]+b"), Catch::Contains("--group-by size=_([0-9]+b: invalid regular expression"));
 }

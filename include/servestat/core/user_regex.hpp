@@ -33,10 +33,32 @@ inline bool unbounded_repeat_at(std::string_view p, std::size_t i) {
     return inside.size() > 1 && inside.back() == ',' && inside.find_first_not_of("0123456789") == inside.size() - 1;
 }
 
-// Why `p` may not be matched safely: groups nested too deep, or a group holding an unbounded
-// repetition that is itself repeated without bound. Empty when it is fine.
+// Whether the alternatives of a group's body ("?:tp|dp" → tp, dp) can be told apart by their first
+// characters' run: plain words none of which begins another. (a|aa)+ repeated lets a backtracking
+// matcher try every way of cutting "aaaa…" into a's and aa's; (tp|dp)+ has one way.
+inline bool alternatives_unambiguous(std::string_view body) {
+    if (body.starts_with("?:")) body.remove_prefix(2);
+    std::vector<std::string_view> words;
+    for (std::size_t start = 0;;) {
+        const auto bar = body.find('|', start);
+        words.push_back(body.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+        if (bar == std::string_view::npos) break;
+        start = bar + 1;
+    }
+    if (words.size() < 2) return true;
+    for (const auto w : words)
+        if (w.empty() || w.find_first_of("\\.[]()*+?{}^$") != std::string_view::npos) return false;
+    for (const auto a : words)
+        for (const auto b : words)
+            if (a.data() != b.data() && b.starts_with(a)) return false;
+    return true;
+}
+
+// Why `p` may not be matched safely: groups nested too deep, or a group repeated without bound that
+// repeats inside too, or holds alternatives that can match the same text. Empty when it is fine.
 inline std::string regex_hazard(std::string_view p) {
     struct open_group {
+        std::size_t at = 0; // where its '(' is
         bool repeats_inside = false;
     };
     std::vector<open_group> open;
@@ -58,14 +80,18 @@ inline std::string regex_hazard(std::string_view p) {
             continue;
         }
         if (c == '(') {
-            open.push_back({});
+            open.push_back({i});
             if (open.size() > max_user_regex_depth) return fmt::format("groups nested more than {} deep", max_user_regex_depth);
         } else if (c == ')' && !open.empty()) {
             const bool inner = open.back().repeats_inside;
+            const std::string_view body = p.substr(open.back().at + 1, i - open.back().at - 1);
             open.pop_back();
             if (inner && unbounded_repeat_at(p, i + 1))
                 return "a repeated group that repeats inside, as in (a+)+: matching it can take exponential time; "
                        "repeat one or the other";
+            if (unbounded_repeat_at(p, i + 1) && !alternatives_unambiguous(body))
+                return "a repeated group of alternatives that may match the same text, as in (a|aa)+: matching it can "
+                       "take exponential time; repeat plain words none of which begins another, or a character class";
             if (!open.empty()) open.back().repeats_inside = open.back().repeats_inside || inner || unbounded_repeat_at(p, i + 1);
         } else if (!open.empty() && unbounded_repeat_at(p, i + 1) && c != '(' && c != '|') {
             open.back().repeats_inside = true;
