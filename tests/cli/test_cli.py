@@ -262,6 +262,7 @@ def test_standard_input_and_memory_limit():
     expect_error(["stats", "-", "-"], 2, "standard input")
     expect_error(["stats", "--memory-limit", "12Q", path], 2, "--memory-limit")
     expect_error(["stats", "--memory-limit", "1K", path], 2, "at least 1M")
+    expect_error(["stats", "--memory-limit", "99999999999999999999G", path], 2, "more than 1 EiB")  # L16: no overflow
     expect_error(["stats", "--sketch-alpha", "1.5", path], 2, "--sketch-alpha")
     res = servestat_stdin(path, "stats", "--steady-state", "-")
     check(res.returncode == 2 and b"save standard input to a file" in res.stderr, f"--steady-state -: {res.stderr!r}")

@@ -160,6 +160,13 @@ def test_gate():
     check(servestat("compare", before, after, "--fail-on", "regressed:rps").returncode == 2,
           "a single measurement cannot be gated: 2")
     check(servestat("compare", before, after, "--fail-on", "worse").returncode == 2, "bad rule: 2")
+    check(servestat("compare", before, after, "--fail-on", "").returncode == 2, "an empty rule (an unset variable): 2")
+    # A named statistic the data cannot test fails the gate: 50 requests a side, where p99 needs 238.
+    few_before = write_log(os.path.join(WORK, "gate", "few-before.jsonl"), "few-before", spread(50, 1.0, 3))
+    few_after = write_log(os.path.join(WORK, "gate", "few-after.jsonl"), "few-after", [10 * x for x in spread(50, 1.0, 4)])
+    res = servestat("compare", few_before, few_after, "--fail-on", "regressed:e2e.p99")
+    check(res.returncode == 1 and "e2e.p99 (could not be tested: too few requests: p99 needs 238 a side, had 50 and 50)"
+          in res.stderr, f"an untested statistic fails a gate that names it: {res.returncode} {res.stderr!r}")
 
 
 def test_options_and_errors():

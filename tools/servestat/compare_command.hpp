@@ -4,6 +4,7 @@
 // work is the application layer's (servestat/app/compare.hpp).
 #pragma once
 
+#include <algorithm> // std::any_of
 #include <cstddef>  // std::size_t
 #include <optional> // std::optional
 #include <string>   // std::string
@@ -93,7 +94,8 @@ inline int run_compare_command(const compare_args& given) {
             .append(f.load ? fmt::format("{}={:g} ", c.sweep ? c.sweep->param : "load", *f.load) : "")
             .append(f.failed->name)
             .append(f.untested ? " (" + f.reason + ")" : "");
-    write_terminal(stderr, fmt::format("servestat: --fail-on {}: regressed or untested: {}\n", a.fail_on, failed));
+    const bool untested = std::any_of(gate->failures.begin(), gate->failures.end(), [](const gate_failure& f) { return f.untested; });
+    write_terminal(stderr, fmt::format("servestat: --fail-on {}: {}: {}\n", a.fail_on, untested ? "regressed or untested" : "regressed", failed));
     return exit_gate_failed;
 }
 

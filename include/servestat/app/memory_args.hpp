@@ -49,6 +49,8 @@ inline std::size_t parse_memory_size(const std::string& text) {
     }();
     if (used == 0 || scale == 0 || !(number > 0) || number * scale < 1 << 20)
         throw usage_error("--memory-limit '" + text + "': expected a size of at least 1M, e.g. 2G, 512M");
+    // Beyond 2^60 bytes (1 EiB) no machine has it, and the conversion to a byte count would overflow.
+    if (number * scale > 0x1p60) throw usage_error("--memory-limit '" + text + "': more than 1 EiB; no machine has it");
     return static_cast<std::size_t>(number * scale);
 }
 
