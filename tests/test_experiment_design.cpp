@@ -89,6 +89,23 @@ TEST_CASE("path words: grammar tags, key=value, dates, ids, unknown tags, number
     CHECK(path_words("rep3")[0].kind == word_kind::key_value);
 }
 
+TEST_CASE("configurations are listed by size words' size, numbers' value and other words' first appearance") {
+    std::vector<run_stats> runs;
+    for (const char* device : {"tpu", "gpu"})      // as the files came: tpu first
+        for (const char* shape : {"long", "short", "medium"}) // files in name order
+            for (int rate : {1, 2})
+                runs.push_back(run_at("results", std::string(device) + "/result-" + shape + "-rate" + std::to_string(rate) + ".json",
+                                      {{"request_rate", rate}}));
+    const auto d = read_design(runs);
+    CHECK(configuration_names(d) ==
+          std::vector<std::string>{"tpu/ · short", "tpu/ · medium", "tpu/ · long", "gpu/ · short", "gpu/ · medium", "gpu/ · long"});
+    std::vector<run_stats> numbered;
+    for (int tp : {16, 2, 8})
+        for (int rate : {1, 2})
+            numbered.push_back(run_at("results", "tp" + std::to_string(tp) + "/rate" + std::to_string(rate) + ".json", {{"request_rate", rate}}));
+    CHECK(configuration_names(read_design(numbered)) == std::vector<std::string>{"tp2", "tp8", "tp16"});
+}
+
 TEST_CASE("a workload shape in the file names is a configuration, not three replicates of a rate") {
     std::vector<run_stats> runs;
     for (const char* shape : {"short", "medium", "long"})

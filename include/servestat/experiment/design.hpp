@@ -6,7 +6,7 @@
 #pragma once
 
 #include <algorithm>   // std::sort, std::find, std::any_of, std::max, std::count_if
-#include <cctype>      // std::isdigit
+#include <cctype>      // std::isdigit, std::tolower
 #include <cmath>       // std::abs, std::isinf, std::round
 #include <cstddef>     // std::size_t
 #include <limits>      // std::numeric_limits
@@ -24,7 +24,6 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"             // usage_error
-#include "servestat/core/natural_order.hpp"      // natural_less
 #include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/core/run_names.hpp"          // detail::param_in_name, detail::short_model_name
 #include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
@@ -674,48 +673,61 @@ inline std::size_t distinct_count(const factor& f) {
     return seen.size();
 }
 
-// Where both words are sizes of one scale, their order on it ("short" before "medium" before "long").
-inline std::optional<bool> size_word_less(std::string_view a, std::string_view b) {
+// The scales of size words, each in its order: a factor whose words all lie on one is ordered by it.
+inline const std::vector<std::vector<std::string_view>>& size_scales() {
     static const std::vector<std::vector<std::string_view>> scales = {
         {"short", "medium", "long"}, {"small", "medium", "large"}, {"low", "medium", "high"},
         {"xs", "s", "m", "l", "xl", "xxl"}, {"tiny", "small", "base", "large", "huge"}};
-    const auto lower = [](std::string_view w) {
-        std::string out(w);
-        for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return out;
-    };
-    const std::string x = lower(a), y = lower(b);
-    for (const auto& scale : scales) {
-        const auto i = std::find(scale.begin(), scale.end(), x), j = std::find(scale.begin(), scale.end(), y);
-        if (i != scale.end() && j != scale.end()) return i < j;
+    return scales;
+}
+
+inline std::string lower_case_text(const nlohmann::json& v) {
+    std::string out = v.is_string() ? v.get<std::string>() : v.dump();
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Each run's place in the order of one factor's values: numbers by value, size words by size where
+// every word is on one scale ("short" before "medium" before "long"), other words in the order they
+// first appear (an author's order: no-features, base, kvcache), runs without the factor last.
+inline std::vector<double> value_ranks(const factor& f) {
+    const std::size_t n = f.values.size();
+    std::vector<double> rank(n, std::numeric_limits<double>::infinity());
+    bool numbers = true;
+    for (const auto& v : f.values) numbers = numbers && (v.is_null() || level_number(v));
+    if (numbers) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (const auto x = level_number(f.values[i])) rank[i] = *x;
+        return rank;
     }
-    return std::nullopt;
+    for (const auto& scale : size_scales()) {
+        bool on_scale = true;
+        for (const auto& v : f.values)
+            on_scale = on_scale && (v.is_null() || std::find(scale.begin(), scale.end(), lower_case_text(v)) != scale.end());
+        if (!on_scale) continue;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!f.values[i].is_null())
+                rank[i] = static_cast<double>(std::find(scale.begin(), scale.end(), lower_case_text(f.values[i])) - scale.begin());
+        return rank;
+    }
+    std::map<std::string, double> first_seen;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!f.values[i].is_null())
+            rank[i] = first_seen.try_emplace(f.values[i].dump(), static_cast<double>(first_seen.size())).first->second;
+    return rank;
 }
 
-// One factor's values in the order people expect: numbers by value, sizes by size, other words
-// naturally ("7b" before "13b"), runs without the factor last.
-inline bool natural_value_less(const nlohmann::json& a, const nlohmann::json& b) {
-    if (a.is_null() || b.is_null()) return !a.is_null() && b.is_null();
-    const auto x = level_number(a), y = level_number(b);
-    if (x && y) return *x < *y;
-    if (x || y) return x.has_value();
-    const std::string p = a.is_string() ? a.get<std::string>() : a.dump(), q = b.is_string() ? b.get<std::string>() : b.dump();
-    if (const auto sized = size_word_less(p, q)) return *sized;
-    return natural_less(p, q);
-}
-
-// Configurations in natural order of their factors' values, the first factor first, so that tables
-// and legends list "gpu · short, gpu · medium, gpu · long" whatever order the files came in.
+// Configurations in the order of their factors' values, the first factor first, so that tables and
+// legends list "gpu · short, gpu · medium, gpu · long" whatever order the files came in.
 inline void order_configurations(experiment_design& d, const std::vector<const design_factor*>& by) {
+    std::vector<std::vector<double>> ranks;
+    for (const auto* f : by) ranks.push_back(value_ranks(f->column));
     std::vector<std::size_t> order(d.configurations.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        for (const auto* f : by) {
-            const auto& x = f->column.values[d.configurations[a].runs.front()];
-            const auto& y = f->column.values[d.configurations[b].runs.front()];
-            if (natural_value_less(x, y)) return true;
-            if (natural_value_less(y, x)) return false;
-        }
+        const std::size_t x = d.configurations[a].runs.front(), y = d.configurations[b].runs.front();
+        for (const auto& rank : ranks)
+            if (rank[x] != rank[y]) return rank[x] < rank[y];
         return false;
     });
     std::vector<configuration> sorted;
