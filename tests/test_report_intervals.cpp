@@ -17,7 +17,10 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/plot/line.hpp"            // line_chart, band
+#include "servestat/report/builtin_templates.hpp" // find_builtin_template
 #include "servestat/report/digest.hpp"        // kpi_rows, kpi_interval_note
+#include "servestat/report/render.hpp"        // render, markup
+#include "servestat/report/view_model.hpp"    // analyse, build_view_model
 #include "servestat/report/format.hpp"        // format_seconds, format_interval
 #include "servestat/report/intervals.hpp"     // values_beyond, beyond_text, interval_note
 #include "servestat/report/sweep_view.hpp"    // sweep_view, sweep_plots
@@ -182,6 +185,24 @@ TEST_CASE("a run known by its tool's aggregates has no interval in the KPI table
     CHECK(row["e2e_p99"] == "1.50 s");
     CHECK(row["e2e_p99_ci"].is_null());
     CHECK(kpi_interval_note(sources, 0.95).empty());
+}
+
+TEST_CASE("the KPI table leaves out the latency columns no run has a value in", "[report]") {
+    run r; // a tool's aggregates with TTFT and no e2e (vLLM's result JSON)
+    r.meta.label = "vllm";
+    r.meta.kind = run_kind::summary;
+    r.meta.reported = {{"ttft.p50", 0.2, "s"}, {"ttft.p99", 0.9, "s"}, {"rps", 3.0, "req/s"}};
+    const json view = build_view_model({analyse(r, {})}, {}, {});
+    CHECK(view["kpi_has_ttft"] == true);
+    CHECK(view["kpi_has_e2e"] == false);
+    const auto* md = find_builtin_template("report.md");
+    REQUIRE(md != nullptr);
+    // The built-in template's KPI table alone: the rest of a report needs what the app adds.
+    const std::string_view whole = md->text;
+    const auto from = whole.find("{{#has_kpi}}"), to = whole.find("{{/has_kpi}}") + std::string_view("{{/has_kpi}}").size();
+    const std::string text = render(std::string(whole.substr(from, to - from)), view, markup::markdown, "report.md");
+    CHECK_THAT(text, Catch::Contains("| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 |\n"));
+    CHECK_THAT(text, Catch::Contains("| 200 ms | 900 ms |\n"));
 }
 
 TEST_CASE("a sweep level run once carries its run's intervals; a replicated level carries none", "[report][intervals]") {

@@ -482,10 +482,10 @@ table.sweep td { white-space: nowrap; }
 </ul>
 {{#has_kpi}}
 <table class="kpi">
-<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th>{{#kpi_has_ttft}}<th>TTFT p50</th><th>TTFT p99</th>{{/kpi_has_ttft}}{{#kpi_has_e2e}}<th>e2e p50</th><th>e2e p99</th>{{/kpi_has_e2e}}{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td>{{#kpi_has_ttft}}<td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td>{{/kpi_has_ttft}}{{#kpi_has_e2e}}<td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{/kpi_has_e2e}}{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
@@ -805,10 +805,10 @@ inline constexpr char builtin_template_3[] =
 {{/summary}}
 {{#has_kpi}}
 
-| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+| | subset | requests | ok | req/s | output tok/s |{{#kpi_has_ttft}} TTFT p50 | TTFT p99 |{{/kpi_has_ttft}}{{#kpi_has_e2e}} e2e p50 | e2e p99 |{{/kpi_has_e2e}}{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|{{#kpi_has_ttft}}---:|---:|{{/kpi_has_ttft}}{{#kpi_has_e2e}}---:|---:|{{/kpi_has_e2e}}{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} |{{#kpi_has_ttft}} {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} |{{/kpi_has_ttft}}{{#kpi_has_e2e}} {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{/kpi_has_e2e}}{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 {{#kpi_has_subsets}}
 

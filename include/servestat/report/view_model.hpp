@@ -4,6 +4,7 @@
 
 #include <algorithm> // std::all_of, std::max
 #include <cstddef>  // std::size_t
+#include <initializer_list> // std::initializer_list
 #include <optional> // std::optional
 #include <span>     // std::span
 #include <string>   // std::string
@@ -48,6 +49,14 @@ struct analysed_run {
 };
 
 namespace detail {
+
+// Whether any row of a table has a value in one of `fields` (not "–").
+inline bool any_value_in(const json& rows, std::initializer_list<const char*> fields) {
+    for (const auto& row : rows)
+        for (const char* f : fields)
+            if (row.contains(f) && row[f] != missing_value) return true;
+    return false;
+}
 
 inline constexpr const char* metric_title(metric m) {
     switch (m) {
@@ -466,6 +475,8 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     const bool kpi_has_subsets = std::any_of(kpi.begin(), kpi.end(), [](const json& row) {
         return !row["subset"].get<std::string>().starts_with("all"); // "all", "all (as reported)"
     });
+    const bool kpi_has_ttft = detail::any_value_in(kpi, {"ttft_p50", "ttft_p99"});
+    const bool kpi_has_e2e = detail::any_value_in(kpi, {"e2e_p50", "e2e_p99"});
     json stats_json = stats_document(stats, o, sweeps, grids);
     for (std::size_t i = 0; i < runs.size(); ++i)
         if (runs[i].server) detail::add_server_json(stats_json["runs"][i], *runs[i].server);
@@ -483,6 +494,10 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"comparison_few_samples", !digest_few && shows_few_samples(comparison)},
             {"few_samples_note", few_samples_note(o.summary.percentiles)},
             {"has_kpi_slo", !o.slos.empty()},
+            // A column no row has a value in is left out: runs known by a tool's aggregates may have
+            // TTFT and no per-request e2e.
+            {"kpi_has_ttft", kpi_has_ttft},
+            {"kpi_has_e2e", kpi_has_e2e},
             {"many_runs", comparison.size() > 1},
             {"runs_in_sweeps", detail::all_in_sweeps(runs.size(), sweeps)},
             {"single_run", runs.size() == 1},
