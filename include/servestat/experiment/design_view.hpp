@@ -4,7 +4,7 @@
 // was ignored and why, files passed over, and what the user set. Lists stay short.
 #pragma once
 
-#include <algorithm>   // std::sort, std::any_of
+#include <algorithm>   // std::stable_sort, std::any_of
 #include <cstddef>     // std::size_t
 #include <set>         // std::set
 #include <span>        // std::span
@@ -15,8 +15,7 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json
 
-#include "servestat/core/natural_order.hpp"  // natural_less
-#include "servestat/experiment/design.hpp"   // experiment_design, design_factor
+#include "servestat/experiment/design.hpp"   // experiment_design, design_factor, value_ranks
 
 namespace servestat {
 
@@ -45,19 +44,18 @@ inline std::string value_text(const nlohmann::json& v) {
     return v.dump();
 }
 
-// A factor's distinct values in natural order (numbers by value, an unbounded rate last).
+// A factor's distinct values in the order configurations are listed in (design.hpp value_ranks):
+// numbers by value, size words by size, other words as they first appear.
 inline std::vector<nlohmann::json> distinct_json(const factor& f) {
-    std::vector<nlohmann::json> seen;
+    const auto rank = value_ranks(f);
+    std::vector<std::pair<double, nlohmann::json>> seen;
     std::set<std::string> keys;
-    for (const auto& v : f.values)
-        if (!v.is_null() && keys.insert(v.dump()).second) seen.push_back(v);
-    std::sort(seen.begin(), seen.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-        const auto x = level_number(a), y = level_number(b);
-        if (x && y) return *x < *y;
-        if (x || y) return x.has_value();
-        return natural_less(value_text(a), value_text(b));
-    });
-    return seen;
+    for (std::size_t i = 0; i < f.values.size(); ++i)
+        if (!f.values[i].is_null() && keys.insert(f.values[i].dump()).second) seen.emplace_back(rank[i], f.values[i]);
+    std::stable_sort(seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<nlohmann::json> out;
+    for (auto& [r, v] : seen) out.push_back(std::move(v));
+    return out;
 }
 
 // The values as text, and "(none)" last where some runs do not have the factor: a factor that
