@@ -15,7 +15,9 @@ inline void add_analysis_options(CLI::App& cmd, app::analysis_args& a, bool with
     cmd.add_option("--percentiles", a.percentiles, "Percentiles to report, e.g. 50,90,99,99.9")
         ->delimiter(',')
         ->allow_extra_args(false) // else `--percentiles 50,99 run.jsonl` would take the log as a percentile
-        ->capture_default_str();
+        ->capture_default_str()
+        // An unset shell variable gives '': no percentile is not a request for the defaults.
+        ->check([](const std::string& p) { return p.empty() ? std::string("an empty percentile; expected e.g. 50,90,99") : std::string(); });
     cmd.add_option("--method", a.method, "Quantile method (numpy names: linear, lower, higher, nearest, midpoint, "
                                          "inverted_cdf, hazen, weibull, ...)")
         ->capture_default_str();

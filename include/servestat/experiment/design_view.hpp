@@ -6,6 +6,7 @@
 
 #include <algorithm>   // std::stable_sort, std::any_of
 #include <cstddef>     // std::size_t
+#include <limits>      // std::numeric_limits
 #include <set>         // std::set
 #include <span>        // std::span
 #include <string>      // std::string
@@ -109,6 +110,29 @@ inline std::string length_relation(const experiment_design& d, const design_fact
     return "differs between runs of one point";
 }
 
+// Which points were measured more than once, by configuration: "tpu/ · short at 1, 2, 4".
+inline std::string replicated_points_text(const experiment_design& d) {
+    std::vector<std::string> configs;
+    std::vector<std::vector<std::string>> levels;
+    constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> of_config(d.configurations.size(), none);
+    for (const auto& p : d.points) {
+        if (p.runs.size() < 2) continue;
+        if (of_config[p.configuration] == none) {
+            of_config[p.configuration] = configs.size();
+            configs.push_back(d.configurations[p.configuration].name);
+            levels.emplace_back();
+        }
+        if (!p.level.is_null()) levels[of_config[p.configuration]].push_back(value_text(p.level));
+    }
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+        const std::string at = levels[k].empty() ? std::string() : fmt::format("{} {}", d.load, short_list(levels[k], 4));
+        parts.push_back(configs[k].empty() ? at : at.empty() ? configs[k] : configs[k] + " at " + at);
+    }
+    return short_list(parts, 2);
+}
+
 } // namespace detail
 
 // The section's lines, for the text of `stats` and the reports.
@@ -165,10 +189,11 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
             replicate_factors.push_back(fmt::format("{} ({})", f.column.name, f.reading.reason));
     const std::string index = replicate_factors.empty() ? std::string() : "; index " + short_list(replicate_factors, 2);
     if (d.replicated_points())
-        out.push_back({"replicates", fmt::format("{} point{} with {} runs{}", d.replicated_points(),
+        out.push_back({"replicates", fmt::format("{} point{} with {} runs ({}){}", d.replicated_points(),
                                                  d.replicated_points() == 1 ? "" : "s",
                                                  min_replicated == max_replicates ? fmt::format("{}", max_replicates)
                                                                                   : fmt::format("{} to {}", min_replicated, max_replicates),
+                                                 detail::replicated_points_text(d),
                                                  index.empty() ? ": runs alike in every setting and measured workload" : index)});
     else if (!d.points.empty() && !all_traces) // a trace is replayed, not measured: no point to repeat
         out.push_back({"replicates", "none: one run per point" + index});
@@ -179,7 +204,7 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
             lengths.push_back(f.constant ? fmt::format("{} {} in every run", f.column.name, detail::value_text(f.column.values.front()))
                                          : fmt::format("{} {} ({})", f.column.name, short_list(detail::distinct_values(f.column)),
                                                        detail::length_relation(d, f)));
-    if (!lengths.empty()) out.push_back({"run length", short_list(lengths, 2) + "; never a configuration"});
+    if (!lengths.empty()) out.push_back({"run length", short_list(lengths, 2) + " (how long each run was: never a configuration)"});
     std::vector<std::string> ignored;
     for (const auto& f : d.factors)
         if (!f.constant && (f.reading.role == factor_role::ignored || f.reading.role == factor_role::provenance)) {
@@ -188,7 +213,8 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
             const auto* time = d.find(f.column.name + "_time");
             const bool time_used = time && !time->constant && time->reading.role != factor_role::ignored &&
                                    time->reading.role != factor_role::provenance;
-            ignored.push_back(fmt::format("{}{} ({})", f.column.name, time_used ? "'s words, not its time" : "", f.reading.reason));
+            ignored.push_back(fmt::format("{} ({}{})", f.column.name, f.reading.reason,
+                                          time_used ? fmt::format("; only its time counts, as {}", time->column.name) : std::string()));
         }
     if (!ignored.empty()) out.push_back({"ignored", short_list(ignored, 3)});
     std::vector<std::string> same;
