@@ -148,12 +148,16 @@ inline constexpr std::pair<const char*, const char*> sweep_table_heads[] = {
     {"ttft_p50", "ttft p50"}, {"ttft_p99", "ttft p99"},       {"short_p99", "e2e p99 short prompts"},
     {"long_p99", "e2e p99 long prompts"}};
 
+inline bool column_has_values(const json& rows, const char* field) {
+    return std::any_of(rows.begin(), rows.end(), [field](const json& r) { return r[field] != missing_value; });
+}
+
 // Each row's shown values in column order ("cells": value and interval), for templates that draw
 // the columns a sweep has; the named fields stay for templates that name them.
 inline void add_sweep_cells(json& rows) {
     std::vector<const char*> shown;
-    for (const auto& [field, head] : sweep_table_heads)
-        if (std::any_of(rows.begin(), rows.end(), [&](const json& r) { return r[field] != missing_value; })) shown.push_back(field);
+    for (const auto& column : sweep_table_heads)
+        if (column_has_values(rows, column.first)) shown.push_back(column.first);
     for (auto& r : rows) {
         json cells = json::array();
         for (const char* field : shown) {
@@ -168,7 +172,7 @@ inline json sweep_columns(const json& rows) {
     json out = json::array();
     if (rows.empty()) return out;
     for (const auto& [field, head] : sweep_table_heads)
-        if (std::any_of(rows.begin(), rows.end(), [&](const json& r) { return r[field] != missing_value; })) out.push_back({{"head", head}});
+        if (column_has_values(rows, field)) out.push_back({{"head", head}});
     return out;
 }
 
