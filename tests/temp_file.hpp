@@ -1,4 +1,4 @@
-// A file under the system temp directory that the test writes and that is removed afterwards.
+// Files and folders under the system temp directory that a test writes and that are removed afterwards.
 #pragma once
 
 #include <atomic>     // std::atomic
@@ -10,12 +10,28 @@
 
 namespace servestat::test {
 
+// A new folder's path under the system temp directory, one of its own for each caller.
+inline std::filesystem::path unique_temp_path() {
+    static std::atomic<int> counter{0};
+    return std::filesystem::temp_directory_path() / ("servestat-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+}
+
+// An empty folder the test fills, removed with what it holds afterwards.
+struct temp_folder {
+    const std::filesystem::path path = unique_temp_path();
+    temp_folder() { std::filesystem::create_directories(path); }
+    ~temp_folder() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    temp_folder(const temp_folder&) = delete;
+    temp_folder& operator=(const temp_folder&) = delete;
+};
+
 class temp_file {
 public:
     explicit temp_file(std::string_view content, std::string_view name = "log.jsonl") {
-        static std::atomic<int> counter{0};
-        dir_ = std::filesystem::temp_directory_path() /
-               ("servestat-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+        dir_ = unique_temp_path();
         std::filesystem::create_directories(dir_);
         path_ = dir_ / std::string(name);
         std::ofstream(path_, std::ios::binary) << content;

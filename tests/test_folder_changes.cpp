@@ -8,11 +8,13 @@
 #include <climits>   // PATH_MAX
 #include <fcntl.h>   // openat, O_DIRECTORY
 #include <sys/stat.h> // mkdirat
-#include <unistd.h>  // getpid, close, write
+#include <unistd.h>  // close, write
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
 
 #include "servestat/ingest/detect.hpp" // for_each_run, detail::head_of_listed, detail::same_bytes_as_earlier
+
+#include "temp_file.hpp" // test::temp_folder
 
 namespace test_folder_changes { // the unity build compiles several test files as one: each keeps its names
 
@@ -24,15 +26,6 @@ using Catch::Matchers::EndsWith;
 namespace {
 
 const fs::path log_file = SERVESTAT_TEST_DATA_DIR "/../../examples/logs/mix_90_10-c16.jsonl";
-
-struct scratch_folder {
-    fs::path path = fs::temp_directory_path() / ("servestat-folder-changes-test-" + std::to_string(::getpid()));
-    scratch_folder() { fs::create_directories(path); }
-    ~scratch_folder() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 struct folder_read {
     std::vector<run> runs;
@@ -74,14 +67,14 @@ std::string deep_log(const fs::path& top, const std::string& name, int levels) {
 } // namespace
 
 TEST_CASE("a folder's file deleted after the folder was listed cannot be read, and says why") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const auto head = detail::head_of_listed(scratch.path / "gone.jsonl");
     REQUIRE(head.unreadable);
     CHECK(*head.unreadable == "cannot read: no such file or directory");
 }
 
 TEST_CASE("a file gone before its bytes are compared is no copy and no error") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     fs::copy_file(log_file, scratch.path / "a.jsonl");
     fs::copy_file(log_file, scratch.path / "b.jsonl");
     const std::vector<fs::path> files{scratch.path / "a.jsonl", scratch.path / "b.jsonl"};
@@ -92,7 +85,7 @@ TEST_CASE("a file gone before its bytes are compared is no copy and no error") {
 }
 
 TEST_CASE("a log whose path passes PATH_MAX is passed over with the reason, and the folder's other log is read") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     fs::copy_file(log_file, scratch.path / "top.jsonl");
     const std::string deep = deep_log(scratch.path, std::string(100, 'd'), PATH_MAX / 100 + 1); // 41 × 101 bytes
     REQUIRE(deep.size() > PATH_MAX);

@@ -5,11 +5,12 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include <unistd.h> // getpid
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
 
 #include "servestat/app/globs.hpp" // expand_globs
+
+#include "temp_file.hpp" // test::temp_folder
 
 namespace test_globs { // the unity build compiles several test files as one: each keeps its names
 
@@ -19,19 +20,15 @@ using strings = std::vector<std::string>;
 
 namespace {
 
-struct scratch_folder {
-    fs::path path = fs::temp_directory_path() / ("servestat-globs-test-" + std::to_string(::getpid()));
-    scratch_folder() { fs::create_directories(path); }
-    ~scratch_folder() { fs::remove_all(path); }
-    std::string operator/(const std::string& below) const { return (path / below).string(); }
-};
-
 void touch(const std::string& file) { std::ofstream(file) << "x\n"; }
+
+// A path below the folder, as the strings globs take and give.
+std::string operator/(const test::temp_folder& folder, const std::string& below) { return (folder.path / below).string(); }
 
 } // namespace
 
 TEST_CASE("a wildcard does not go through links to folders: two links to '.' give no 2^K paths") {
-    const scratch_folder g;
+    const test::temp_folder g;
     touch(g / "x.jsonl");
     fs::create_directory_symlink(".", g / "s1");
     fs::create_directory_symlink(".", g / "s2");
@@ -41,7 +38,7 @@ TEST_CASE("a wildcard does not go through links to folders: two links to '.' giv
 }
 
 TEST_CASE("a run reached by a folder link ('latest') is matched once, under its own name") {
-    const scratch_folder g;
+    const test::temp_folder g;
     fs::create_directory(g / "run-2026-12-01");
     touch(g / "run-2026-12-01/a.jsonl");
     fs::create_directory_symlink("run-2026-12-01", g / "latest");
@@ -51,7 +48,7 @@ TEST_CASE("a run reached by a folder link ('latest') is matched once, under its 
 }
 
 TEST_CASE("a file a pattern matches twice (a link to it beside it) is read once, with a note") {
-    const scratch_folder g;
+    const test::temp_folder g;
     touch(g / "a.jsonl");
     fs::create_symlink("a.jsonl", g / "b.jsonl");
     strings notes;
@@ -61,7 +58,7 @@ TEST_CASE("a file a pattern matches twice (a link to it beside it) is read once,
 }
 
 TEST_CASE("matches come in natural order; hidden files only for a pattern starting with a dot") {
-    const scratch_folder g;
+    const test::temp_folder g;
     for (const char* name : {"run-c16.jsonl", "run-c2.jsonl", ".hidden.jsonl"}) touch(g / name);
     fs::create_directory(g / "sub");
     touch(g / "sub/run-c4.jsonl");
@@ -71,7 +68,7 @@ TEST_CASE("matches come in natural order; hidden files only for a pattern starti
 }
 
 TEST_CASE("the same file named twice by the user is kept twice: compare A A compares a run with itself") {
-    const scratch_folder g;
+    const test::temp_folder g;
     touch(g / "a.jsonl");
     CHECK(app::expand_globs({g / "a.jsonl", g / "a.jsonl"}) == strings{g / "a.jsonl", g / "a.jsonl"});
 }

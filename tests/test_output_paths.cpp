@@ -7,7 +7,6 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include <unistd.h> // getpid
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
 
@@ -15,18 +14,14 @@
 #include "servestat/app/report_files.hpp"  // write_report, detail::write_text_file
 #include "servestat/report/plots.hpp"      // plot_prefixes, detail::slug
 
+#include "temp_file.hpp" // test::temp_folder
+
 namespace test_output_paths { // the unity build compiles several test files as one: each keeps its names
 
 using namespace servestat;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct scratch_folder {
-    fs::path path = fs::temp_directory_path() / ("servestat-output-test-" + std::to_string(::getpid()));
-    scratch_folder() { fs::create_directories(path); }
-    ~scratch_folder() { fs::remove_all(path); }
-};
 
 std::vector<run_stats> runs_labelled(const std::vector<std::string>& labels) {
     std::vector<run_stats> out(labels.size());
@@ -70,7 +65,7 @@ TEST_CASE("a short label keeps its slug as before") {
 }
 
 TEST_CASE("a report on a run labelled with 240 characters writes its plots") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const std::string prefix = report::plot_prefixes(runs_labelled({std::string(240, 'L')}))[0];
     const std::vector<report::plot_file> plots{{prefix + "-e2e-histogram.svg", "End-to-end latency", "<svg/>"}};
     app::write_report({(scratch.path / "rep").string(), {"json"}, ""}, "report", json{{"stats", json::object()}}, plots);
@@ -79,7 +74,7 @@ TEST_CASE("a report on a run labelled with 240 characters writes its plots") {
 }
 
 TEST_CASE("a file that cannot be written says why") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const fs::path too_long = scratch.path / (std::string(300, 'x') + ".svg");
     try {
         app::detail::write_text_file(too_long, "<svg/>");
@@ -90,7 +85,7 @@ TEST_CASE("a file that cannot be written says why") {
 }
 
 TEST_CASE("-o onto a file, or below one, names the option and the reason") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const fs::path file = scratch.path / "taken";
     std::ofstream(file) << "x";
     CHECK(message_of_creating(file) == "-o " + file.string() + ": cannot create the folder: a file is there, not a folder");
@@ -99,7 +94,7 @@ TEST_CASE("-o onto a file, or below one, names the option and the reason") {
 }
 
 TEST_CASE("-o onto a folder that is there already is no error") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     CHECK(message_of_creating(scratch.path) == "");
     CHECK(message_of_creating(scratch.path / "a" / "b") == "");
     CHECK(fs::is_directory(scratch.path / "a" / "b"));

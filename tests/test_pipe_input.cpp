@@ -17,6 +17,8 @@
 
 #include "servestat/ingest/detect.hpp" // for_each_run, load_options
 
+#include "temp_file.hpp" // test::temp_folder
+
 namespace test_pipe_input { // the unity build compiles several test files as one: each keeps its names
 
 using namespace servestat;
@@ -25,12 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path log_file = SERVESTAT_TEST_DATA_DIR "/../../examples/logs/mix_90_10-c16.jsonl"; // 280 kB, over the 64 KiB sniff
-
-struct scratch_folder {
-    fs::path path = fs::temp_directory_path() / ("servestat-pipe-test-" + std::to_string(::getpid()));
-    scratch_folder() { fs::create_directories(path); }
-    ~scratch_folder() { fs::remove_all(path); }
-};
 
 std::vector<run> runs_of(const std::string& input, load_options o = {}) {
     std::vector<run> out;
@@ -51,7 +47,7 @@ std::thread feed(const fs::path& fifo) {
 } // namespace
 
 TEST_CASE("a log read from a named pipe has every request the file has, under the pipe's name") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const fs::path fifo = scratch.path / "c16.jsonl";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     const auto from_file = runs_of(log_file.string());
@@ -66,7 +62,7 @@ TEST_CASE("a log read from a named pipe has every request the file has, under th
 }
 
 TEST_CASE("an error in a piped log names the pipe, not its copy") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const fs::path fifo = scratch.path / "broken.jsonl";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     std::thread writer([fifo] {
@@ -87,7 +83,7 @@ TEST_CASE("an error in a piped log names the pipe, not its copy") {
 
 TEST_CASE("a device named as an input is refused as one; a folder passes pipes over with a note") {
     CHECK_THROWS_WITH(runs_of("/dev/zero"), Catch::Contains("a device, not a file"));
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     fs::copy_file(log_file, scratch.path / "c16.jsonl");
     REQUIRE(::mkfifo((scratch.path / "waiting.jsonl").c_str(), 0600) == 0);
     std::vector<std::string> warnings;
@@ -99,7 +95,7 @@ TEST_CASE("a device named as an input is refused as one; a folder passes pipes o
 }
 
 TEST_CASE("a named pipe without a writer is waited on, and the wait is said once") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const fs::path fifo = scratch.path / "late.jsonl";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     std::mutex m;

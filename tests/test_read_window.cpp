@@ -5,11 +5,12 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include <unistd.h> // getpid
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK
 
 #include "servestat/ingest/detect.hpp" // detail::window_of, detail::file_to_read
+
+#include "temp_file.hpp" // test::temp_folder
 
 namespace test_read_window { // the unity build compiles several test files as one
 
@@ -17,8 +18,8 @@ using namespace servestat;
 namespace fs = std::filesystem;
 
 TEST_CASE("small files share a window of up to 256; large ones are read one per thread") {
-    const fs::path dir = fs::temp_directory_path() / ("servestat-window-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const test::temp_folder scratch;
+    const fs::path& dir = scratch.path;
     std::vector<detail::file_to_read> files;
     for (int i = 0; i < 300; ++i) {
         files.push_back({dir / ("small" + std::to_string(i) + ".jsonl"), {}});
@@ -36,7 +37,6 @@ TEST_CASE("small files share a window of up to 256; large ones are read one per 
         fs::resize_file(large.back().path, std::uintmax_t{40} << 20);
     }
     CHECK(detail::window_of(large, 2) == 2);
-    fs::remove_all(dir);
 }
 
 } // namespace test_read_window

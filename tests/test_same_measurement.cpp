@@ -6,11 +6,12 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include <unistd.h> // getpid
 
 #include <catch2/catch.hpp> // TEST_CASE, CHECK, REQUIRE
 
 #include "servestat/ingest/detect.hpp" // for_each_run, detail::same_bytes_as_earlier
+
+#include "temp_file.hpp" // test::temp_folder
 
 namespace test_same_measurement { // the unity build compiles several test files as one: each keeps its names
 
@@ -20,12 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path log_file = SERVESTAT_TEST_DATA_DIR "/../../examples/logs/mix_90_10-c16.jsonl";
-
-struct scratch_folder {
-    fs::path path = fs::temp_directory_path() / ("servestat-same-test-" + std::to_string(::getpid()));
-    scratch_folder() { fs::create_directories(path); }
-    ~scratch_folder() { fs::remove_all(path); }
-};
 
 std::string text_of(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -63,7 +58,7 @@ folder_read read_folder(const fs::path& dir) {
 } // namespace
 
 TEST_CASE("a log whose requests differ from an earlier one's is a run of its own, even with the same times") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     const std::string monday = text_of(log_file);
     write(scratch.path / "monday.jsonl", monday);
     write(scratch.path / "tuesday.jsonl", with_failures(monday, 2)); // same t_sent and t_end, half the requests failed
@@ -73,7 +68,7 @@ TEST_CASE("a log whose requests differ from an earlier one's is a run of its own
 }
 
 TEST_CASE("the same log saved twice is one run, passed over with the reason") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     fs::copy_file(log_file, scratch.path / "a.jsonl");
     fs::copy_file(log_file, scratch.path / "b.jsonl");
     const auto read = read_folder(scratch.path);
@@ -83,7 +78,7 @@ TEST_CASE("the same log saved twice is one run, passed over with the reason") {
 }
 
 TEST_CASE("files of one size are told apart by their bytes, not compared whole pair by pair") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     std::vector<fs::path> files;
     // 300 files of one size that differ in their last bytes, and one repeat of the 200th.
     for (int i = 0; i < 300; ++i) {
@@ -99,7 +94,7 @@ TEST_CASE("files of one size are told apart by their bytes, not compared whole p
 }
 
 TEST_CASE("a file that no format recognises is not read whole to look for copies of it") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     fs::copy_file(log_file, scratch.path / "run.jsonl");
     // Two sparse files of 1 GiB: read whole to compare, they would cost 2 GiB of memory or a long read.
     for (const char* name : {"a.bin", "b.bin"}) {
@@ -113,7 +108,7 @@ TEST_CASE("a file that no format recognises is not read whole to look for copies
 }
 
 TEST_CASE("a file of two runs, both the same as another file's, is listed once") {
-    const scratch_folder scratch;
+    const test::temp_folder scratch;
     // One GuideLLM report of two benchmarks, saved as JSON and as YAML.
     fs::copy_file(SERVESTAT_TEST_DATA_DIR "/guidellm/benchmarks_v0.2.json", scratch.path / "gl.json");
     fs::copy_file(SERVESTAT_TEST_DATA_DIR "/guidellm/benchmarks_v0.2.yaml", scratch.path / "gl.yaml");
