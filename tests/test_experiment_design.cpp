@@ -104,6 +104,11 @@ TEST_CASE("configurations are listed by size words' size, numbers' value and oth
         for (int rate : {1, 2})
             numbered.push_back(run_at("results", "tp" + std::to_string(tp) + "/rate" + std::to_string(rate) + ".json", {{"request_rate", rate}}));
     CHECK(configuration_names(read_design(numbered)) == std::vector<std::string>{"tp2", "tp8", "tp16"});
+    std::vector<run_stats> sized;
+    for (const char* model : {"llama-7b", "llama-70b", "llama-34b"})
+        for (int rate : {1, 2})
+            sized.push_back(run_at("results", std::string(model) + "/rate" + std::to_string(rate) + ".json", {{"request_rate", rate}}));
+    CHECK(configuration_names(read_design(sized)) == std::vector<std::string>{"7b", "34b", "70b"});
 }
 
 TEST_CASE("a workload shape in the file names is a configuration, not three replicates of a rate") {

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"             // usage_error
+#include "servestat/core/natural_order.hpp"      // natural_less
 #include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/core/run_names.hpp"          // detail::param_in_name, detail::short_model_name
 #include "servestat/experiment/factor_table.hpp" // build_factor_table, factor, user_factor
@@ -689,7 +690,8 @@ inline std::string lower_case_text(const nlohmann::json& v) {
 
 // Each run's place in the order of one factor's values: numbers by value, size words by size where
 // every word is on one scale ("short" before "medium" before "long"), other words in the order they
-// first appear (an author's order: no-features, base, kvcache), runs without the factor last.
+// first appear (an author's order: no-features, base, kvcache) unless every one holds a number
+// (7b before 34b), runs without the factor last.
 inline std::vector<double> value_ranks(const factor& f) {
     const std::size_t n = f.values.size();
     std::vector<double> rank(n, std::numeric_limits<double>::infinity());
@@ -710,10 +712,21 @@ inline std::vector<double> value_ranks(const factor& f) {
                 rank[i] = static_cast<double>(std::find(scale.begin(), scale.end(), lower_case_text(f.values[i])) - scale.begin());
         return rank;
     }
+    // Words that all hold a number (7b, 34b, 70b; gpu1, gpu2) are ordered by it, as people read them.
+    bool numbered = true;
+    for (const auto& v : f.values)
+        numbered = numbered && (v.is_null() || lower_case_text(v).find_first_of("0123456789") != std::string::npos);
     std::map<std::string, double> first_seen;
     for (std::size_t i = 0; i < n; ++i)
         if (!f.values[i].is_null())
             rank[i] = first_seen.try_emplace(f.values[i].dump(), static_cast<double>(first_seen.size())).first->second;
+    if (!numbered) return rank;
+    std::vector<std::string> words;
+    for (const auto& [word, r] : first_seen) words.push_back(word);
+    std::sort(words.begin(), words.end(), [](const std::string& a, const std::string& b) { return natural_less(a, b); });
+    for (std::size_t i = 0; i < n; ++i)
+        if (!f.values[i].is_null())
+            rank[i] = static_cast<double>(std::find(words.begin(), words.end(), f.values[i].dump()) - words.begin());
     return rank;
 }
 
