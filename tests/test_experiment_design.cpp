@@ -242,6 +242,18 @@ TEST_CASE("replicates need the same measured workload: else the sizes tell confi
     CHECK(same.replicated_points() == 3);
 }
 
+TEST_CASE("runs alike in everything but their index are one point measured again, named by nothing else") {
+    std::vector<run_stats> runs;
+    for (int k = 0; k < 5; ++k) runs.push_back(run_at("x", "run" + std::to_string(10000 + k) + ".json", {{"max_concurrency", 4}}));
+    const auto d = read_design(runs);
+    CHECK(d.configurations.size() == 1);
+    CHECK(d.replicated_points() == 1);
+    std::string replicates;
+    for (const auto& l : design_lines(d))
+        if (l.heading == "replicates") replicates = l.text;
+    CHECK(replicates.starts_with("1 point with 5 runs; index"));
+}
+
 TEST_CASE("where no load varies, the workload size that does is the x axis, and the words say so") {
     std::vector<run_stats> runs;
     for (const char* model : {"llama-8b", "qwen-7b"})

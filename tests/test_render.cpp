@@ -86,6 +86,21 @@ TEST_CASE("a dotted name is resolved through the context stack too", "[render]")
     CHECK(md("{{#runs}}{{label}} {{options.method}}{{/runs}}", view) == "a linear");
 }
 
+TEST_CASE("only the part of the view a template names is converted, and it renders the same", "[render]") {
+    // Binary data cannot be shown: converting it throws, so rendering proves what was converted.
+    const json binary = json::binary({1, 2, 3});
+    const json view = {{"title", "T"},
+                       {"stats", {{"options", {{"short_max", "64"}, {"raw", binary}}}, {"runs", json::array({binary})}}},
+                       {"runs", json::array({{{"label", "a"}, {"stats", {{"x", "inner"}}}}})},
+                       {"unused", binary}};
+    CHECK(md("{{title}} {{stats.options.short_max}}", view) == "T 64");
+    // A name inside a section may resolve in the item or outward at the top: both are kept whole.
+    CHECK(md("{{#runs}}{{label}} {{stats.x}} {{title}}{{/runs}}", view) == "a inner T");
+    // A name used whole anywhere takes its whole value, wherever it is found.
+    CHECK(error_of("{{#stats}}{{/stats}}", view).find("binary data") != std::string::npos);
+    CHECK(error_of("{{#runs}}{{unused}}{{/runs}}", view).find("binary data") != std::string::npos);
+}
+
 TEST_CASE("a missing variable is an error naming template, line, column and name", "[render]") {
     const auto message = error_of("a\n  {{missing}}", json::object());
     CHECK(message == "template test.md, line 2, column 3: the view model has no 'missing'");

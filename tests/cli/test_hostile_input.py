@@ -396,6 +396,34 @@ def test_markup_in_every_string_stays_text_in_html_and_markdown():
                 check("<script>" not in f.read(), f"plots/{svg} escapes markup")
 
 
+def test_a_report_of_more_runs_than_it_gives_sections_keeps_them_in_its_tables_only():
+    """Finding M4 (issue 49): a section and charts per run made 8,000 one-request logs hold 3.4 GB and
+    write 8,000 charts. Up to 64 runs each gets its section; past that the tables, the comparison
+    charts and report.json keep every run, and the report says where the sections went."""
+    for count in (64, 65):
+        folder = path(f"many-{count}")
+        os.makedirs(folder, exist_ok=True)
+        for i in range(count):
+            header = {"servestat": "log", "version": 1, "run": {"label": f"r{i:03d}", "started_at": "2026-01-01T00:00:00Z"}}
+            with open(os.path.join(folder, f"r{i:03d}.jsonl"), "w") as f:
+                f.write(json.dumps(header) + "\n" + json.dumps(ok_request(0, t_end=0.5 + i / 1000)) + "\n")
+        out = path(f"many-{count}-report")
+        res = servestat("report", "-j", "1", folder, "-o", out)
+        check(res.returncode == 0, f"{count} runs: exit {res.returncode}: {res.stderr[:300]}")
+        texts = report_files(out)
+        sections = texts["report.md"].count("\n### r")
+        run_charts = [n for n in os.listdir(os.path.join(out, "plots")) if not n.startswith("compare-")]
+        stats = json.loads(texts["report.json"])
+        check(len(stats["runs"]) == count, f"{count} runs: report.json has {len(stats['runs'])}")
+        check(texts["report.md"].count("\n| r") >= count, f"{count} runs: the runs table lacks some")
+        if count == 64:
+            check(sections == 64 and len(run_charts) > 0, f"64 runs: {sections} sections, {len(run_charts)} run charts")
+        else:
+            check(sections == 0 and run_charts == [], f"65 runs: {sections} sections, charts {run_charts[:3]}")
+            for name in ("report.md", "report.html"):
+                check("65 runs are too many to read" in texts[name], f"{name} does not say what it left out")
+
+
 def test_a_template_that_nests_or_multiplies_without_bound_is_refused():
     log = write_log("template.jsonl", [ok_request(i) for i in range(3)])
     for name, text, needle in [
@@ -434,4 +462,5 @@ if __name__ == "__main__":
         test_end_before_start_is_refused,
         test_markup_in_every_string_stays_text_in_html_and_markdown,
         test_a_template_that_nests_or_multiplies_without_bound_is_refused,
+        test_a_report_of_more_runs_than_it_gives_sections_keeps_them_in_its_tables_only,
     ]))

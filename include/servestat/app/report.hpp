@@ -216,14 +216,15 @@ inline void write_runs_report(const report_args& a, const stats_options& options
     const auto prefixes = report::plot_prefixes(stats);
     std::vector<std::vector<report::plot_file>> plots;
     std::vector<const run*> run_pointers;
-    if (a.progress) a.progress->begin_stage("charts", progress_unit::runs, runs.size());
-    for (std::size_t i = 0; i < runs.size(); ++i) {
+    const bool run_sections = report::shows_run_sections(runs.size(), ro);
+    if (a.progress && run_sections) a.progress->begin_stage("charts", progress_unit::runs, runs.size());
+    for (std::size_t i = 0; i < runs.size() && run_sections; ++i) {
         const progress_scope counted(a.progress, runs[i].meta.label, 1);
         auto files = sketched[i] ? report::sketched_run_plots(*sketched[i], stats[i], prefixes[i])
                                  : report::run_plots(runs[i], stats[i], prefixes[i], options.subsets, options.threads);
         plots.push_back(runs.size() > 1 ? report::appendix_plots(std::move(files)) : std::move(files));
-        run_pointers.push_back(&runs[i]);
     }
+    for (const auto& r : runs) run_pointers.push_back(&r);
     std::vector<std::size_t> knee_runs; // each sweep's saturation point, kept in colour among many runs
     for (const auto& s : sweeps)
         for (const auto& k : s.knees)

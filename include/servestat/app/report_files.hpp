@@ -6,7 +6,8 @@
 #include <cerrno>     // errno
 #include <cstdio>     // std::FILE, std::fopen, std::fwrite, std::fclose
 #include <filesystem> // std::filesystem
-#include <fstream>    // std::ifstream
+#include <fstream>    // std::ifstream, std::ofstream
+#include <iomanip>    // std::setw
 #include <sstream>    // std::ostringstream
 #include <string>     // std::string
 #include <utility>    // std::pair
@@ -46,16 +47,29 @@ inline std::string read_text_file(const std::string& path) {
     return text.str();
 }
 
-// A write that fails says why ("file name too long", "no space left on device").
+// A write that fails says why ("file name too long", "no space left on device"), from errno.
+[[noreturn]] inline void cannot_write(const std::filesystem::path& path) {
+    const int why = errno;
+    throw input_error(path.string(), 0, "", "cannot write file" +
+                                                 (why != 0 ? ": " + servestat::detail::reason_text({why, std::generic_category()}) : std::string()));
+}
+
 inline void write_text_file(const std::filesystem::path& path, const std::string& text) {
     errno = 0;
     std::FILE* out = std::fopen(path.string().c_str(), "wb");
     bool written = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
     if (out != nullptr && std::fclose(out) != 0) written = false;
-    if (written) return;
-    const int why = errno;
-    throw input_error(path.string(), 0, "", "cannot write file" +
-                                                 (why != 0 ? ": " + servestat::detail::reason_text({why, std::generic_category()}) : std::string()));
+    if (!written) cannot_write(path);
+}
+
+// As dump(2), written while it is serialised: report.json of thousands of runs is tens of MB, which
+// need not be held as text beside the document.
+inline void write_json_file(const std::filesystem::path& path, const json& document) {
+    errno = 0;
+    std::ofstream out(path, std::ios::binary);
+    if (out) out << std::setw(2) << document << '\n';
+    if (out) out.close();
+    if (!out) cannot_write(path);
 }
 
 // The template of a report kind ("report", "compare", "trend") for a format: the user's when its name
@@ -90,7 +104,7 @@ inline void write_report(const report_files& f, const std::string& kind, const j
     for (const auto& p : plots) detail::write_text_file(dir / "plots" / p.name, p.svg);
     for (const auto& format : f.formats) {
         if (format == "json") {
-            detail::write_text_file(dir / (kind + ".json"), view["stats"].dump(2) + "\n");
+            detail::write_json_file(dir / (kind + ".json"), view["stats"]);
             continue;
         }
         const auto [name, text] = detail::template_for(kind, format, f.template_file);

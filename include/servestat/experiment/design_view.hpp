@@ -188,12 +188,14 @@ inline std::vector<design_line> design_lines(const experiment_design& d, std::sp
         if (!f.constant && f.reading.role == factor_role::replicate)
             replicate_factors.push_back(fmt::format("{} ({})", f.column.name, f.reading.reason));
     const std::string index = replicate_factors.empty() ? std::string() : "; index " + short_list(replicate_factors, 2);
+    // One unnamed configuration with no load axis: nothing names the point, and "()" would say nothing.
+    const std::string which_points = detail::replicated_points_text(d);
     if (d.replicated_points())
-        out.push_back({"replicates", fmt::format("{} point{} with {} runs ({}){}", d.replicated_points(),
+        out.push_back({"replicates", fmt::format("{} point{} with {} runs{}{}", d.replicated_points(),
                                                  d.replicated_points() == 1 ? "" : "s",
                                                  min_replicated == max_replicates ? fmt::format("{}", max_replicates)
                                                                                   : fmt::format("{} to {}", min_replicated, max_replicates),
-                                                 detail::replicated_points_text(d),
+                                                 which_points.empty() ? "" : " (" + which_points + ")",
                                                  index.empty() ? ": runs alike in every setting and measured workload" : index)});
     else if (!d.points.empty() && !all_traces) // a trace is replayed, not measured: no point to repeat
         out.push_back({"replicates", "none: one run per point" + index});

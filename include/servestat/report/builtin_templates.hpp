@@ -642,7 +642,7 @@ span where the log has a shared clock. Groups ranked by the median of their memb
 {{/grids}}
 {{^single_run}}
 <h2>Per-run detail</h2>
-<p>Each run's tables and three of its charts, collapsed; open a run to read it.</p>
+{{#run_sections_left_out}}<p>The per-run sections and their charts are left out: {{runs}} runs are too many to read one by one (a report gives each run a section up to {{most}} runs). The tables and charts above show every run; report.json holds each run's statistics, and <code>servestat report LOG</code> on one log gives its section with every table and chart.</p>{{/run_sections_left_out}}{{^run_sections_left_out}}<p>Each run's tables and three of its charts, collapsed; open a run to read it.</p>{{/run_sections_left_out}}
 {{/single_run}}
 {{#runs}}
 {{^single_run}}<details class="run"><summary>{{label}}{{#has_requests}}{{#headline}}: {{requests}} requests, {{success_rate}} ok{{#has_rates}}, {{rps}}{{/has_rates}}, e2e p99 {{e2e_p99}}{{e2e_p99_mark}}{{/headline}}{{/has_requests}}</summary>{{/single_run}}
@@ -1135,8 +1135,13 @@ Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, 
 {{^single_run}}
 ## Per-run detail
 
-Each run in brief, in the order of the tables above; `servestat report` on one log gives its full
+{{#run_sections_left_out}}The per-run sections and their charts are left out: {{runs}} runs are too many to read one by
+one (a report gives each run a section up to {{most}} runs). The tables and charts above show every
+run; report.json holds each run's statistics, and `servestat report LOG` on one log gives its
 section with every table and chart.
+{{/run_sections_left_out}}{{^run_sections_left_out}}Each run in brief, in the order of the tables above; `servestat report` on one log gives its full
+section with every table and chart.
+{{/run_sections_left_out}}
 
 {{#runs}}
 ### {{label}}

@@ -3,6 +3,8 @@
 
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int64_t, std::uint64_t
+#include <functional>  // std::less
+#include <map>         // std::map
 #include <string>      // std::string
 #include <string_view> // std::string_view
 #include <utility>     // std::move
@@ -30,7 +32,9 @@ namespace mustache = kainjow::mustache;
 
 inline mustache::data to_mustache_data(const json& j);
 
-// Every object item learns where it stands in its list, so templates can place separators.
+// Every object item learns where it stands in its list, so templates can place separators. Values
+// are moved into place: kainjow's constructors copy, and a copy per level of nesting made a report of
+// thousands of runs hold its view several times over.
 inline mustache::data to_mustache_list(const json& array) {
     mustache::list items;
     items.reserve(array.size());
@@ -44,14 +48,15 @@ inline mustache::data to_mustache_list(const json& array) {
         }
         items.push_back(std::move(item));
     }
-    return mustache::data(items);
+    mustache::data list(mustache::data::type::list);
+    const_cast<mustache::list&>(list.list_value()).swap(items); // kainjow has no list move; `list` is ours
+    return list;
 }
 
 inline mustache::data to_mustache_object(const json& object) {
-    mustache::object members;
-    members.reserve(object.size());
-    for (const auto& [key, value] : object.items()) members.emplace(key, to_mustache_data(value));
-    return mustache::data(members);
+    mustache::data members(mustache::data::type::object);
+    for (const auto& [key, value] : object.items()) members[key] = to_mustache_data(value);
+    return members;
 }
 
 inline mustache::data to_mustache_data(const json& j) {
@@ -252,6 +257,40 @@ inline std::vector<template_tag> parse_template(const template_source& src) {
     return root;
 }
 
+// ---- the part of the view a template can reach --------------------------------------------------
+
+// Mustache looks a name up outward through the open sections, so any tag's name may resolve at the
+// top of the view: each name is a path from there (`stats.options.short_max`), and a key no path
+// names can never be shown. Only the reachable part is converted: the report's view holds all of
+// report.json under "stats" for templates that want it, and the built-in ones read two options.
+struct view_paths {
+    bool whole = false;
+    std::map<std::string, view_paths, std::less<>> next;
+};
+
+inline void add_paths(view_paths& root, const std::vector<template_tag>& tags) {
+    for (const auto& tag : tags) {
+        if (tag.name != ".") {
+            view_paths* at = &root;
+            std::string_view rest = tag.name;
+            for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+                at = &at->next[std::string(rest.substr(0, dot))];
+                rest.remove_prefix(dot + 1);
+            }
+            at->next[std::string(rest)].whole = true;
+        }
+        add_paths(root, tag.children);
+    }
+}
+
+inline mustache::data to_reachable_data(const json& j, const view_paths& paths) {
+    if (paths.whole || !j.is_object()) return to_mustache_data(j);
+    mustache::data members(mustache::data::type::object);
+    for (const auto& [key, next] : paths.next)
+        if (const auto it = j.find(key); it != j.end()) members[key] = to_reachable_data(*it, next);
+    return members;
+}
+
 // ---- strictness: walk the template as kainjow will render it, with kainjow's own lookup ----------
 
 using mustache_context = mustache::context<std::string>;
@@ -319,7 +358,9 @@ inline std::string render(std::string_view text, const json& view, markup m, std
     const bridge::template_source src{text, template_name};
     if (!view.is_object()) throw usage_error(fmt::format("template {}: the view model must be a JSON object", template_name));
     const auto tags = bridge::parse_template(src);
-    const bridge::mustache::data data = bridge::to_mustache_data(view);
+    bridge::view_paths reachable;
+    bridge::add_paths(reachable, tags);
+    const bridge::mustache::data data = bridge::to_reachable_data(view, reachable);
     {
         bridge::mustache_context ctx(&data);
         bridge::template_walk walk{src};

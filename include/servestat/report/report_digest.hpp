@@ -636,6 +636,16 @@ inline std::vector<std::string> capacity_summary(std::span<const sweep_analysis>
     return out;
 }
 
+// "a, b and c", or the first `most` and how many more.
+inline std::string name_list(const std::vector<std::string>& items, std::size_t most = 4) {
+    std::string out;
+    const std::size_t shown = items.size() > most + 1 ? most : items.size();
+    for (std::size_t i = 0; i < shown; ++i)
+        out.append(i == 0 ? "" : i + 1 == shown && shown == items.size() ? " and " : ", ").append(items[i]);
+    if (shown < items.size()) out += fmt::format(" and {} more", items.size() - shown);
+    return out;
+}
+
 // The runs too short for their concurrency, in one sentence: their latencies describe no steady
 // load, which matters before any number of theirs is read (findings.hpp, short_for_concurrency).
 inline std::string short_runs_sentence(std::span<const run_stats> runs) {
@@ -648,10 +658,7 @@ inline std::string short_runs_sentence(std::span<const run_stats> runs) {
         }
     if (named.size() == 1) return short_for_concurrency(*only)->text;
     if (named.empty()) return {};
-    std::string list;
-    for (std::size_t i = 0; i < named.size(); ++i)
-        list.append(i == 0 ? "" : i + 1 == named.size() ? " and " : ", ").append(named[i]);
-    return "Not in steady state, having completed fewer than 2 × their concurrency in requests: " + list +
+    return "Not in steady state, having completed fewer than 2 × their concurrency in requests: " + name_list(named, 6) +
            "; their latencies describe ramp-up and drain.";
 }
 
@@ -677,16 +684,6 @@ inline std::string validity_name(std::span<const sweep_analysis> sweeps, std::si
         }
     }
     return r.meta.label;
-}
-
-// "a, b and c", or the first `most` and how many more.
-inline std::string name_list(const std::vector<std::string>& items, std::size_t most = 4) {
-    std::string out;
-    const std::size_t shown = items.size() > most + 1 ? most : items.size();
-    for (std::size_t i = 0; i < shown; ++i)
-        out.append(i == 0 ? "" : i + 1 == shown && shown == items.size() ? " and " : ", ").append(items[i]);
-    if (shown < items.size()) out += fmt::format(" and {} more", items.size() - shown);
-    return out;
 }
 
 inline std::string count_text(double n) { return fmt::format("{:.0f}", n); }

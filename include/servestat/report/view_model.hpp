@@ -13,6 +13,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/run.hpp"           // run
+#include "servestat/core/thousands.hpp"     // thousands
 #include "servestat/core/utf8.hpp"          // shortened_text
 #include "servestat/report/driver_view.hpp" // connections_text, cancelled_text, turn_rows, turns_text, *_summary_text
 #include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
@@ -36,7 +37,14 @@ namespace servestat::report {
 struct report_options {
     std::string title = "Load test report";
     double slo_percentile = 95; // an SLO passes when this percentile of the metric meets it
+    // Past this many runs the report leaves out the per-run sections and their charts: nobody reads
+    // a thousand sections, and they made a report of 8,000 one-request logs hold 3.4 GB. The tables,
+    // the comparison charts and report.json keep every run.
+    std::size_t max_run_sections = 64;
 };
+
+// Whether a report of `runs` runs gives each its own section (and charts).
+inline bool shows_run_sections(std::size_t runs, const report_options& ro) { return runs <= ro.max_run_sections; }
 
 // What a report is made of before it is rendered: per run its statistics, the fit the findings
 // quote, and the view model.
@@ -457,6 +465,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     for (const auto& a : runs) {
         stats.push_back(a.stats);
         findings.push_back(derive_findings(a.stats, a.e2e_per_output_token));
+        if (!shows_run_sections(runs.size(), ro)) continue;
         json& view = run_views.emplace_back(detail::run_view(a, o, ro));
         view["compact"] = detail::compact_rows(a.stats);
         view["has_few_samples"] = shows_few_samples(view["headline"]) || shows_few_samples(view["metric_tables"]) ||
@@ -503,7 +512,11 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"single_run", runs.size() == 1},
             {"run_count", std::to_string(runs.size())},
             {"comparison", comparison},
-            {"runs", run_views},
+            {"runs", std::move(run_views)},
+            // The templates say what was left out: {"runs": "2,000", "most": "64"}.
+            {"run_sections_left_out", shows_run_sections(runs.size(), ro)
+                                          ? json(nullptr)
+                                          : json{{"runs", servestat::detail::thousands(runs.size())}, {"most", std::to_string(ro.max_run_sections)}}},
             {"has_sweeps", !sweeps.empty()},
             {"has_sweep_overlays", false}, // the CLI adds "sweep_overlays" (sweeps_overlay_plots) and sets it
             {"accounting", json::array()}, // the CLI's: rows and runs left out (accounting_view)
