@@ -303,7 +303,7 @@ TEST_CASE("synthetic prompts have exactly their drawn length under the heuristic
 TEST_CASE("synthetic prompts are corrected to a server counter's count, or the nearest is reported") {
     // A tokenizer that adds 2 special tokens and counts every word once: reachable exactly.
     load::token_counter plus_two = heuristic;
-    plus_two.text = [](std::string_view s) { return servestat::sim::count_tokens(s) + 2; };
+    plus_two.text = [](std::string_view s) { return servestat::count_tokens(s) + 2; };
     servestat::detail::xoshiro256 rng(11);
     const auto exact = load::synthetic_text(50, plus_two, rng);
     CHECK(exact.tokens == 50);
@@ -311,7 +311,7 @@ TEST_CASE("synthetic prompts are corrected to a server counter's count, or the n
     // One that counts two tokens per word cannot reach an odd target: the nearest is 1 away.
     load::token_counter doubled = heuristic;
     doubled.source = "doubling";
-    doubled.text = [](std::string_view s) { return 2 * servestat::sim::count_tokens(s); };
+    doubled.text = [](std::string_view s) { return 2 * servestat::count_tokens(s); };
     const auto near = load::synthetic_text(51, doubled, rng);
     CHECK(near.target == 51);
     CHECK(std::abs(near.tokens - 51) == 1);

@@ -1,7 +1,9 @@
-// Tests for the simulator's engine (servestat/sim/engine.hpp), token counter (tokens.hpp), closed-loop
-// driver (closed_loop.hpp) and presets (presets.hpp). Step-by-step expectations are derived by hand
-// from the scheduling rules in docs/simulator.md with round cost coefficients; the preset checks
-// compare shapes against the notebook's Experiment 3 (tests/data/sweep/bad_unfair_exp3.csv).
+// Tests for the simulator's engine (servestat/sim/engine.hpp), token counting (core/token_count.hpp,
+// shared with the load driver) and token ids (tokens.hpp), closed-loop driver (closed_loop.hpp) and
+// presets (presets.hpp). Step-by-step expectations are derived by hand from the scheduling rules in
+// docs/simulator.md with round cost coefficients; the preset checks compare shapes against the
+// notebook's Experiment 3 (tests/data/sweep/bad_unfair_exp3.csv).
+#include "servestat/core/token_count.hpp" // count_tokens, count_chat_tokens
 #include "servestat/sim/closed_loop.hpp"
 #include "servestat/sim/engine.hpp"
 #include "servestat/sim/prefix_cache.hpp"
@@ -691,7 +693,7 @@ TEST_CASE("token ids split text as count_tokens counts it", "[sim][tokens]") {
           std::vector<std::uint64_t>{token_id("Hell"), token_id("o"), token_id(","), token_id("worl"), token_id("d"),
                                      token_id("!")});
     for (const char* text : {"", "  \n", "the", "assistant", "e.g.", "3.14", "caf\xc3\xa9", "who sang take that"})
-        CHECK(sim::token_ids(text).size() == static_cast<std::size_t>(sim::count_tokens(text)));
+        CHECK(sim::token_ids(text).size() == static_cast<std::size_t>(servestat::count_tokens(text)));
 }
 
 TEST_CASE("chat_token_ids renders what count_chat_tokens counts, and a next turn extends it",
@@ -705,7 +707,7 @@ TEST_CASE("chat_token_ids renders what count_chat_tokens counts, and a next turn
     next.emplace_back("assistant", " the data");
     next.emplace_back("user", "and then");
     const auto next_ids = sim::chat_token_ids(next);
-    CHECK(next_ids.size() == static_cast<std::size_t>(sim::count_chat_tokens(next)));
+    CHECK(next_ids.size() == static_cast<std::size_t>(servestat::count_chat_tokens(next)));
     CHECK(next_ids.size() == 56u); // 42 + (5 + 2) for the reply + (5 + 2) for "and then"
     auto extended = prompt;
     sim::append_reply_ids(extended, " the data"); // + " the", " data", <|im_end|>, \n
@@ -714,26 +716,26 @@ TEST_CASE("chat_token_ids renders what count_chat_tokens counts, and a next turn
 }
 
 TEST_CASE("count_tokens: words by groups of 4 bytes, punctuation 1, whitespace 0", "[sim][tokens]") {
-    CHECK(sim::count_tokens("") == 0);
-    CHECK(sim::count_tokens(" \n\t ") == 0);
-    CHECK(sim::count_tokens("the") == 1);
-    CHECK(sim::count_tokens("word") == 1);
-    CHECK(sim::count_tokens("tokens") == 2);
-    CHECK(sim::count_tokens("assistant") == 3);
-    CHECK(sim::count_tokens("Hello, world!") == 6); // Hello 2, "," 1, world 2, "!" 1
-    CHECK(sim::count_tokens("e.g.") == 4);
-    CHECK(sim::count_tokens("3.14") == 3);
-    CHECK(sim::count_tokens("caf\xc3\xa9") == 2); // 5 UTF-8 bytes
-    CHECK(sim::count_tokens("who sang take that look off your face") == 8);
+    CHECK(servestat::count_tokens("") == 0);
+    CHECK(servestat::count_tokens(" \n\t ") == 0);
+    CHECK(servestat::count_tokens("the") == 1);
+    CHECK(servestat::count_tokens("word") == 1);
+    CHECK(servestat::count_tokens("tokens") == 2);
+    CHECK(servestat::count_tokens("assistant") == 3);
+    CHECK(servestat::count_tokens("Hello, world!") == 6); // Hello 2, "," 1, world 2, "!" 1
+    CHECK(servestat::count_tokens("e.g.") == 4);
+    CHECK(servestat::count_tokens("3.14") == 3);
+    CHECK(servestat::count_tokens("caf\xc3\xa9") == 2); // 5 UTF-8 bytes
+    CHECK(servestat::count_tokens("who sang take that look off your face") == 8);
 }
 
 TEST_CASE("count_chat_tokens follows Qwen2.5's chat template", "[sim][tokens]") {
     // 3 (assistant prompt) + 5 + 8 (user) + 5 + 21 (the default system prompt Qwen2.5 inserts):
     // the notebook's short prompts of 8-16 tokens arrive as 37-45.
-    CHECK(sim::count_chat_tokens({{"user", "who sang take that look off your face"}}) == 42);
+    CHECK(servestat::count_chat_tokens({{"user", "who sang take that look off your face"}}) == 42);
     // An explicit system message replaces the default: 3 + (5 + 4) + (5 + 1).
-    CHECK(sim::count_chat_tokens({{"system", "Be brief."}, {"user", "Hi"}}) == 18);
-    CHECK(sim::count_chat_tokens({}) == 3 + 5 + 21);
+    CHECK(servestat::count_chat_tokens({{"system", "Be brief."}, {"user", "Hi"}}) == 18);
+    CHECK(servestat::count_chat_tokens({}) == 3 + 5 + 21);
 }
 
 TEST_CASE("output_token is one token and deterministic", "[sim][tokens]") {
@@ -741,7 +743,7 @@ TEST_CASE("output_token is one token and deterministic", "[sim][tokens]") {
     for (std::uint64_t seed : {0ULL, 1ULL, 42ULL, 0xFFFFFFFFFFFFFFFFULL}) {
         for (std::int32_t i = 0; i < 200; ++i) {
             const std::string t = sim::output_token(seed, i);
-            CHECK(sim::count_tokens(t) == 1);
+            CHECK(servestat::count_tokens(t) == 1);
             CHECK(t.front() == ' ');
             CHECK(t == sim::output_token(seed, i));
             distinct.insert(t);
@@ -753,7 +755,7 @@ TEST_CASE("output_token is one token and deterministic", "[sim][tokens]") {
         a += sim::output_token(1, i);
         b += sim::output_token(2, i);
     }
-    CHECK(sim::count_tokens(a) == 16);
+    CHECK(servestat::count_tokens(a) == 16);
     CHECK(a != b);
 }
 

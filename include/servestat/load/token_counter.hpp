@@ -11,13 +11,14 @@
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
-#include "servestat/sim/tokens.hpp" // count_tokens, count_chat_tokens, detail::is_space, detail::is_word_byte
+#include "servestat/core/token_count.hpp" // count_tokens, count_chat_tokens, detail::is_space, ...
 
 // What a user should know about token counts:
-//   - The heuristic is the simulator's rule (docs/simulator.md): a run of letters, digits and
-//     non-ASCII bytes counts one token per started 4 bytes, other non-space bytes one each, spaces
-//     nothing; a chat request adds Qwen2.5's template (5 tokens per message, 3 for the reply, and
-//     the default system prompt when there is none). Against `servestat simulate` it is exact.
+//   - The heuristic is the simulator's rule (core/token_count.hpp, docs/simulator.md): a run of
+//     letters, digits and non-ASCII bytes counts one token per started 4 bytes, other non-space
+//     bytes one each, spaces nothing; a chat request adds Qwen2.5's template (5 tokens per
+//     message, 3 for the reply, and the default system prompt when there is none). Against
+//     `servestat simulate` it is exact.
 //     Against a real model it is an estimate, typically within some 10-20% on English text, so
 //     bucket edges and context budgets computed with it are approximate: keep a safety margin.
 //   - With --url the driver asks the server's /tokenize (vLLM's endpoint), which counts with the
@@ -44,12 +45,12 @@ struct token_counter {
 
 inline token_counter heuristic_token_counter() {
     token_counter c;
-    c.text = [](std::string_view text) { return sim::count_tokens(text); };
+    c.text = [](std::string_view text) { return servestat::count_tokens(text); };
     c.chat = [](const std::vector<chat_message>& messages) {
         std::vector<std::pair<std::string, std::string>> role_content;
         role_content.reserve(messages.size());
         for (const auto& m : messages) role_content.emplace_back(m.role, m.content);
-        return sim::count_chat_tokens(role_content);
+        return servestat::count_chat_tokens(role_content);
     };
     c.source = "heuristic";
     return c;
@@ -62,7 +63,7 @@ inline token_counter heuristic_token_counter() {
 // Concatenating all pieces gives the text back, unless the text is only whitespace (then there
 // are no pieces, and no tokens either). The count of pieces is count_tokens(text).
 inline std::vector<std::string_view> token_pieces(std::string_view text) {
-    namespace sd = sim::detail;
+    namespace sd = servestat::detail;
     std::vector<std::string_view> pieces;
     std::size_t start = 0; // first byte of the piece being built, whitespace included
     std::size_t i = 0;

@@ -13,9 +13,10 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
 
-#include "servestat/core/random.hpp"  // detail::mix64
-#include "servestat/sim/metrics.hpp" // request_timings
-#include "servestat/sim/tokens.hpp"  // count_tokens, count_chat_tokens, output_token
+#include "servestat/core/random.hpp"      // detail::mix64
+#include "servestat/core/token_count.hpp" // count_tokens, count_chat_tokens
+#include "servestat/sim/metrics.hpp"      // request_timings
+#include "servestat/sim/tokens.hpp"       // token_ids, chat_token_ids, append_token_ids, append_reply_ids
 
 // Shapes follow vLLM 0.10's OpenAI server (vllm/entrypoints/openai/protocol.py), since the clients
 // and load drivers this simulator stands in front of were written against it. Errors use the shape

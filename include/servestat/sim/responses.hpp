@@ -14,9 +14,9 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
 
-#include "servestat/sim/http_api.hpp" // api_error, generation_request, detail::read_messages, dump_json
-#include "servestat/sim/metrics.hpp"  // request_timings
-#include "servestat/sim/tokens.hpp"   // count_chat_tokens
+#include "servestat/core/token_count.hpp" // count_chat_tokens
+#include "servestat/sim/http_api.hpp"     // api_error, generation_request, detail::read_messages, dump_json
+#include "servestat/sim/metrics.hpp"      // request_timings
 
 // As vLLM's OpenAI server serves it (vllm/entrypoints/openai/serving_responses.py, without Harmony):
 // the request's input becomes chat messages -- `instructions` as a system message first, then the
