@@ -213,6 +213,47 @@ def test_trend_report():
           "a trend of one run is a usage error")
 
 
+def split_log(path, label, started_at, queue, prefill, decode, network=0.05):
+    """60 short requests back to back whose server reported queue and prefill (issue 50): TTFT is
+    network + queue + prefill, e2e that plus decode."""
+    header = {"servestat": "log", "version": 1, "run": {"label": label, "started_at": started_at}}
+    lines, t = [json.dumps(header)], 0.0
+    for i in range(60):
+        ttft = network + queue + prefill
+        lines.append(json.dumps({"id": str(i), "t_sched": t, "t_sent": t, "t_first": t + ttft, "t_end": t + ttft + decode,
+                                 "prompt_tokens": 20, "output_tokens": 16, "status": "ok",
+                                 "server_queue": queue, "server_prefill": prefill}))
+        t += ttft + decode
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_split_by_the_servers_clock_before_and_after():
+    # Before: 0.05 + 0.7 + 0.05 to the first token, then 0.2: 70% of 1.0 s in the server's queue.
+    # After: 0.05 + 0.1 + 0.05, then 0.2: 25% of 0.4 s.
+    before = split_log(os.path.join(WORK, "split-before.jsonl"), "before", "2026-01-05T00:00:00Z", 0.7, 0.05, 0.2)
+    after = split_log(os.path.join(WORK, "split-after.jsonl"), "after", "2026-01-12T00:00:00Z", 0.1, 0.05, 0.2)
+    out = os.path.join(WORK, "split-compare")
+    res = servestat("compare", before, after, "-o", out)
+    check(res.returncode == 0, f"compare: {res.stderr}")
+    with open(os.path.join(out, "compare.md")) as f:
+        text = f.read()
+    check("Where a request's time goes, by the server's clock" in text, "compare.md has the split")
+    check("700 ms (70.0%) → 100 ms (25.0%)" in text, "the server's queue before → after, with shares")
+    res = servestat("report", "--trend", before, after, "-o", os.path.join(WORK, "split-trend"))
+    check(res.returncode == 0, f"trend: {res.stderr}")
+    with open(os.path.join(WORK, "split-trend", "trend.md")) as f:
+        text = f.read()
+    check("| before | short | 60 |" in text and "700 ms (70.0%)" in text and "100 ms (25.0%)" in text,
+          "the trend has each run's split")
+    res = servestat("report", before, "-o", os.path.join(WORK, "split-report"))
+    with open(os.path.join(WORK, "split-report", "report.md")) as f:
+        text = f.read()
+    check("By the server's own clock, short prompts spend 70.0% of their time in its queue." in text,
+          "the summary says where the time goes")
+
+
 sys.exit(run_tests(WORK, [test_notebook_experiment5_table, test_notebook_experiment5_json, test_output_is_deterministic,
                           test_report_files, test_gate, test_options_and_errors, test_sweeps_pair_by_load,
-                          test_trend_report]))
+                          test_trend_report, test_the_split_by_the_servers_clock_before_and_after]))

@@ -7,6 +7,7 @@
 #include <algorithm>  // std::find, std::count
 #include <cstddef>    // std::size_t
 #include <filesystem> // std::filesystem::path
+#include <iterator>   // std::make_move_iterator
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <utility>    // std::move
@@ -238,6 +239,9 @@ inline void write_runs_report(const report_args& a, const stats_options& options
     for (std::size_t i = 0; i < sweeps.size(); ++i) {
         auto files = report::sweep_plots(sweeps[i], fmt::format("sweep-{}", i + 1), report::sweep_short_name(sweeps[i], i),
                                          options.summary.confidence);
+        auto split = report::sweep_split_plots(sweeps[i], stats, fmt::format("sweep-{}", i + 1),
+                                               report::sweep_short_name(sweeps[i], i));
+        files.insert(files.end(), std::make_move_iterator(split.begin()), std::make_move_iterator(split.end()));
         view["sweeps"][i]["plots"] = plot_entries(files);
         all_plots.insert(all_plots.end(), files.begin(), files.end());
     }

@@ -27,6 +27,7 @@
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/plots.hpp"        // detail::slug, detail::metric_values
 #include "servestat/report/report_digest.hpp" // detail::peak_row
+#include "servestat/report/time_split_view.hpp" // split_change_rows
 #include "servestat/report/sweep_view.hpp"   // detail::format_load, series_over_load, find_knee_of, sweep_cell
 
 namespace servestat::report {
@@ -465,6 +466,7 @@ inline std::string within_run_noise_sentence(const comparison& c) {
 
 inline json pair_view(const comparison& c, const compared_pair& p) {
     const run_comparison& rc = p.comparison;
+    const json split = report::split_change_rows(rc.before, rc.after);
     json run_rows = json::array(), subsets = json::array();
     for (const auto& x : rc.changes) {
         if (x.subset.empty()) {
@@ -482,7 +484,10 @@ inline json pair_view(const comparison& c, const compared_pair& p) {
             {"subsets", subsets}, {"has_plots", false}, {"plots", json::array()},
             {"has_runs_as_unit", p.runs.has_value() && !p.runs->changes.empty()},
             {"runs_as_unit_rows", p.runs ? run_unit_rows(*p.runs) : json::array()},
-            {"runs_as_unit_note", p.runs ? run_unit_note(*p.runs) : std::string()}};
+            {"runs_as_unit_note", p.runs ? run_unit_note(*p.runs) : std::string()},
+            {"has_time_split", !split.empty()},
+            {"time_split", split},
+            {"time_split_client_wait", rc.before.split.client_wait || rc.after.split.client_wait}};
 }
 
 // compare.py's table: run level, then e2e, ttft and tpot of all requests.

@@ -75,6 +75,19 @@ inline std::optional<finding> waiting_dominates(const run_stats& r) {
     return std::nullopt;
 }
 
+// A server that says it spent longer to the first token than the client waited for it: the two
+// clocks disagree, or something in between (a proxy, a gateway) answered first. The split counts
+// such a request's network part as 0; how many there were, and by how much, is said here.
+inline std::optional<finding> server_ahead_of_client(const run_stats& r) {
+    if (r.split.subsets.empty() || r.split.subsets.front().server_ahead == 0) return std::nullopt;
+    const auto& all = r.split.subsets.front();
+    return finding{"server_ahead_of_client",
+                   fmt::format("For {} of {} requests the server's own time to the first token (queue and prefill) "
+                               "exceeds the client's TTFT, by up to {}: the clocks disagree or something between them "
+                               "answers first; the time split counts their network share as 0.",
+                               all.server_ahead, all.n, format_seconds(all.most_ahead))};
+}
+
 // The bands of seed 004.
 inline std::optional<finding> latency_consistency(const run_stats& r) {
     const summary* e2e = find_summary(r, "all", metric::e2e);
@@ -153,8 +166,8 @@ inline std::optional<finding> short_for_concurrency(const run_stats& r) {
 
 inline std::vector<finding> derive_findings(const run_stats& r, const std::optional<linear_fit>& e2e_per_output_token) {
     std::vector<finding> out;
-    for (auto f : {short_for_concurrency(r), context_overflows(r), waiting_dominates(r), short_requests_in_tail(r), tail_to_median(r),
-                   per_token_cost(e2e_per_output_token), latency_consistency(r)})
+    for (auto f : {short_for_concurrency(r), context_overflows(r), waiting_dominates(r), server_ahead_of_client(r),
+                   short_requests_in_tail(r), tail_to_median(r), per_token_cost(e2e_per_output_token), latency_consistency(r)})
         if (f) out.push_back(std::move(*f));
     return out;
 }

@@ -24,6 +24,7 @@
 #include "servestat/core/text.hpp"           // detail::fnv1a
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/server_watch.hpp" // server_charts, server_span_end
+#include "servestat/report/time_split_view.hpp" // split_components
 #include "servestat/plot/bars.hpp"           // grouped_bar_chart
 #include "servestat/plot/box.hpp"            // box_chart, box_chart_ranks
 #include "servestat/plot/ecdf.hpp"           // ecdf_chart, ecdf_chart_ranks
@@ -295,11 +296,17 @@ inline std::vector<plot_file> run_plots(const run& r, const run_stats& st, const
     // Charts that read the requests directly, in the order they are listed after the distributions.
     const std::vector<std::function<files()>> direct_charts{
         [&]() -> files {
-            const auto parts = detail::time_components(st);
-            if (parts.series.size() <= 1) return {};
-            return {file("time-breakdown", "Where the time goes at each percentile — " + run_name,
-                         plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode — " + run_name,
-                                                         "percentile", "time (s)"}))};
+            files out;
+            if (const auto parts = detail::time_components(st); parts.series.size() > 1)
+                out.push_back(file("time-breakdown", "Where the time goes at each percentile — " + run_name,
+                                   plot::stacked_bar_chart(parts, {"Client queue, time to first token and decode — " + run_name,
+                                                                   "percentile", "time (s)"})));
+            if (!st.split.subsets.empty())
+                out.push_back(file("time-split", "Where a request's time goes, by the server's clock — " + run_name,
+                                   plot::stacked_bar_chart(split_components(st.split),
+                                                           {"Mean time per request by the server's clock — " + run_name,
+                                                            "prompt-length subset", "mean time per request (s)"})));
+            return out;
         },
         [&] { return scatter(r.requests.output_tokens(), "output-tokens", "output tokens"); },
         [&] { return scatter(r.requests.prompt_tokens(), "prompt-tokens", "prompt tokens"); },
@@ -538,9 +545,11 @@ inline std::vector<plot_file> comparison_plots(const std::vector<const run*>& ru
 // repeat per run what the overlays and sweep curves already show side by side.
 inline std::vector<plot_file> appendix_plots(std::vector<plot_file> plots) {
     std::vector<plot_file> out;
+    // Where the server reported its own times, its split says where the time goes.
+    const bool split = std::any_of(plots.begin(), plots.end(), [](const plot_file& p) { return p.name.ends_with("-time-split.svg"); });
     for (auto& p : plots)
-        for (const char* kind : {"-e2e-ecdf.svg", "-time-breakdown.svg", "-p99-timeline.svg", "-server-queue.svg",
-                                 "-arrival-rate.svg"})
+        for (const char* kind : {"-e2e-ecdf.svg", split ? "-time-split.svg" : "-time-breakdown.svg", "-p99-timeline.svg",
+                                 "-server-queue.svg", "-arrival-rate.svg"})
             if (p.name.ends_with(kind)) {
                 out.push_back(std::move(p));
                 break;

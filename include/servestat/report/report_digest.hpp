@@ -899,6 +899,55 @@ inline std::vector<summary_sentence> validity_sentences(std::span<const run_stat
 // At most five sentences (summary_view picks them): for sweeps their peaks, knees and SLO
 // capacity; for one run its headline, missed SLOs and strongest findings; for several runs the
 // best and worst of them.
+namespace detail {
+
+// The server's queue is said to be where the time goes from this share of a request's time on.
+inline constexpr double queue_share_told = 0.25;
+
+inline std::string split_subset_words(const std::string& subset) {
+    return subset == "all" ? "requests" : subset + " prompts";
+}
+
+// "By the server's own clock, short prompts spend 71% of their time in its queue at c=32 (long
+// prompts 12%)": of the runs whose server reported its queue (docs/metrics.md#the-time-split), at
+// each sweep's highest level with the split (or each run without sweeps), the subset that waits in
+// the queue the largest share of its time, when that is at least queue_share_told.
+inline std::string server_clock_sentence(std::span<const run_stats> runs, std::span<const sweep_analysis> sweeps) {
+    struct candidate {
+        const run_stats* run;
+        std::string where;
+    };
+    std::vector<candidate> candidates;
+    for (std::size_t i = 0; i < sweeps.size(); ++i)
+        for (auto p = sweeps[i].curve.points.rbegin(); p != sweeps[i].curve.points.rend(); ++p)
+            if (!runs[p->run].split.subsets.empty()) {
+                candidates.push_back({&runs[p->run], format_load(sweeps[i].curve.param, p->load) +
+                                                         (sweeps.size() > 1 ? " on " + sweep_short_name(sweeps[i], i) : "")});
+                break;
+            }
+    if (sweeps.empty())
+        for (const auto& r : runs)
+            if (!r.split.subsets.empty()) candidates.push_back({&r, runs.size() > 1 ? "in " + r.meta.label : ""});
+    const candidate* best = nullptr;
+    const subset_time_split* most = nullptr;
+    for (const auto& c : candidates)
+        for (const auto& s : c.run->split.subsets) {
+            // `all` speaks only where no prompt-length subset has the split.
+            if (s.subset == "all" && c.run->split.subsets.size() > 1) continue;
+            if (!most || s.share(split_part::server_queue) > most->share(split_part::server_queue)) best = &c, most = &s;
+        }
+    if (!most || most->share(split_part::server_queue) < queue_share_told) return {};
+    std::vector<std::string> others;
+    for (const auto& s : best->run->split.subsets)
+        if (&s != most && s.subset != "all")
+            others.push_back(fmt::format("{} {}", split_subset_words(s.subset), format_share(s.share(split_part::server_queue))));
+    return fmt::format("By the server's own clock, {} spend {} of their time in its queue{}{}.", split_subset_words(most->subset),
+                       format_share(most->share(split_part::server_queue)), best->where.empty() ? "" : " " + best->where,
+                       others.empty() ? "" : " (" + name_list(others) + ")");
+}
+
+} // namespace detail
+
 inline std::vector<summary_sentence> report_summary(std::span<const run_stats> runs,
                                                     std::span<const std::vector<finding>> run_findings,
                                                     std::span<const sweep_analysis> sweeps, const std::vector<slo>& slos,
@@ -940,6 +989,7 @@ inline std::vector<summary_sentence> report_summary(std::span<const run_stats> r
     } else if (auto s = detail::reported_runs_sentence(runs); !s.empty()) {
         out.push_back({9, std::move(s)}); // aggregates only, on no sweep: the tools' own numbers still say something
     }
+    if (auto s = detail::server_clock_sentence(runs, sweeps); !s.empty()) out.push_back({8.6, std::move(s)});
     // Ahead of every number: those of a run that never reached steady state describe no sustained load.
     if (auto s = detail::short_runs_sentence(runs); !s.empty()) out.push_back({10.5, std::move(s)});
     // Then which numbers are not the server's: stragglers, early ends, tiny runs, errors, order.

@@ -97,6 +97,21 @@ inline json to_json(const breakdown& b) {
     return {{"waiting", b.waiting}, {"subsets", std::move(subsets)}};
 }
 
+inline json to_json(const time_split& t) {
+    if (t.subsets.empty()) return nullptr;
+    json subsets = json::object();
+    for (const auto& s : t.subsets) {
+        json mean = json::object(), share = json::object();
+        for (const split_part p : split_parts) {
+            mean[to_string(p)] = s.mean[static_cast<std::size_t>(p)];
+            share[to_string(p)] = s.share(p);
+        }
+        subsets[s.subset] = {{"n", s.n}, {"mean", std::move(mean)}, {"total", s.total()}, {"share", std::move(share)},
+                             {"server_ahead", s.server_ahead}, {"most_ahead", s.most_ahead}};
+    }
+    return {{"client_wait", t.client_wait}, {"subsets", std::move(subsets)}};
+}
+
 inline json slos_to_json(const std::vector<slo>& slos) {
     json j = json::object();
     for (const auto& s : slos) j[std::string(to_string(s.on))] = s.max_seconds;
@@ -224,6 +239,7 @@ inline json to_json(const run_stats& r) {
         {"reported", detail::to_json(r.meta.reported)},
         {"subsets", std::move(subsets)},
         {"breakdown", detail::to_json(r.time_breakdown)},
+        {"time_split", detail::to_json(r.split)},
         {"skipped", {{"count", r.skipped.count},
                      {"unit", r.skipped.unit == skipped_unit::record ? "record" : "line"},
                      {"examples", r.skipped.examples}}},

@@ -3,7 +3,8 @@
 // marked, short against long p99, and p99 against throughput labelled by load).
 #pragma once
 
-#include <algorithm> // std::min, std::max
+#include <algorithm> // std::min, std::max, std::find
+#include <array>     // std::array
 #include <cmath>   // std::isinf, std::isfinite, std::abs
 #include <cstddef> // std::size_t
 #include <optional> // std::optional
@@ -17,10 +18,13 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/plot/line.hpp"           // line_chart, line_options
+#include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
 #include "servestat/report/few_samples.hpp"  // few_samples_mark
 #include "servestat/report/format.hpp"       // format_seconds, format_share, format_interval
 #include "servestat/report/intervals.hpp"    // interval_note, interval_band_label, detail::text_or_null
 #include "servestat/report/plot_file.hpp"    // plot_file
+#include "servestat/report/plots.hpp"        // detail::slug
+#include "servestat/report/time_split_view.hpp" // split_part_title
 #include "servestat/report/stats_json.hpp"   // json
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis
 
@@ -472,6 +476,66 @@ inline std::vector<plot_file> sweeps_overlay_plots(std::span<const sweep_analysi
 }
 
 // The notebook's sweep charts, with Kneedle's knees marked. `prefix` keeps file names apart.
+namespace detail {
+
+// A level's split of one subset: each part's mean over the level's runs that have the subset's
+// split (replicates weigh alike), or nothing when none has it.
+inline std::optional<std::array<double, 5>> level_split(const sweep_point& level, std::span<const run_stats> runs,
+                                                        const std::string& subset) {
+    std::array<double, 5> sum{};
+    std::size_t n = 0;
+    for (const std::size_t i : level.replicates.empty() ? std::vector<std::size_t>{level.run} : level.replicates)
+        for (const auto& s : runs[i].split.subsets)
+            if (s.subset == subset) {
+                for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += s.mean[k];
+                ++n;
+            }
+    if (n == 0) return std::nullopt;
+    for (double& v : sum) v /= static_cast<double>(n);
+    return sum;
+}
+
+} // namespace detail
+
+// Per prompt-length subset, where a request's time goes at each level by the server's own clock
+// (docs/metrics.md#the-time-split): one stacked chart per subset (`all` only where there is no
+// other), a bar per level. None when no run of the sweep has the server's times.
+inline std::vector<plot_file> sweep_split_plots(const sweep_analysis& a, std::span<const run_stats> runs,
+                                                const std::string& prefix, const std::string& name) {
+    std::vector<std::string> subsets; // in the runs' order: all, short, medium, long, then buckets
+    bool client_wait = false;
+    for (const auto& p : a.curve.points)
+        for (const auto& s : runs[p.run].split.subsets) {
+            if (std::find(subsets.begin(), subsets.end(), s.subset) == subsets.end()) subsets.push_back(s.subset);
+            client_wait = client_wait || runs[p.run].split.client_wait;
+        }
+    std::vector<plot_file> out;
+    for (const auto& subset : subsets) {
+        if (subset == "all" && subsets.size() > 1) continue; // the prompt-length subsets say more, apart
+        plot::bar_table t;
+        std::vector<std::array<double, 5>> levels;
+        for (const auto& p : a.curve.points)
+            if (auto split = detail::level_split(p, runs, subset)) {
+                t.categories.push_back(servestat::detail::load_text(p.load));
+                levels.push_back(*split);
+            }
+        if (t.categories.size() < 2) continue;
+        for (const split_part part : split_parts) {
+            if (part == split_part::client_wait && !client_wait) continue;
+            t.series.push_back(split_part_title(part));
+            std::vector<double> row;
+            for (const auto& level : levels) row.push_back(level[static_cast<std::size_t>(part)]);
+            t.values.push_back(std::move(row));
+        }
+        const std::string what = subset == "all" ? "every request" : subset + " prompts";
+        const std::string title = fmt::format("Where the time of {} goes at each {}, by the server's clock — {}", what,
+                                              a.curve.param, name);
+        out.push_back({fmt::format("{}-time-split-{}.svg", prefix, detail::slug(subset)), title,
+                       plot::stacked_bar_chart(t, {title, a.curve.param, "mean time per request (s)"})});
+    }
+    return out;
+}
+
 inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::string& prefix, const std::string& short_name = {},
                                           double confidence = 0.95) {
     std::vector<plot_file> out;

@@ -26,6 +26,7 @@
 #include "servestat/report/digest.hpp"       // merge_changes, group_changes, kpi_rows, summary_view
 #include "servestat/report/intervals.hpp"    // percentile_ci, interval_band_label, detail::text_or_null
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
+#include "servestat/report/time_split_view.hpp" // split_rows
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/stats/run_validity.hpp"   // run_failed_entirely
 
@@ -358,6 +359,16 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
     namespace parts = detail::trend_parts;
     json rows = json::array(), plot_list = json::array();
     for (const auto& s : t.steps) rows.push_back(parts::row_json(s));
+    json split = json::array(); // each run's time split by the server's clock, oldest first
+    bool client_wait = false;
+    for (const auto& s : t.steps) {
+        client_wait = client_wait || s.stats.split.client_wait;
+        for (auto& row : split_rows(s.stats.split)) {
+            row["date"] = detail::trend_parts::date_text(s.started);
+            row["label"] = s.stats.meta.label;
+            split.push_back(std::move(row));
+        }
+    }
     for (const auto& p : plots) plot_list.push_back({{"title", p.title}, {"file", "plots/" + p.name}, {"svg", p.svg}});
     std::vector<kpi_source> kpi;
     if (t.steps.size() >= 2) kpi.push_back({"previous: " + runs[t.steps[t.steps.size() - 2].run].meta.label, &t.steps[t.steps.size() - 2].stats});
@@ -376,6 +387,9 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"noise", fmt::format("{:g}%", 100 * o.verdicts.noise)},
             {"confidence", fmt::format("{:g}%", 100 * o.verdicts.confidence)},
             {"rows", std::move(rows)},
+            {"has_time_split", !split.empty()},
+            {"time_split_client_wait", client_wait},
+            {"time_split", std::move(split)},
             {"findings", parts::text_list(parts::findings(t, runs, o))},
             {"has_notes", !t.notes.empty()},
             {"notes", parts::text_list(t.notes)},

@@ -25,6 +25,7 @@
 #include "servestat/report/server_watch.hpp" // server_watch, watch_server
 #include "servestat/report/report_digest.hpp" // report_summary, report_kpi_sources, sweep_titles
 #include "servestat/report/sweep_view.hpp"  // sweep_view
+#include "servestat/report/time_split_view.hpp" // split_rows
 #include "servestat/report/with_failed.hpp" // judged_percentile, judged_text, kpi_shows_with_failed, with_failed_note
 #include "servestat/stats/driver_log.hpp"   // driver_activity_of
 #include "servestat/stats/linear_fit.hpp"   // least_squares_over
@@ -357,6 +358,9 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"has_errors", !errors.empty()},
               {"errors", errors},
               {"has_breakdown", !breakdown.empty()},
+              {"has_time_split", !r.split.subsets.empty()},
+              {"time_split_client_wait", r.split.client_wait},
+              {"time_split", report::split_rows(r.split)},
               {"breakdown_waiting", r.time_breakdown.waiting},
               {"breakdown", breakdown},
               {"has_slo", !slos.empty()},

@@ -15,6 +15,7 @@
 
 #include "servestat/core/run.hpp"          // run
 #include "servestat/stats/breakdown.hpp"   // breakdown, break_down
+#include "servestat/stats/time_split.hpp"  // time_split, split_time
 #include "servestat/stats/cold_start.hpp"  // cold_start, detect_cold_start
 #include "servestat/stats/error_kinds.hpp" // error_count, count_errors
 #include "servestat/stats/goodput.hpp"     // slo, count_good
@@ -89,6 +90,7 @@ struct run_stats {
     std::optional<goodput_stats> goodput;
     std::vector<subset_stats> subsets;
     breakdown time_breakdown;
+    time_split split; // by the server's own clock, when it reported queue and prefill times
     skipped_lines skipped;
     // Where the run was in steady state; with --steady-state, the window the statistics cover.
     steady_state_detection steady_state;
@@ -305,6 +307,7 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
             if (!order.rows.empty()) out.peak_concurrency = counts.peak ? *counts.peak : detail::peak_in_flight(t, order);
         },
         [&](scratch_list& values) { out.time_breakdown = break_down(t, subsets, o.summary, values); },
+        [&](scratch_list&) { out.split = split_time(t, subsets); },
         [&](scratch_list&) { out.cold = detect_cold_start(t); },
     };
     for (std::size_t m = 0; m < all_metrics.size(); ++m)
