@@ -19,7 +19,8 @@ times, on time.perf_counter (CLOCK_MONOTONIC) from the run's start, as the drive
 t_sent just before the request is handed to aiohttp; t_first when the first line whose chunk
 carries content (delta.content, delta.reasoning_content, delta.tool_calls or text; vLLM's role-only
 chunk does not count) has been read; itl, the gaps between content chunks after the first; t_end
-after the body's end; server_queue/prefill/decode from the `servestat_timings` object of any chunk.
+after the body's end; server_queue/prefill/decode from vLLM's per-request `metrics` object of any
+chunk (queue_time_ms, time_to_first_token_ms, generation_time_ms; in practice the usage chunk).
 One clock reading per line, taken as the line is handed over (before its JSON is parsed). Writes
 the driver's log format (JSONL: a header line, then one line per request in completion order, the
 same fields and 6 decimals), through a buffered file.
@@ -127,8 +128,8 @@ class Run:
                             last = now
                         if chunk.get("usage"):
                             usage = chunk["usage"]
-                        if "servestat_timings" in chunk:
-                            timings = chunk["servestat_timings"]
+                        if chunk.get("metrics"):
+                            timings = chunk["metrics"]
                     if status == "ok" and not done:
                         status, error = "error", "malformed response: the event stream ended without data: [DONE]"
         except asyncio.TimeoutError:
@@ -156,10 +157,11 @@ class Run:
             rec["error"] = error
         if itl:
             rec["itl"] = [round(x, 6) for x in itl]
-        if timings and status == "ok":
-            rec["server_queue"] = round(timings["queue"], 6)
-            rec["server_prefill"] = round(timings["prefill"], 6)
-            rec["server_decode"] = round(timings["decode"], 6)
+        if timings and status == "ok":  # vLLM's ms, as the driver logs them: seconds, null left out
+            for key, ms in (("server_queue", "queue_time_ms"), ("server_prefill", "time_to_first_token_ms"),
+                            ("server_decode", "generation_time_ms")):
+                if isinstance(timings.get(ms), (int, float)) and timings[ms] >= 0:
+                    rec[key] = round(timings[ms] / 1000, 6)
         self.log.write(json.dumps(rec, separators=(",", ":")) + "\n")
         self.counts[status] = self.counts.get(status, 0) + 1
 

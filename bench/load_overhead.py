@@ -81,7 +81,9 @@ def pinned(cmd, core, rt):
 
 def start_simulator(binary, flags, core, rt):
     err = tempfile.TemporaryFile("w+")
-    proc = subprocess.Popen(pinned([binary, "simulate", "--port", "0", *flags], core, rt),
+    # vLLM's per-request metrics: the simulator's own account of each request, which the driver logs
+    # as server_queue / server_prefill / server_decode.
+    proc = subprocess.Popen(pinned([binary, "simulate", "--port", "0", "--enable-per-request-metrics", *flags], core, rt),
                             stdout=subprocess.PIPE, stderr=err, text=True)
     line = proc.stdout.readline().strip()  # "servestat simulate listening on http://127.0.0.1:PORT"
     if "http://" not in line:
@@ -477,8 +479,8 @@ class BaselineConnection(asyncio.Protocol):
                         self.last = now
                 if obj.get("usage"):
                     self.usage = obj["usage"]
-                if "servestat_timings" in obj:
-                    self.timings = obj["servestat_timings"]
+                if obj.get("metrics"):  # vLLM's per-request metrics, in the usage chunk
+                    self.timings = obj["metrics"]
 
     def finish(self, now):
         record = {"id": str(self.index), "t_sent": round(self.t_sent, 6), "t_end": round(now, 6),

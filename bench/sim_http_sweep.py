@@ -161,7 +161,8 @@ def build_workload(client, n, seed):
 # ---- the server -------------------------------------------------------------------------------
 
 def start_server(binary, preset, time_scale):
-    proc = subprocess.Popen([binary, "simulate", "--preset", preset, "--port", "0", "--time-scale", str(time_scale)],
+    proc = subprocess.Popen([binary, "simulate", "--preset", preset, "--port", "0", "--time-scale", str(time_scale),
+                             "--enable-per-request-metrics"],
                             stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().strip()  # "servestat simulate listening on http://127.0.0.1:PORT"
     if "http://" not in line:
@@ -199,10 +200,11 @@ def run_level(host, port, workload, concurrency, total):
         t0 = time.perf_counter()
         _, answer = local.client.post("/v1/chat/completions", body)
         e2e = time.perf_counter() - t0
-        usage, timings = answer["usage"], answer["servestat_timings"]
+        usage, metrics = answer["usage"], answer["metrics"]  # vLLM's per-request metrics, in ms
         if usage["prompt_tokens"] != prompt_tokens or usage["completion_tokens"] != MAX_TOKENS:
             raise RuntimeError(f"request {k}: usage {usage}, expected {prompt_tokens} + {MAX_TOKENS}")
-        return prompt_tokens, e2e, timings["queue"] + timings["prefill"] + timings["decode"], time.perf_counter()
+        server_ms = metrics["queue_time_ms"] + metrics["time_to_first_token_ms"] + metrics["generation_time_ms"]
+        return prompt_tokens, e2e, server_ms / 1000, time.perf_counter()
 
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:

@@ -13,7 +13,7 @@
 // HTTP/1.1 keep-alive. Routes:
 //   POST /v1/chat/completions, /v1/completions  "stream":true: SSE in vLLM's chunk shape (chat: a
 //        role-only first chunk; then one content chunk per token; then a usage chunk, which carries
-//        "servestat_timings"; then data: [DONE]), each SSE event in its own HTTP chunk. Not streamed:
+//        vLLM's per-request "metrics"; then data: [DONE]), each SSE event in its own HTTP chunk. Not streamed:
 //        one JSON body at the time the last token would have gone out.
 //   GET /v1/models (max_model_len), GET /health, POST /tokenize (a byte-count stand-in: count =
 //   bytes / 4 + 1), anything else 404.
@@ -28,8 +28,10 @@
 // if the socket cannot take it all, the rest goes out with async_write and the write counts as
 // "blocked" in the summary.
 //
-// What the server reports ("servestat_timings", seconds, in the usage chunk, after the last content
-// chunk):
+// What the server reports, as vLLM's per-request "metrics" (milliseconds, in the usage chunk after
+// the last content chunk, as vLLM --enable-per-request-metrics sends them; queue_time_ms = queue,
+// time_to_first_token_ms = prefill, generation_time_ms = decode, which the load driver logs as
+// server_queue, server_prefill, server_decode):
 //   queue   = t_read - t_rx, where t_rx is the kernel's receive timestamp of the request's last
 //             bytes (SO_TIMESTAMPNS on the recvmsg that completed the request, CLOCK_REALTIME,
 //             converted to CLOCK_MONOTONIC by the offset between the two clocks read right after
@@ -362,8 +364,8 @@ private:
             else body.append(R"("text":)").append(json_escape(text));
             body.append(R"(,"logprobs":null,"finish_reason":"length","stop_reason":null}],"usage":)");
             body.append(usage_json(prompt_tokens, max_tokens));
-            body.append(R"(,"servestat_timings":)")
-                .append(timings_json(double(queue_ns) / 1e9, prefill, double(max_tokens - 1) * itl_ns / 1e9))
+            body.append(R"(,"metrics":)")
+                .append(metrics_json(double(queue_ns) / 1e9, prefill, double(max_tokens - 1) * itl_ns / 1e9, max_tokens))
                 .append("}");
             co_return co_await send_all(response(200, "OK", "application/json", body, keep)) && keep;
         }
@@ -412,9 +414,9 @@ private:
         std::string data = head;
         data.append(R"(,"choices":[])");
         if (include_usage) data.append(R"(,"usage":)").append(usage_json(prompt_tokens, max_tokens));
-        data.append(R"(,"servestat_timings":)")
-            .append(timings_json(double(queue_ns) / 1e9, double(t_first_send - t_read) / 1e9,
-                                 double(t_last_send - t_first_send) / 1e9))
+        data.append(R"(,"metrics":)")
+            .append(metrics_json(double(queue_ns) / 1e9, double(t_first_send - t_read) / 1e9,
+                                 double(t_last_send - t_first_send) / 1e9, max_tokens))
             .append("}");
         out.clear();
         append_event(out, data);
@@ -445,9 +447,17 @@ private:
         return R"({"prompt_tokens":)" + std::to_string(prompt) + R"(,"total_tokens":)" +
                std::to_string(prompt + completion) + R"(,"completion_tokens":)" + std::to_string(completion) + "}";
     }
-    static std::string timings_json(double queue, double prefill, double decode) {
-        char s[160];
-        std::snprintf(s, sizeof s, R"({"queue":%.9f,"prefill":%.9f,"decode":%.9f})", queue, prefill, decode);
+    // vLLM's per-request metrics of `tokens` output tokens from the three phases in seconds, written in
+    // ms to the nanosecond; mean_itl_ms is null for one token, tokens_per_second null for no time.
+    static std::string metrics_json(double queue, double prefill, double decode, int tokens) {
+        char itl[40] = "null", rate[40] = "null";
+        if (tokens > 1) std::snprintf(itl, sizeof itl, "%.6f", decode * 1e3 / (tokens - 1));
+        if (prefill + decode > 0) std::snprintf(rate, sizeof rate, "%.3f", tokens / (prefill + decode));
+        char s[256];
+        std::snprintf(s, sizeof s,
+                      R"({"time_to_first_token_ms":%.6f,"generation_time_ms":%.6f,"queue_time_ms":%.6f,)"
+                      R"("mean_itl_ms":%s,"tokens_per_second":%s})",
+                      prefill * 1e3, decode * 1e3, queue * 1e3, itl, rate);
         return s;
     }
 

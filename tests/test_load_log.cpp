@@ -1,6 +1,6 @@
 // Tests for the load driver's log and response reading: servestat/load/log_writer.hpp (the canonical
 // JSONL line, the header, the append-only writer) and servestat/load/response.hpp (stream chunks and
-// whole bodies of OpenAI-compatible servers, the x-servestat-timings header). A written log is read
+// whole bodies of OpenAI-compatible servers; every vendor's server timings: test_load_server_timings.cpp). A written log is read
 // back through the project's own canonical JSONL reader, so writer and reader must agree on every
 // field; chunk texts copy the shapes vLLM and `servestat simulate` send (docs/simulator.md).
 #include "servestat/load/log_writer.hpp"
@@ -30,7 +30,6 @@ using servestat::request_status;
 using servestat::load::header_line;
 using servestat::load::log_line;
 using servestat::load::log_writer;
-using servestat::load::parse_timings_header;
 using servestat::load::request_result;
 using servestat::load::response_error;
 using servestat::load::response_info;
@@ -392,7 +391,8 @@ TEST_CASE("log_writer names the path when the file cannot be created") {
 
 namespace {
 
-// Chunks as `servestat simulate` and vLLM stream them (docs/simulator.md, "Streaming").
+// Chunks as `servestat simulate --enable-per-request-metrics` and vLLM stream them (docs/simulator.md,
+// "Streaming"): the server's metrics come in the usage chunk after the last token.
 const std::string role_chunk =
     R"({"id":"chatcmpl-64684c4f0fd784b41956ecd1a275ec95","object":"chat.completion.chunk","created":1767225600,)"
     R"("model":"Qwen/Qwen2.5-3B-Instruct","choices":[{"index":0,"delta":{"role":"assistant","content":""},)"
@@ -404,12 +404,13 @@ const std::string content_chunk =
 const std::string finish_chunk =
     R"({"id":"chatcmpl-64684c4f0fd784b41956ecd1a275ec95","object":"chat.completion.chunk","created":1767225600,)"
     R"("model":"Qwen/Qwen2.5-3B-Instruct","choices":[{"index":0,"delta":{"content":" at"},"logprobs":null,)"
-    R"("finish_reason":"length","stop_reason":null}],)"
-    R"("servestat_timings":{"queue":0.000000,"prefill":0.007600,"decode":0.008800}})";
+    R"("finish_reason":"length","stop_reason":null}]})";
 const std::string usage_chunk =
     R"({"id":"chatcmpl-64684c4f0fd784b41956ecd1a275ec95","object":"chat.completion.chunk","created":1767225600,)"
     R"("model":"Qwen/Qwen2.5-3B-Instruct","choices":[],)"
-    R"("usage":{"prompt_tokens":36,"total_tokens":39,"completion_tokens":3}})";
+    R"("usage":{"prompt_tokens":36,"total_tokens":39,"completion_tokens":3},)"
+    R"("metrics":{"time_to_first_token_ms":7.6,"generation_time_ms":8.8,"queue_time_ms":0.0,"mean_itl_ms":4.4,)"
+    R"("tokens_per_second":182.927}})";
 
 void check_nothing_but_content(const response_info& info, bool content) {
     CHECK(info.has_content == content);
@@ -425,22 +426,17 @@ TEST_CASE("chat stream chunks: the role-only chunk carries no content") {
     response_reader reader;
     SECTION("role-only first chunk") { check_nothing_but_content(reader.read(role_chunk), false); }
     SECTION("content chunk") { check_nothing_but_content(reader.read(content_chunk), true); }
-    SECTION("finish chunk with the server timings") {
-        const auto info = reader.read(finish_chunk);
-        CHECK(info.has_content);
-        REQUIRE(info.timings);
-        CHECK(info.timings->queue == 0.0);
-        CHECK(info.timings->prefill == Approx(0.0076));
-        CHECK(info.timings->decode == Approx(0.0088));
-        CHECK_FALSE(info.error);
-        CHECK_FALSE(info.prompt_tokens);
-    }
-    SECTION("usage chunk with empty choices") {
+    SECTION("finish chunk") { check_nothing_but_content(reader.read(finish_chunk), true); }
+    SECTION("usage chunk with empty choices and the server's metrics") {
         const auto info = reader.read(usage_chunk);
         CHECK_FALSE(info.has_content);
         CHECK(info.prompt_tokens == 36);
         CHECK(info.completion_tokens == 3);
-        CHECK_FALSE(info.timings);
+        REQUIRE(info.timings);
+        CHECK(info.timings->queue == 0.0);
+        CHECK(info.timings->prefill.value_or(-1) == Approx(0.0076));
+        CHECK(info.timings->decode.value_or(-1) == Approx(0.0088));
+        CHECK(info.timings->itl.value_or(-1) == Approx(0.0044));
         CHECK_FALSE(info.error);
     }
     SECTION("an empty content delta with a finish reason") {
@@ -474,14 +470,15 @@ TEST_CASE("a whole chat body gives content, usage and timings") {
         R"("model":"Qwen/Qwen2.5-3B-Instruct","choices":[{"index":0,"message":{"role":"assistant",)"
         R"("content":" text more to but"},"logprobs":null,"finish_reason":"length","stop_reason":null}],)"
         R"("usage":{"prompt_tokens":36,"total_tokens":40,"completion_tokens":4},)"
-        R"("servestat_timings":{"queue":0.012300,"prefill":0.200000,"decode":0.300000}})");
+        R"("metrics":{"time_to_first_token_ms":200.0,"generation_time_ms":300.0,"queue_time_ms":12.3,)"
+        R"("mean_itl_ms":100.0,"tokens_per_second":8.0}})");
     CHECK(info.has_content);
     CHECK(info.prompt_tokens == 36);
     CHECK(info.completion_tokens == 4);
     REQUIRE(info.timings);
-    CHECK(info.timings->queue == Approx(0.0123));
-    CHECK(info.timings->prefill == Approx(0.2));
-    CHECK(info.timings->decode == Approx(0.3));
+    CHECK(info.timings->queue.value_or(-1) == Approx(0.0123));
+    CHECK(info.timings->prefill.value_or(-1) == Approx(0.2));
+    CHECK(info.timings->decode.value_or(-1) == Approx(0.3));
     CHECK_FALSE(info.error);
 }
 
@@ -586,16 +583,18 @@ TEST_CASE("token counts that are negative, absent or not integers are unknown") 
     }
 }
 
-TEST_CASE("server timings that are incomplete are absent") {
+TEST_CASE("server timings: a partial set is kept as far as it goes, nothing is no timings") {
     response_reader reader;
-    CHECK_FALSE(reader.read(R"({"choices":[],"servestat_timings":{"queue":0.1,"prefill":0.2}})").timings);
-    CHECK_FALSE(reader.read(R"({"choices":[],"servestat_timings":{"queue":0.1,"prefill":"x","decode":0.3}})").timings);
-    CHECK_FALSE(reader.read(R"({"choices":[],"servestat_timings":null})").timings);
-    const auto integral = reader.read(R"({"choices":[],"servestat_timings":{"queue":0,"prefill":1,"decode":2}})");
-    REQUIRE(integral.timings);
-    CHECK(integral.timings->queue == 0.0);
-    CHECK(integral.timings->prefill == 1.0);
-    CHECK(integral.timings->decode == 2.0);
+    const auto partial = reader.read(R"({"choices":[],"metrics":{"queue_time_ms":100,"time_to_first_token_ms":null}})");
+    REQUIRE(partial.timings);
+    CHECK(partial.timings->queue == 0.1);
+    CHECK_FALSE(partial.timings->prefill);
+    CHECK_FALSE(partial.timings->decode);
+    CHECK_FALSE(reader.read(R"({"choices":[],"metrics":null})").timings); // vLLM's metrics of an n > 1 request
+    CHECK_FALSE(reader.read(R"({"choices":[],"metrics":{}})").timings);
+    CHECK_FALSE(reader.read(R"({"choices":[],"metrics":{"queue_time_ms":"12"}})").timings);
+    // The simulator's former private form is no server's: it is not read.
+    CHECK_FALSE(reader.read(R"({"choices":[],"servestat_timings":{"queue":0,"prefill":1,"decode":2}})").timings);
 }
 
 TEST_CASE("one reader reads many documents of different sizes") {
@@ -623,12 +622,13 @@ TEST_CASE("one reader reads many documents of different sizes") {
 
         const auto f = reader.read(finish_chunk);
         CHECK(f.has_content);
-        REQUIRE(f.timings);
-        CHECK(f.timings->decode == Approx(0.0088));
+        CHECK_FALSE(f.timings);
 
         const auto u = reader.read(usage_chunk);
         CHECK(u.prompt_tokens == 36);
         CHECK(u.completion_tokens == 3);
+        REQUIRE(u.timings);
+        CHECK(u.timings->decode.value_or(-1) == Approx(0.0088));
 
         const auto b = reader.read(bigger);
         CHECK(b.has_content);
@@ -645,42 +645,6 @@ TEST_CASE("one reader reads many documents of different sizes") {
         with_content += info.has_content ? 1 : 0;
     }
     CHECK(with_content == 2500);
-}
-
-// ---------------------------------------------------------------------------------------------
-// parse_timings_header
-
-TEST_CASE("the x-servestat-timings header") {
-    SECTION("as the simulator writes it") {
-        const auto t = parse_timings_header("queue=0.012300;prefill=0.200000;decode=0.300000");
-        REQUIRE(t);
-        CHECK(t->queue == Approx(0.0123));
-        CHECK(t->prefill == Approx(0.2));
-        CHECK(t->decode == Approx(0.3));
-    }
-    SECTION("keys in another order") {
-        const auto t = parse_timings_header("decode=3;queue=1;prefill=2");
-        REQUIRE(t);
-        CHECK(t->queue == 1.0);
-        CHECK(t->prefill == 2.0);
-        CHECK(t->decode == 3.0);
-    }
-    SECTION("a missing key") {
-        CHECK_FALSE(parse_timings_header("queue=0.1;prefill=0.2"));
-        CHECK_FALSE(parse_timings_header("queue=0.1;prefill=0.2;other=0.3"));
-        CHECK_FALSE(parse_timings_header(""));
-    }
-    SECTION("a key given twice does not stand in for a missing one") {
-        CHECK_FALSE(parse_timings_header("queue=0.1;queue=0.2;prefill=0.3"));
-    }
-    SECTION("garbage numbers") {
-        CHECK_FALSE(parse_timings_header("queue=abc;prefill=0.2;decode=0.3"));
-        CHECK_FALSE(parse_timings_header("queue=;prefill=0.2;decode=0.3"));
-        CHECK_FALSE(parse_timings_header("queue=0.1;prefill=0.2x;decode=0.3"));
-    }
-    SECTION("an item without '='") {
-        CHECK_FALSE(parse_timings_header("queue=0.1;prefill;decode=0.3"));
-    }
 }
 
 } // namespace test_load_log

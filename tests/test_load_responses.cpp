@@ -42,8 +42,8 @@ const std::string completed = event(
     "response.completed",
     R"({"type":"response.completed","sequence_number":6,"response":{"id":"resp_1","object":"response","status":"completed",)"
     R"("output":[{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi there"}]}],)"
-    R"("usage":{"input_tokens":40,"input_tokens_details":{"cached_tokens":32},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":43}},)"
-    R"("servestat_timings":{"queue":0.001,"prefill":0.002,"decode":0.003}})");
+    R"("usage":{"input_tokens":40,"input_tokens_details":{"cached_tokens":32},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":43},)"
+    R"("metrics":{"time_to_first_token_ms":2.0,"generation_time_ms":3.0,"queue_time_ms":1.0,"mean_itl_ms":1.5,"tokens_per_second":600.0}}})");
 
 struct outcome {
     std::optional<std::string> error;
@@ -52,6 +52,8 @@ struct outcome {
     std::int32_t output_tokens = 0;
     std::optional<std::int32_t> prompt_tokens, cached_tokens;
     std::string text, response_id;
+    int with_timings = 0; // events that carried server timings
+    std::optional<servestat::load::server_timings> timings;
 };
 
 outcome read(const std::string& stream) {
@@ -65,6 +67,10 @@ outcome read(const std::string& stream) {
             if (info.prompt_tokens) out.prompt_tokens = info.prompt_tokens;
             if (info.cached_tokens) out.cached_tokens = info.cached_tokens;
             if (info.response_id) out.response_id = *info.response_id;
+            if (info.timings) {
+                ++out.with_timings;
+                out.timings = info.timings;
+            }
         });
         out.error = s.finish();
     } catch (const response_error& e) {
@@ -87,6 +93,22 @@ TEST_CASE("a Responses stream: text deltas are the content, response.completed e
     CHECK(o.cached_tokens == 32);
     CHECK(o.text == "Hi there"); // from the deltas; output_text.done repeats it and is not added
     CHECK(o.response_id == "resp_1");
+    // vLLM's metrics inside response.completed's response, the one event that has them.
+    CHECK(o.with_timings == 1);
+    REQUIRE(o.timings);
+    CHECK(o.timings->queue.value_or(-1) == Approx(0.001));
+    CHECK(o.timings->prefill.value_or(-1) == Approx(0.002));
+    CHECK(o.timings->decode.value_or(-1) == Approx(0.003));
+    CHECK(o.timings->itl.value_or(-1) == Approx(0.0015));
+}
+
+TEST_CASE("Responses events: metrics at the event's top level are not vLLM's place and are not read", "[responses]") {
+    const auto o = read(created + delta(2, "Hi") +
+                        event("response.completed",
+                              R"({"type":"response.completed","response":{"id":"resp_1","status":"completed",)"
+                              R"("usage":{"input_tokens":4,"output_tokens":1}},"metrics":{"queue_time_ms":1.0}})"));
+    CHECK(o.thrown.empty());
+    CHECK(o.with_timings == 0);
 }
 
 TEST_CASE("a Responses stream without response.completed is malformed; [DONE] does not end it", "[responses]") {
@@ -129,7 +151,8 @@ TEST_CASE("a whole Responses body: its output text, usage and timings", "[respon
         R"({"id":"resp_9","object":"response","status":"completed","output":[{"type":"reasoning","content":[]},)"
         R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"four"},{"type":"output_text","text":" words"}]}],)"
         R"("usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":0},"output_tokens":2,"total_tokens":14},)"
-        R"("servestat_timings":{"queue":0,"prefill":0.5,"decode":0.25}})");
+        R"("metrics":{"time_to_first_token_ms":500,"generation_time_ms":250,"queue_time_ms":0,"mean_itl_ms":250,)"
+        R"("tokens_per_second":2.6666666666666665}})");
     CHECK(info.has_content);
     CHECK(info.text == "four words");
     CHECK(info.prompt_tokens == 12);
@@ -137,7 +160,9 @@ TEST_CASE("a whole Responses body: its output text, usage and timings", "[respon
     CHECK(info.cached_tokens == 0);
     CHECK(info.response_id == "resp_9");
     REQUIRE(info.timings);
+    CHECK(info.timings->queue == 0.0);
     CHECK(info.timings->prefill == 0.5);
+    CHECK(info.timings->decode == 0.25);
     CHECK_FALSE(info.error);
     CHECK(reader.read(R"({"id":"resp_f","object":"response","status":"failed","error":{"message":"bad"}})").error == "bad");
 }

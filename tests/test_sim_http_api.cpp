@@ -18,8 +18,11 @@ namespace {
 
 namespace sim = servestat::sim;
 
-const sim::request_timings timings{0.0, 0.0076, 0.0132};
-const std::string timings_json = R"({"queue":0.000000,"prefill":0.007600,"decode":0.013200})";
+// docs/simulator.md's example request: no queue, 7.6 ms prefill, 13.2 ms decode of 2 output tokens.
+const sim::request_metrics metrics{{0.0, 0.0076, 0.0132}, 2};
+// 13.2 ms over the 1 gap between 2 tokens; 2 tokens / 20.8 ms = 96.1538... tokens/s.
+const std::string metrics_json = R"({"time_to_first_token_ms":7.6,"generation_time_ms":13.2,"queue_time_ms":0.0,)"
+                                 R"("mean_itl_ms":13.2,"tokens_per_second":96.154})";
 
 // The status, type and message of the api_error `f` throws.
 template <class F>
@@ -39,13 +42,11 @@ TEST_CASE("chat bodies: usage gains prompt_tokens_details only when cached token
     const std::string head = R"({"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"m",)";
     const std::string choices = R"("choices":[{"index":0,"message":{"role":"assistant","content":" the data"},)"
                                 R"("logprobs":null,"finish_reason":"length","stop_reason":null}],)";
-    CHECK(chat.full_body(" the data", 36, 2, timings) ==
-          head + choices + R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2},)" +
-              R"("servestat_timings":)" + timings_json + "}");
-    CHECK(chat.full_body(" the data", 36, 2, timings, 32) ==
+    CHECK(chat.full_body(" the data", 36, 2) ==
+          head + choices + R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2}})");
+    CHECK(chat.full_body(" the data", 36, 2, 32) ==
           head + choices +
-              R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":32}},)" +
-              R"("servestat_timings":)" + timings_json + "}");
+              R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":32}}})");
     CHECK(chat.usage_chunk(36, 2) ==
           R"({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],)"
           R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2}})");
@@ -53,11 +54,56 @@ TEST_CASE("chat bodies: usage gains prompt_tokens_details only when cached token
           R"({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],)"
           R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":0}}})");
     const sim::response_builder completion(sim::api_kind::completion, "cmpl-1", 1767225600, "m");
-    CHECK(completion.full_body(" the", 1, 1, timings, 0) ==
+    CHECK(completion.full_body(" the", 1, 1, 0) ==
           R"({"id":"cmpl-1","object":"text_completion","created":1767225600,"model":"m","choices":[{"index":0,)"
           R"("text":" the","logprobs":null,"finish_reason":"length","stop_reason":null}],)"
-          R"("usage":{"prompt_tokens":1,"total_tokens":2,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}},)"
-          R"("servestat_timings":)" + timings_json + "}");
+          R"("usage":{"prompt_tokens":1,"total_tokens":2,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}}})");
+}
+
+TEST_CASE("vLLM's metrics object: five members, milliseconds, nulls where there is nothing to report", "[sim][http_api]") {
+    CHECK(sim::detail::metrics_json(metrics) == metrics_json);
+    // vLLM's documented example, as the scheduler would time it: 12.3 ms queued, 85.2 ms from
+    // scheduling to the first token, 1240.5 ms for the other 128 of 129 tokens. mean ITL
+    // 1240.5 / 128 = 9.69140625 ms, to the microsecond 9.691; 129 tokens / 1.3257 s = 97.3070830...
+    CHECK(sim::detail::metrics_json({{0.0123, 0.0852, 1.2405}, 129}) ==
+          R"({"time_to_first_token_ms":85.2,"generation_time_ms":1240.5,"queue_time_ms":12.3,)"
+          R"("mean_itl_ms":9.691,"tokens_per_second":97.307})");
+    // One output token: no gap between tokens, so no mean ITL (null, not 0); 1 token / 2 ms = 500.
+    CHECK(sim::detail::metrics_json({{0.001, 0.002, 0.0}, 1}) ==
+          R"({"time_to_first_token_ms":2.0,"generation_time_ms":0.0,"queue_time_ms":1.0,)"
+          R"("mean_itl_ms":null,"tokens_per_second":500.0})");
+    // A request that took no time (an engine without costs) has no rate.
+    CHECK(sim::detail::metrics_json({{0.0, 0.0, 0.0}, 1}) ==
+          R"({"time_to_first_token_ms":0.0,"generation_time_ms":0.0,"queue_time_ms":0.0,)"
+          R"("mean_itl_ms":null,"tokens_per_second":null})");
+    // Microseconds of a run at a large --time-scale stay visible: 0.156 ms, not rounded to 0.
+    CHECK(sim::detail::metrics_json({{0.0, 0.000156, 0.000528}, 7}) ==
+          R"({"time_to_first_token_ms":0.156,"generation_time_ms":0.528,"queue_time_ms":0.0,)"
+          R"("mean_itl_ms":0.088,"tokens_per_second":10233.918})");
+}
+
+TEST_CASE("metrics sit after usage in whole bodies and the usage chunk, and nowhere else", "[sim][http_api]") {
+    const sim::response_builder chat(sim::api_kind::chat, "chatcmpl-1", 1767225600, "m");
+    CHECK(chat.full_body(" the data", 36, 2, std::nullopt, metrics) ==
+          R"({"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"m",)"
+          R"("choices":[{"index":0,"message":{"role":"assistant","content":" the data"},)"
+          R"("logprobs":null,"finish_reason":"length","stop_reason":null}],)"
+          R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2},"metrics":)" + metrics_json + "}");
+    CHECK(chat.usage_chunk(36, 2, 0, metrics) ==
+          R"({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],)"
+          R"("usage":{"prompt_tokens":36,"total_tokens":38,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":0}},)"
+          R"("metrics":)" + metrics_json + "}");
+    // The last token's chunk has finish_reason and nothing of the server's timings.
+    CHECK(chat.token_chunk(" data", true) ==
+          R"({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m",)"
+          R"("choices":[{"index":0,"delta":{"content":" data"},"logprobs":null,"finish_reason":"length","stop_reason":null}]})");
+    const sim::response_builder completion(sim::api_kind::completion, "cmpl-1", 1767225600, "m");
+    CHECK(completion.full_body(" the", 1, 1, std::nullopt, sim::request_metrics{{0.001, 0.002, 0.0}, 1}) ==
+          R"({"id":"cmpl-1","object":"text_completion","created":1767225600,"model":"m","choices":[{"index":0,)"
+          R"("text":" the","logprobs":null,"finish_reason":"length","stop_reason":null}],)"
+          R"("usage":{"prompt_tokens":1,"total_tokens":2,"completion_tokens":1},)"
+          R"("metrics":{"time_to_first_token_ms":2.0,"generation_time_ms":0.0,"queue_time_ms":1.0,)"
+          R"("mean_itl_ms":null,"tokens_per_second":500.0}})");
 }
 
 TEST_CASE("generation requests keep the prompt the prefix cache hashes", "[sim][http_api]") {
@@ -118,7 +164,7 @@ TEST_CASE("a body holding a number beyond a double is a 400, in any field", "[si
 TEST_CASE("responses: a whole response, byte for byte", "[sim][responses]") {
     const sim::responses_request request; // defaults: store, temperature 1, top_p 1, no instructions
     const sim::responses_builder b("resp_1", "msg_1", 1767225600, "m", request, 5);
-    CHECK(b.full_body(" the data", {36, 0, 2}, timings) ==
+    CHECK(b.full_body(" the data", {36, 0, 2}) ==
           R"({"id":"resp_1","object":"response","created_at":1767225600,"status":"completed","error":null,)"
           R"("incomplete_details":null,"instructions":null,"max_output_tokens":5,"model":"m",)"
           R"("output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant",)"
@@ -127,7 +173,10 @@ TEST_CASE("responses: a whole response, byte for byte", "[sim][responses]") {
           R"("store":true,"temperature":1.0,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],)"
           R"("top_p":1.0,"truncation":"disabled","usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":0},)"
           R"("output_tokens":2,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":38},"user":null,)"
-          R"("metadata":{},"servestat_timings":)" + timings_json + "}");
+          R"("metadata":{}})");
+    CHECK(b.full_body(" the data", {36, 0, 2}, metrics) ==
+          b.full_body(" the data", {36, 0, 2}).substr(0, b.full_body(" the data", {36, 0, 2}).size() - 1) +
+              R"(,"metrics":)" + metrics_json + "}");
 
     SECTION("instructions, previous_response_id, store and sampling settings are echoed") {
         sim::responses_request r;
@@ -163,14 +212,15 @@ TEST_CASE("responses: the stream's events, byte for byte", "[sim][responses]") {
         R"({"id":"resp_1","object":"response","created_at":1767225600,"status":"completed",)" + common +
         R"("output":[)" + message + "]," + settings +
         R"("usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":16},"output_tokens":2,)"
-        R"("output_tokens_details":{"reasoning_tokens":0},"total_tokens":38},"user":null,"metadata":{}})";
+        R"("output_tokens_details":{"reasoning_tokens":0},"total_tokens":38},"user":null,"metadata":{},)"
+        R"("metrics":)" + metrics_json + "}";
 
     std::string events;
     b.append_opening(events);
     b.append_item_opening(events);
     b.append_delta(events, 0, " the");
     b.append_delta(events, 1, " data");
-    b.append_closing(events, " the data", 2, {36, 16, 2}, timings);
+    b.append_closing(events, " the data", 2, {36, 16, 2}, metrics);
     const std::string expected =
         "event: response.created\ndata: " R"({"type":"response.created","sequence_number":0,"response":)" + in_progress +
         "}\n\n"
@@ -204,8 +254,10 @@ TEST_CASE("responses: the stream's events, byte for byte", "[sim][responses]") {
         R"({"type":"response.output_item.done","sequence_number":8,"output_index":0,"item":)" +
         message + "}\n\n" +
         "event: response.completed\ndata: " R"({"type":"response.completed","sequence_number":9,"response":)" +
-        completed + R"(,"servestat_timings":)" + timings_json + "}\n\n";
+        completed + "}\n\n";
     CHECK(events == expected);
+    // Only response.completed's response carries the metrics: created and in_progress have none.
+    CHECK(events.find(R"("metrics")") == events.rfind(R"("metrics")"));
     CHECK(events.find("[DONE]") == std::string::npos);
 }
 

@@ -9,7 +9,7 @@
 #include <string_view> // std::string_view
 #include <vector>      // std::vector
 
-#include <servestat/load/response.hpp> // response_reader, parse_timings_header
+#include <servestat/load/response.hpp> // response_reader, server_timings
 #include <servestat/load/sse.hpp>      // sse_parser
 #include <servestat/load/stream_reader.hpp> // stream_reader
 
@@ -77,9 +77,10 @@ sse_result parse_sse(Feed&& feed_all) {
 
 void check_timings(std::string_view target, const std::optional<servestat::load::server_timings>& t, std::string_view where) {
     if (!t) return;
-    for (double x : {t->queue, t->prefill, t->decode})
-        if (!std::isfinite(x) || x < 0)
-            violation(target, std::string(where) + " gave a server timing that is negative or not finite: " + std::to_string(x));
+    if (t->empty()) violation(target, std::string(where) + " gave server timings without a value");
+    for (const auto& x : {t->queue, t->prefill, t->decode, t->ttft, t->itl, t->spec_acceptance, t->draft_acceptance})
+        if (x && (!std::isfinite(*x) || *x < 0))
+            violation(target, std::string(where) + " gave a server timing that is negative or not finite: " + std::to_string(*x));
 }
 
 } // namespace
@@ -167,8 +168,7 @@ response_outcome read_stream(std::string_view target, servestat::load::api_proto
 
 } // namespace
 
-// The body as an event stream (whole, in pieces), as a whole JSON body, and its first line as the
-// x-servestat-timings header.
+// The body as an event stream (whole, in pieces) and as a whole JSON body.
 int response_stream(const std::uint8_t* data, std::size_t size) {
     constexpr std::string_view target = "response";
     if (size > max_input_bytes) return 0;
@@ -188,8 +188,6 @@ int response_stream(const std::uint8_t* data, std::size_t size) {
             if (info.prompt_tokens && *info.prompt_tokens < 0) violation(target, "negative prompt tokens");
         } catch (const servestat::load::response_error&) {
         }
-        const auto line = in.body.substr(0, in.body.find('\n'));
-        check_timings(target, servestat::load::parse_timings_header(line), "the x-servestat-timings header");
     } catch (...) {
         escaped(target);
     }

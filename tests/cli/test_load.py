@@ -271,7 +271,7 @@ def by_id(rows):
 # ---- closed and open loop ------------------------------------------------------------------------
 
 def test_closed_loop():
-    sim = Simulator("--time-scale", "50")
+    sim = Simulator("--time-scale", "50", "--enable-per-request-metrics")
     try:
         # Prompt lengths and max_tokens unique per row: max_tokens tells which row a request sent.
         rows = [(5 + 7 * i, 10 + i) for i in range(10)]
@@ -325,7 +325,7 @@ def test_closed_loop():
 
 
 def test_no_stream():
-    sim = Simulator("--time-scale", "50")
+    sim = Simulator("--time-scale", "50", "--enable-per-request-metrics")
     try:
         workload = write_workload("nostream.jsonl", [(10, 8), (20, 12)])
         log = path("nostream.log.jsonl")
@@ -341,6 +341,41 @@ def test_no_stream():
         check_stats_agree(log, reqs, "--no-stream")
     finally:
         sim.stop()
+
+
+def test_server_timings_from_vllms_metrics():
+    """The simulator speaks vLLM's per-request metrics (--enable-per-request-metrics); the driver logs
+    them as server_queue, server_prefill and server_decode in seconds, for completions as for chat:
+    streamed (it asks for the usage chunk, where vLLM puts them) and whole. Without the flag the
+    server reports nothing and the log has nothing of it."""
+    workload = path("prompts.jsonl")
+    with open(workload, "w") as f:
+        for max_tokens in (4, 6):
+            f.write(json.dumps({"prompt": "word " * 10, "max_tokens": max_tokens, "temperature": 0.0}) + "\n")
+    sim = Simulator("--time-scale", "50", "--enable-per-request-metrics")
+    plain = Simulator("--time-scale", "50")
+    try:
+        for stream in (True, False):
+            log = path(f"prompts-stream-{stream}.jsonl")
+            load_ok(sim.url, "--workload", workload, "--concurrency", 1, "-n", 4, "--seed", 1, "-o", log,
+                    *([] if stream else ["--no-stream"]))
+            _, reqs = read_log(log, f"completions, stream {stream}", stream=stream)
+            check(len(reqs) == 4 and all(q["status"] == "ok" for q in reqs), f"stream {stream}: {reqs[:1]}")
+            for q in reqs:
+                # One client, so each request is alone on the engine: no queue, a prefill of one step of
+                # 0.004 + 0.0001 * 10 s, max_tokens - 1 decode steps of 0.004 + 0.0004 s; / 50.
+                decode = (q["max_tokens"] - 1) * 0.0044 / 50
+                check(q.get("server_queue") == 0 and abs(q.get("server_prefill", -1) - 0.0001) <= 1e-6 and
+                      abs(q.get("server_decode", -1) - decode) <= 1e-6,
+                      f"stream {stream}: server timings of a lone request, decode {decode:.6f}: {q}")
+        log = path("prompts-plain.jsonl")
+        load_ok(plain.url, "--workload", workload, "--concurrency", 1, "-n", 2, "-o", log)
+        _, reqs = read_log(log, "completions without per-request metrics")
+        check(len(reqs) == 2 and not any(k.startswith("server_") for q in reqs for k in q),
+              f"no server timings when the server reports none: {reqs}")
+    finally:
+        sim.stop()
+        plain.stop()
 
 
 def gaps(ts):
@@ -881,7 +916,8 @@ def test_grid_with_server_cmd():
     url = f"http://127.0.0.1:{port}"
     workload = write_workload("grid.jsonl", [(10, 16)])
     out = path("grid")
-    command = f"'{SERVESTAT}' simulate --port {port} --max-num-seqs {{max_num_seqs}} --time-scale 20"
+    command = (f"'{SERVESTAT}' simulate --port {port} --max-num-seqs {{max_num_seqs}} --time-scale 20 "
+               "--enable-per-request-metrics")
     r = load(url, "--workload", workload, "--grid", "max_num_seqs=2,4", "--server-cmd", command, "--concurrency", 4,
              "-n", 8, "--server-timeout", 20, "-o", out, timeout=60)
     check(r.returncode == 0, f"grid: exit {r.returncode} {r.stderr[-600:]!r}")
@@ -1089,7 +1125,8 @@ def test_workload_command():
 
 
 if __name__ == "__main__":
-    sys.exit(run_tests(WORK, [test_closed_loop, test_no_stream, test_open_loop, test_duration,
+    sys.exit(run_tests(WORK, [test_closed_loop, test_no_stream, test_server_timings_from_vllms_metrics,
+                              test_open_loop, test_duration,
                               test_context_overflow_and_budget, test_server_killed_mid_run,
                               test_slow_server_times_out, test_malformed_sse, test_driver_killed,
                               test_sweep_and_resume, test_grid_with_server_cmd, test_warmup_extra_and_bad_urls,

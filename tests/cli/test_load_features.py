@@ -228,7 +228,7 @@ class TlsFakeServer(base.FakeServer):
 
 def test_responses_api():
     workload = base.write_workload("resp.jsonl", [(10, 16), (30, 8), (20, 12)])
-    sim = Simulator("--time-scale", "50")
+    sim = Simulator("--time-scale", "50", "--enable-per-request-metrics")
     try:
         chat, responses = path("chat.jsonl"), path("responses.jsonl")
         load_ok(sim.url, "--workload", workload, "--concurrency", 2, "-n", 9, "--seed", 4, "-o", chat)
@@ -244,7 +244,16 @@ def test_responses_api():
         check([(q["prompt_tokens"], q["output_tokens"]) for q in sorted(reqs, key=key)] ==
               [(q["prompt_tokens"], q["output_tokens"]) for q in sorted(chat_reqs, key=key)],
               "the same rows cost the same tokens through either API")
+        # vLLM's metrics inside response.completed's response, logged as for chat.
+        timed = ("server_queue", "server_prefill", "server_decode")
+        check(all(k in q for q in reqs + chat_reqs for k in timed), f"server timings through either API: {reqs[:1]}")
         base.check_stats_agree(responses, reqs, "responses")
+        whole = path("responses-whole.jsonl")
+        load_ok(sim.url, "--workload", workload, "--concurrency", 2, "-n", 3, "--endpoint", "responses", "--no-stream",
+                "-o", whole)
+        _, reqs = base.read_log(whole, "whole responses", stream=False)
+        check(len(reqs) == 3 and all(q["status"] == "ok" and all(k in q for k in timed) for q in reqs),
+              f"a whole Responses body's top-level metrics: {reqs[:1]}")
     finally:
         sim.stop()
 

@@ -2,7 +2,9 @@
 """CLI tests for `servestat simulate`: the simulated vLLM server over real loopback HTTP.
 
 Every endpoint's shape, streaming event order, usage against /tokenize, vLLM's context-overflow
-error, the timings header and field, the HTTP error cases (and the server still serving after
+error, vLLM's per-request metrics (--enable-per-request-metrics: the `metrics` object member by member
+against vLLM's docs/features/per_request_metrics.md, in each place vLLM puts it, and
+--enable-force-include-usage), the HTTP error cases (and the server still serving after
 them), keep-alive, 500 concurrent streams, clients that vanish (the engine's gauges go back to 0),
 queueing under the bad preset, the Responses API (/v1/responses: events, usage, previous_response_id),
 prefix caching (--enable-prefix-caching: cached tokens in usage and /metrics, shorter prefills), and
@@ -30,7 +32,8 @@ from checks import check, metric_value, run_tests, start_simulator
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 MODEL = "Qwen/Qwen2.5-3B-Instruct"
 JSON = {"Content-Type": "application/json"}
-TIMINGS = re.compile(r"queue=(\d+\.\d+);prefill=(\d+\.\d+);decode=(\d+\.\d+)")
+# vLLM's per-request metrics, in the order of its documentation.
+METRICS_KEYS = ["time_to_first_token_ms", "generation_time_ms", "queue_time_ms", "mean_itl_ms", "tokens_per_second"]
 
 
 class Simulator:
@@ -113,6 +116,20 @@ RESPONSES_END = ["response.output_text.done", "response.content_part.done", "res
                  "response.completed"]
 
 
+def metrics_of(obj, where):
+    """The `metrics` object of a body, chunk or response object, checked for vLLM's five members."""
+    metrics = obj.get("metrics")
+    check(isinstance(metrics, dict) and list(metrics) == METRICS_KEYS,
+          f"{where}: metrics with vLLM's five members in order: {metrics}")
+    return metrics if isinstance(metrics, dict) else {}
+
+
+def server_e2e(metrics):
+    """Queue + prefill + decode in seconds, from a metrics object."""
+    return (metrics.get("queue_time_ms", 0) + metrics.get("time_to_first_token_ms", 0) +
+            metrics.get("generation_time_ms", 0)) / 1000
+
+
 def tokenize(body):
     status, _, out = server.post("/tokenize", body)
     check(status == 200, f"/tokenize {body}: status {status}")
@@ -144,7 +161,7 @@ def error_of(status, body, expected_status, what):
 
 def test_listening_line_and_models():
     global server
-    server = Simulator("--time-scale", "50")
+    server = Simulator("--time-scale", "50", "--enable-per-request-metrics")
     status, headers, body = server.request("GET", "/v1/models", headers={})
     check(status == 200 and headers.get("Content-Type") == "application/json", f"/v1/models: {status} {headers}")
     models = json.loads(body)
@@ -215,10 +232,11 @@ def test_streamed_chat_event_order_and_usage():
           "content chunks carry only non-empty content")
     check(all(c["choices"][0]["finish_reason"] is None for c in tokens[:-1]) and
           tokens[-1]["choices"][0]["finish_reason"] == "length", "finish_reason only on the last token, 'length'")
-    timings = tokens[-1].get("servestat_timings", {})
-    check(set(timings) == {"queue", "prefill", "decode"} and all(v >= 0 for v in timings.values()) and
-          timings["prefill"] > 0 and timings["decode"] > 0, f"servestat_timings: {timings}")
+    check(not any("metrics" in c for c in chunks[:13]), "no metrics in the role and content chunks")
     usage_chunk = chunks[13]
+    metrics = metrics_of(usage_chunk, "the usage chunk")
+    check(metrics.get("time_to_first_token_ms", 0) > 0 and metrics.get("generation_time_ms", 0) > 0 and
+          metrics.get("queue_time_ms", -1) >= 0, f"the usage chunk's metrics: {metrics}")
     prompt_tokens = tokenize({"messages": [{"role": "user", "content": content}]})
     check(usage_chunk["choices"] == [] and usage_chunk["usage"] == {
         "prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + 12, "completion_tokens": 12},
@@ -234,11 +252,11 @@ def test_streamed_completion_uses_text_and_no_usage_unless_asked():
     check(status == 200 and len(events) == 6 and events[-1] == "[DONE]", f"5 chunks + [DONE]: {events}")
     chunks = [json.loads(e) for e in events[:-1]]
     check(all(c["object"] == "text_completion" and c["choices"][0]["text"] for c in chunks), f"text chunks: {chunks}")
-    check(chunks[-1]["choices"][0]["finish_reason"] == "length" and "servestat_timings" in chunks[-1],
-          f"final chunk: {chunks[-1]}")
+    check(chunks[-1]["choices"][0]["finish_reason"] == "length" and not any("metrics" in c for c in chunks),
+          f"final chunk, and no metrics without the usage chunk: {chunks[-1]}")
 
 
-def test_whole_response_usage_and_timings_header():
+def test_whole_response_usage_and_metrics():
     content = "hello there"
     status, headers, body = server.post("/v1/chat/completions", chat(content, 7, False))
     out = json.loads(body)
@@ -249,11 +267,10 @@ def test_whole_response_usage_and_timings_header():
     choice = out["choices"][0]
     check(choice["message"]["role"] == "assistant" and choice["finish_reason"] == "length", f"choice {choice}")
     check(tokenize({"prompt": choice["message"]["content"]}) == 7, "the content is 7 tokens")
-    m = TIMINGS.fullmatch(headers.get("x-servestat-timings", ""))
-    check(m is not None, f"x-servestat-timings: {headers.get('x-servestat-timings')!r}")
-    if m:
-        queue, prefill, decode = map(float, m.groups())
-        check(queue >= 0 and prefill > 0 and decode > 0, f"timings {m.group(0)}")
+    metrics = metrics_of(out, "whole chat body")
+    check(metrics.get("queue_time_ms", -1) >= 0 and metrics.get("time_to_first_token_ms", 0) > 0 and
+          metrics.get("generation_time_ms", 0) > 0, f"metrics {metrics}")
+    check(not any(name.lower().startswith("x-servestat") for name in headers), f"no private headers: {headers}")
     # A completion without max_tokens gets vLLM's default of 16.
     status, _, body = server.post("/v1/completions", {"model": MODEL, "prompt": "word"})
     out = json.loads(body)
@@ -334,9 +351,12 @@ def test_responses_stream_events_and_usage():
     check(response["usage"] == {"input_tokens": 44, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 12,
                                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 56},
           f"usage {response['usage']}")
-    timings = completed.get("servestat_timings", {})
-    check(set(timings) == {"queue", "prefill", "decode"} and timings["prefill"] > 0 and timings["decode"] > 0,
-          f"servestat_timings at the top level of response.completed: {timings}")
+    metrics = metrics_of(response, "response.completed's response")
+    check(metrics.get("time_to_first_token_ms", 0) > 0 and metrics.get("generation_time_ms", 0) > 0,
+          f"metrics in response.completed's response: {metrics}")
+    check("metrics" not in completed and not any("metrics" in d or "metrics" in d.get("response", {})
+                                                  for d in data[:19]),
+          "no metrics at response.completed's top level, nor in any earlier event")
     # The same prompt through the chat endpoint counts the same.
     _, _, out = server.post("/v1/chat/completions", chat(content, 12, False))
     check(json.loads(out)["usage"]["prompt_tokens"] == 44, "chat counts the same prompt as 44 tokens")
@@ -353,8 +373,7 @@ def test_responses_whole_previous_response_id_and_errors():
     check(first["usage"] == {"input_tokens": 38, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 7,
                              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 45},
           f"usage {first['usage']}")
-    check(TIMINGS.fullmatch(headers.get("x-servestat-timings", "")) is not None and
-          set(first.get("servestat_timings", {})) == {"queue", "prefill", "decode"}, "timings header and field")
+    metrics_of(first, "whole response")
     reply = first["output"][0]["content"][0]["text"]
     check(tokenize({"prompt": reply}) == 7, f"the reply is 7 tokens: {reply!r}")
     # The next turn renders [user "hello there", assistant reply, user "and then"]: the first input,
@@ -407,8 +426,147 @@ def test_responses_whole_previous_response_id_and_errors():
     check(headers.get("Allow") == "POST", f"Allow: {headers.get('Allow')}")
 
 
+# ---- vLLM's per-request metrics -------------------------------------------------------------------
+
+def close_to(value, expected, tolerance):
+    return isinstance(value, (int, float)) and abs(value - expected) <= tolerance
+
+
+def stream_chunks(body):
+    """The JSON chunks of a chat or completions stream, after checking that it ends with [DONE]."""
+    events = events_of(body)
+    check(events and events[-1] == "[DONE]", f"the stream ends with [DONE]: {events[-2:]}")
+    return [json.loads(e) for e in events if e != "[DONE]"]
+
+
+def test_per_request_metrics_follow_vllms_doc():
+    """vLLM's docs/features/per_request_metrics.md member by member: names, ms, nulls and placement,
+    against the cost model worked out by hand and the scheduler's own account (its /metrics)."""
+    sim = Simulator("--time-scale", "50", "--enable-per-request-metrics")
+    try:
+        # "hello there" as one user message is 38 prompt tokens; alone on the engine its prefill is one
+        # step of 0.004 + 0.0001 * 38 = 0.0078 s and each of 6 more tokens a decode step of
+        # 0.004 + 0.0004 = 0.0044 s (0.0264 s), simulated seconds / 50 on the client's clock:
+        # TTFT from scheduling 0.156 ms, generation 0.528 ms, no queue, mean ITL 0.528 / 6 = 0.088 ms,
+        # 7 tokens / 0.684 ms = 10233.918 tokens/s.
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 7, False))
+        check(status == 200, f"whole chat: {status} {out[:200]!r}")
+        answer = json.loads(out)
+        whole = metrics_of(answer, "whole chat body")
+        check(list(answer)[-2:] == ["usage", "metrics"], f"metrics at the top level after usage: {list(answer)}")
+        for key, expected, tolerance in [("time_to_first_token_ms", 0.156, 1e-9), ("generation_time_ms", 0.528, 1e-9),
+                                         ("queue_time_ms", 0.0, 0), ("mean_itl_ms", 0.088, 1e-9),
+                                         ("tokens_per_second", 10233.918, 0.0015)]:
+            check(close_to(whole.get(key), expected, tolerance), f"{key}: {whole.get(key)}, worked out {expected}")
+        check(all(isinstance(v, float) for v in whole.values()), f"numbers written as floats: {out[-200:]!r}")
+        # The scheduler's account of the same (only) request: its histograms' sums, in seconds. vLLM's
+        # TTFT histogram counts from arrival, the metrics object from scheduling: the queue is apart.
+        _, _, text = sim.request("GET", "/metrics", headers={})
+        text = text.decode()
+        for key, name in [("queue_time_ms", "vllm:request_queue_time_seconds_sum"),
+                          ("time_to_first_token_ms", "vllm:request_prefill_time_seconds_sum"),
+                          ("generation_time_ms", "vllm:request_decode_time_seconds_sum")]:
+            seconds = metric_value(text, name)
+            check(seconds is not None and close_to(whole.get(key, -1) / 1000, seconds, 0.5e-6),
+                  f"{key} {whole.get(key)} ms is {name} {seconds} s")
+        ttft = metric_value(text, "vllm:time_to_first_token_seconds_sum")
+        check(ttft is not None and close_to((whole.get("queue_time_ms", 0) + whole.get("time_to_first_token_ms", 0)) / 1000,
+                                            ttft, 1e-6), f"queue + TTFT from scheduling = vLLM's TTFT {ttft} s")
+
+        # One output token: no gap to average, mean_itl_ms null (not 0); 1 token / 0.156 ms.
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 1, False))
+        one = metrics_of(json.loads(out), "one-token chat")
+        check(one.get("mean_itl_ms", "absent") is None and one.get("generation_time_ms") == 0.0 and
+              close_to(one.get("time_to_first_token_ms"), 0.156, 1e-9) and
+              close_to(one.get("tokens_per_second"), 6410.256, 0.0015), f"max_tokens 1: {one}")
+
+        # A stream with include_usage: the metrics in the final usage chunk only; the same request's
+        # numbers as the whole body's.
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 7, True, include_usage=True))
+        chunks = stream_chunks(out)
+        check(len(chunks) == 1 + 7 + 1 and chunks[-1]["choices"] == [] and "usage" in chunks[-1],
+              f"role + 7 tokens + usage: {len(chunks)} chunks")
+        check(not any("metrics" in c for c in chunks[:-1]), "no metrics in the role and content chunks")
+        streamed = metrics_of(chunks[-1], "the usage chunk")
+        check(all(close_to(streamed.get(k), v, 1e-6) for k, v in whole.items() if v is not None),
+              f"the stream's metrics {streamed} are the whole body's {whole}")
+        # Without include_usage there is no usage chunk and so no metrics (vLLM has nowhere else to put them).
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 7, True))
+        chunks = stream_chunks(out)
+        check(len(chunks) == 1 + 7 and not any("metrics" in c or "usage" in c for c in chunks),
+              f"no usage chunk, no metrics: {chunks[-1]}")
+
+        # Completions: the same object, at the top level of the body and in the usage chunk.
+        body = {"model": MODEL, "prompt": "word " * 10, "max_tokens": 5}
+        status, _, out = sim.post("/v1/completions", body)
+        completion = json.loads(out)
+        metrics = metrics_of(completion, "whole completion")
+        check(list(completion)[-2:] == ["usage", "metrics"] and
+              close_to(metrics.get("mean_itl_ms"), metrics.get("generation_time_ms", 0) / 4, 0.001),
+              f"completion metrics, mean ITL = generation / 4 gaps: {metrics}")
+        status, _, out = sim.post("/v1/completions", {**body, "stream": True, "stream_options": {"include_usage": True}})
+        chunks = stream_chunks(out)
+        check(len(chunks) == 6 and not any("metrics" in c for c in chunks[:-1]), "completion chunks carry none")
+        metrics_of(chunks[-1], "the completion stream's usage chunk")
+
+        # The Responses API: inside response.completed's response when streamed, nowhere else; at the
+        # top level of the response object when not.
+        status, _, out = sim.post("/v1/responses", {"input": "hello there", "max_output_tokens": 7, "stream": True})
+        data = [json.loads(d) for _, d in named_events(out)]
+        check(data and data[-1]["type"] == "response.completed", "the stream ends with response.completed")
+        if data:
+            streamed = metrics_of(data[-1].get("response", {}), "response.completed's response")
+            check(close_to(streamed.get("time_to_first_token_ms"), 0.156, 1e-9) and
+                  close_to(streamed.get("generation_time_ms"), 0.528, 1e-9),
+                  f"the Responses stream's metrics are the same request's: {streamed}")
+            check("metrics" not in data[-1] and
+                  not any("metrics" in d or "metrics" in d.get("response", {}) for d in data[:-1]),
+                  "no metrics at the event's top level, nor in response.created, in_progress or the others")
+        status, _, out = sim.post("/v1/responses", {"input": "hello there", "max_output_tokens": 1})
+        response = json.loads(out)
+        metrics = metrics_of(response, "whole response")
+        check(list(response)[-1] == "metrics" and metrics.get("mean_itl_ms", "absent") is None,
+              f"whole response: metrics last, mean ITL null for one token: {list(response)[-3:]} {metrics}")
+    finally:
+        rc, _ = sim.stop()
+        check(rc == 0, f"exit {rc}")
+
+
+def test_no_metrics_unless_asked_and_forced_usage():
+    # --enable-force-include-usage alone: every stream ends with the usage chunk, nothing has metrics
+    # (vLLM without --enable-per-request-metrics), and no private timings are left anywhere.
+    sim = Simulator("--time-scale", "50", "--enable-force-include-usage")
+    try:
+        status, headers, out = sim.post("/v1/chat/completions", chat("hello there", 3, False))
+        check(status == 200 and "metrics" not in json.loads(out) and b"servestat_timings" not in out and
+              not any(name.lower().startswith("x-servestat") for name in headers),
+              f"whole chat without the flag: {out[-200:]!r} {dict(headers)}")
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 3, True))
+        chunks = stream_chunks(out)
+        check(len(chunks) == 1 + 3 + 1 and chunks[-1].get("usage", {}).get("completion_tokens") == 3,
+              f"the usage chunk without stream_options: {chunks[-1]}")
+        check(not any("metrics" in c for c in chunks) and b"servestat_timings" not in out, "no metrics in the stream")
+        status, _, out = sim.post("/v1/completions", {"prompt": "word word", "max_tokens": 2, "stream": True})
+        chunks = stream_chunks(out)
+        check(len(chunks) == 3 and "usage" in chunks[-1] and "metrics" not in chunks[-1], f"completion: {chunks[-1]}")
+        for stream in (False, True):
+            status, _, out = sim.post("/v1/responses", {"input": "hi", "max_output_tokens": 2, "stream": stream})
+            check(status == 200 and b'"metrics"' not in out and b"servestat_timings" not in out,
+                  f"Responses (stream {stream}) without the flag: {out[-200:]!r}")
+    finally:
+        sim.stop()
+    sim = Simulator("--time-scale", "50", "--enable-force-include-usage", "--enable-per-request-metrics")
+    try:
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 3, True))
+        chunks = stream_chunks(out)
+        check(len(chunks) == 1 + 3 + 1 and not any("metrics" in c for c in chunks[:-1]), f"{len(chunks)} chunks")
+        metrics_of(chunks[-1], "the forced usage chunk")
+    finally:
+        sim.stop()
+
+
 def test_prefix_caching_over_http():
-    sim = Simulator("--time-scale", "50", "--enable-prefix-caching")
+    sim = Simulator("--time-scale", "50", "--enable-prefix-caching", "--enable-per-request-metrics")
     try:
         def responses(body):
             status, _, out = sim.post("/v1/responses", body)
@@ -429,9 +587,9 @@ def test_prefix_caching_over_http():
         results = []
         for _ in range(2):
             status, headers, out = sim.post("/v1/chat/completions", chat(content, 4, False))
-            m = TIMINGS.fullmatch(headers.get("x-servestat-timings", ""))
-            check(status == 200 and m is not None, f"chat: {status} {out[:200]!r}")
-            results.append((json.loads(out)["usage"], float(m.group(2)) if m else 0.0))
+            check(status == 200, f"chat: {status} {out[:200]!r}")
+            answer = json.loads(out)
+            results.append((answer["usage"], metrics_of(answer, "chat").get("time_to_first_token_ms", 0) / 1000))
         (usage1, prefill1), (usage2, prefill2) = results
         check(usage1 == {"prompt_tokens": 134, "total_tokens": 138, "completion_tokens": 4,
                          "prompt_tokens_details": {"cached_tokens": 16}}, f"chat 1: {usage1}")
@@ -621,26 +779,25 @@ def test_vanished_clients_are_cancelled_and_the_server_goes_on():
         check(rc == 0, f"exit {rc}")
 
 
-def e2e_by_header(sim, body):
-    status, headers, out = sim.post("/v1/completions", body)
-    m = TIMINGS.fullmatch(headers.get("x-servestat-timings", ""))
-    check(status == 200 and m is not None, f"timed request: {status} {out[:200]!r}")
-    return sum(map(float, m.groups())) if m else 0.0
+def e2e_by_metrics(sim, body):
+    status, _, out = sim.post("/v1/completions", body)
+    check(status == 200, f"timed request: {status} {out[:200]!r}")
+    return server_e2e(metrics_of(json.loads(out), "timed request")) if status == 200 else 0.0
 
 
 def test_bad_preset_queues_at_higher_concurrency():
     # 3000-token prompts under --long-prefill-token-threshold 1024 and 8192 batched tokens: alone a
     # prompt prefills in 3 short steps; eight at once share every step, which gets 8x as long.
-    sim = Simulator("--preset", "l4-qwen2.5-3b-bad", "--time-scale", "50")
+    sim = Simulator("--preset", "l4-qwen2.5-3b-bad", "--time-scale", "50", "--enable-per-request-metrics")
     try:
         body = {"model": MODEL, "prompt": "word " * 3000, "max_tokens": 16}
-        alone = [e2e_by_header(sim, body) for _ in range(4)]
+        alone = [e2e_by_metrics(sim, body) for _ in range(4)]
         together = [0.0] * 8
         barrier = threading.Barrier(8)
 
         def client(i):
             barrier.wait()
-            together[i] = e2e_by_header(sim, body)
+            together[i] = e2e_by_metrics(sim, body)
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
         for t in threads:
@@ -726,11 +883,13 @@ if __name__ == "__main__":
                               test_tokenize_counts_by_the_documented_heuristic,
                               test_metrics_names_and_format, test_streamed_chat_event_order_and_usage,
                               test_streamed_completion_uses_text_and_no_usage_unless_asked,
-                              test_whole_response_usage_and_timings_header,
+                              test_whole_response_usage_and_metrics,
                               test_keep_alive_serves_many_requests_on_one_connection,
                               test_context_overflow_is_vllms_400,
                               test_responses_stream_events_and_usage,
                               test_responses_whole_previous_response_id_and_errors,
+                              test_per_request_metrics_follow_vllms_doc,
+                              test_no_metrics_unless_asked_and_forced_usage,
                               test_prefix_caching_over_http,
                               test_bad_requests_get_4xx_and_the_server_keeps_serving,
                               test_500_concurrent_streams_all_complete,

@@ -99,7 +99,7 @@ def wait_for_metric(sim, name, value, seconds=5):
 def test_verified_clients_get_every_endpoint():
     global server
     make_certificate()
-    server = TlsSimulator("--time-scale", "50")
+    server = TlsSimulator("--time-scale", "50", "--enable-per-request-metrics")
     status, _, body = server.request("GET", "/v1/models", headers={})
     check(status == 200 and json.loads(body)["data"][0]["id"] == MODEL, f"/v1/models over TLS: {status} {body[:200]!r}")
     # By name too: the certificate's DNS name.
@@ -115,7 +115,8 @@ def test_verified_clients_get_every_endpoint():
     if len(events) == 8:
         check(json.loads(events[-2])["usage"] == {"prompt_tokens": 38, "total_tokens": 43, "completion_tokens": 5},
               f"usage over TLS: {events[-2]}")
-        check("servestat_timings" in json.loads(events[-3]), "timings in the last token's chunk")
+        check("metrics" in json.loads(events[-2]) and "metrics" not in json.loads(events[-3]),
+              "vLLM's metrics in the usage chunk, not in the last token's")
     # A Responses stream ends with response.completed.
     status, _, body = server.request("POST", "/v1/responses", {"input": "hello there", "max_output_tokens": 4,
                                                                "stream": True})

@@ -52,6 +52,8 @@ int run_simulate_command(const simulate_args& a) {
     options.tls_key = a.tls_key;
     options.fail_rate = a.fail_rate;
     options.fail_after = a.fail_after;
+    options.per_request_metrics = a.per_request_metrics;
+    options.force_include_usage = a.force_include_usage;
     sim::server server(options);
 
     boost::asio::signal_set signals(server.context(), SIGINT, SIGTERM);
@@ -61,9 +63,11 @@ int run_simulate_command(const simulate_args& a) {
     const auto failing = a.fail_rate <= 0 ? std::string()
                          : fmt::format("; failing {} of generation requests with HTTP 500 from {} s after the first",
                                        a.fail_rate, a.fail_after);
-    std::fputs(fmt::format("servestat simulate: {}{}, time scale {}: {}{}\n", a.model,
+    const auto reporting = std::string(a.per_request_metrics ? "; per-request metrics in responses" : "") +
+                           (a.force_include_usage ? "; usage in every stream" : "");
+    std::fputs(fmt::format("servestat simulate: {}{}, time scale {}: {}{}{}\n", a.model,
                            a.preset.empty() ? std::string() : fmt::format(" (preset {})", a.preset), a.time_scale,
-                           describe(options.engine), failing)
+                           describe(options.engine), failing, reporting)
                    .c_str(),
                stderr);
     // Scripts and tests read the port from this line, so it is the only one on stdout.

@@ -41,6 +41,9 @@ struct simulate_args {
     // simulated seconds after the first one on.
     double fail_rate = 0;
     double fail_after = 0;
+    // vLLM's --enable-per-request-metrics and --enable-force-include-usage.
+    bool per_request_metrics = false;
+    bool force_include_usage = false;
 };
 
 // The preset (or the defaults) with the flags given on top; throws usage_error on an unknown preset

@@ -94,6 +94,11 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
         ->check(CLI::NonNegativeNumber)
         ->needs(fail_rate)
         ->type_name("SECONDS");
+    cmd.add_flag("--enable-per-request-metrics", a.per_request_metrics,
+                 "vLLM's per-request metrics: a `metrics` object (queue, TTFT from scheduling, decode, mean ITL, "
+                 "tokens/s) in each response; streams carry it in the final usage chunk");
+    cmd.add_flag("--enable-force-include-usage", a.force_include_usage,
+                 "End every stream with the usage chunk, as if it asked with stream_options.include_usage");
 }
 
 } // namespace servestat::cli

@@ -36,7 +36,7 @@
 
 #include "servestat/core/errors.hpp"      // usage_error
 #include "servestat/load/log_writer.hpp"  // request_result
-#include "servestat/load/response.hpp"    // response_reader, parse_timings_header
+#include "servestat/load/response.hpp"    // response_reader, server_timings
 #include "servestat/load/stream_reader.hpp" // stream_reader
 #include "servestat/load/transport.hpp"     // client_stream, connect_timing, tls_options
 
@@ -356,8 +356,6 @@ private:
         co_await http::async_read_header(*stream_, buffer_, parser, net::use_awaitable);
         response_started = true;
         out.http_status = static_cast<int>(parser.get().result_int());
-        if (auto header = parser.get().find("x-servestat-timings"); header != parser.get().end())
-            set_timings(out, parse_timings_header(std::string_view(header->value().data(), header->value().size())));
         refuse_encoded_body(parser.get());
         const bool is_event_stream = parser.get()[http::field::content_type].starts_with("text/event-stream");
         if (out.http_status == 200 && request.stream && is_event_stream)
@@ -378,11 +376,20 @@ private:
                                          std::string_view(encoding.data(), std::min<std::size_t>(encoding.size(), 100))));
     }
 
+    // The server's own timings of the request (load/response.hpp says which servers give which).
+    // Each reading sets what it carries and leaves the rest: a stream's timings come in one chunk
+    // (vLLM's final usage chunk), and a server that gives no queue time leaves server_queue unset.
     static void set_timings(request_result& out, const std::optional<server_timings>& t) {
         if (!t) return;
-        out.server_queue = t->queue;
-        out.server_prefill = t->prefill;
-        out.server_decode = t->decode;
+        if (t->queue) out.server_queue = t->queue;
+        if (t->prefill) out.server_prefill = t->prefill;
+        if (t->decode) out.server_decode = t->decode;
+        // ---- Log fields server_ttft, server_itl, server_spec_acceptance, server_draft_acceptance ----
+        // Not in request_result yet (log_writer.hpp gains them separately); once they are, one line each:
+        //   if (t->ttft) out.server_ttft = t->ttft;
+        //   if (t->itl) out.server_itl = t->itl;
+        //   if (t->spec_acceptance) out.server_spec_acceptance = t->spec_acceptance;
+        //   if (t->draft_acceptance) out.server_draft_acceptance = t->draft_acceptance;
     }
 
     // What every reading may carry besides content: usage, timings, the reply's id.

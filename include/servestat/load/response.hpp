@@ -1,6 +1,8 @@
 // What the driver reads from an OpenAI-compatible response: stream chunks and whole bodies.
 #pragma once
 
+#include <cmath>       // std::isfinite
+#include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::int64_t
 #include <limits>      // std::numeric_limits
 #include <optional>    // std::optional
@@ -13,12 +15,41 @@
 
 namespace servestat::load {
 
-// The per-request timings a server reports (servestat simulate: "servestat_timings" in the body or
-// the last chunk, or the x-servestat-timings header).
+// The per-request timings a server reports about itself, in seconds, each member only when the
+// server gave it (servers report different subsets, and a missing value is not 0):
+// - vLLM with --enable-per-request-metrics: `metrics` {queue_time_ms, time_to_first_token_ms
+//   (scheduled -> first token), generation_time_ms, mean_itl_ms, speculative_decoding{...}}, at the
+//   top level of a body, of the final usage chunk of a stream, or of a Responses API response object;
+// - NVIDIA Dynamo, asked with "nvext":{"extra_fields":["timing"]}: `nvext.timing` {ttft_ms (arrival
+//   -> first token, queueing included), total_time_ms};
+// - Groq: `usage` (in a stream `x_groq.usage`) {queue_time, prompt_time, completion_time} in seconds;
+// - SambaNova: `usage` {time_to_first_token (s, from arrival), total_latency (s), acceptance_rate}.
 struct server_timings {
-    double queue = 0;
-    double prefill = 0;
-    double decode = 0;
+    std::optional<double> queue;            // waiting in the scheduler's queue
+    std::optional<double> prefill;          // scheduled -> first token
+    std::optional<double> decode;           // first -> last token
+    std::optional<double> ttft;             // arrival -> first token, where a server gives only that sum
+    std::optional<double> itl;              // mean inter-token latency
+    std::optional<double> spec_acceptance;  // speculative decoding: mean acceptance length (tokens a step)
+    std::optional<double> draft_acceptance; // speculative decoding: share of draft tokens accepted
+
+    bool empty() const {
+        return !queue && !prefill && !decode && !ttft && !itl && !spec_acceptance && !draft_acceptance;
+    }
+
+    // Takes the members this one lacks from `other`: the first source that gives a value wins.
+    void fill_from(const server_timings& other) {
+        auto fill = [](std::optional<double>& mine, const std::optional<double>& theirs) {
+            if (!mine) mine = theirs;
+        };
+        fill(queue, other.queue);
+        fill(prefill, other.prefill);
+        fill(decode, other.decode);
+        fill(ttft, other.ttft);
+        fill(itl, other.itl);
+        fill(spec_acceptance, other.spec_acceptance);
+        fill(draft_acceptance, other.draft_acceptance);
+    }
 };
 
 // Which API a request speaks, and so how its stream ends: chat and completions chunks end with
@@ -84,13 +115,115 @@ inline void append_choice_text(simdjson::dom::element choice, std::string& out) 
     }
 }
 
-inline std::optional<server_timings> read_timings(simdjson::dom::element root) {
-    simdjson::dom::element t;
-    if (root["servestat_timings"].get(t)) return std::nullopt;
-    server_timings out;
-    if (t["queue"].get_double().get(out.queue) || t["prefill"].get_double().get(out.prefill) ||
-        t["decode"].get_double().get(out.decode))
+// A number the server reported under `key`. Absent, null, not a number, negative or not finite is
+// no number: a server's bad value must neither fail the request nor be logged as if measured.
+inline std::optional<double> reported_number(simdjson::dom::element parent, std::string_view key) {
+    double x = 0;
+    if (parent[key].get_double().get(x) || !std::isfinite(x) || x < 0) return std::nullopt;
+    return x;
+}
+
+// The same for a duration reported in milliseconds, in seconds.
+inline std::optional<double> reported_ms(simdjson::dom::element parent, std::string_view key) {
+    const auto ms = reported_number(parent, key);
+    return ms ? std::optional<double>(*ms / 1000) : std::nullopt;
+}
+
+inline std::optional<simdjson::dom::element> object_member(simdjson::dom::element parent, std::string_view key) {
+    simdjson::dom::element e;
+    if (parent[key].get(e) || !e.is_object()) return std::nullopt;
+    return e;
+}
+
+// Decode from servers that give only arrival -> first token and arrival -> end: the difference, when
+// both are known and it is not negative.
+inline std::optional<double> after_first_token(const std::optional<double>& ttft, const std::optional<double>& total) {
+    if (!ttft || !total || *total < *ttft) return std::nullopt;
+    return *total - *ttft;
+}
+
+// vLLM's `metrics` object (docs/features/per_request_metrics.md). tokens_per_second is not kept: it
+// is output tokens over prefill + decode, which the log has already.
+inline server_timings vllm_metrics(simdjson::dom::element metrics) {
+    server_timings t;
+    t.queue = reported_ms(metrics, "queue_time_ms");
+    t.prefill = reported_ms(metrics, "time_to_first_token_ms");
+    t.decode = reported_ms(metrics, "generation_time_ms");
+    t.itl = reported_ms(metrics, "mean_itl_ms");
+    if (const auto spec = object_member(metrics, "speculative_decoding")) {
+        t.spec_acceptance = reported_number(*spec, "mean_acceptance_length");
+        t.draft_acceptance = reported_number(*spec, "draft_acceptance_rate");
+    }
+    return t;
+}
+
+// NVIDIA Dynamo's `nvext.timing`: its TTFT counts from the request's arrival, queueing included.
+inline server_timings dynamo_timing(simdjson::dom::element timing) {
+    server_timings t;
+    t.ttft = reported_ms(timing, "ttft_ms");
+    t.decode = after_first_token(t.ttft, reported_ms(timing, "total_time_ms"));
+    return t;
+}
+
+// Groq's (queue_time, prompt_time, completion_time) and SambaNova's (time_to_first_token,
+// total_latency, acceptance_rate) timings inside `usage`, in seconds; a usage holds one or the other.
+inline server_timings usage_timings(simdjson::dom::element usage) {
+    server_timings t;
+    t.queue = reported_number(usage, "queue_time");
+    t.prefill = reported_number(usage, "prompt_time");
+    t.decode = reported_number(usage, "completion_time");
+    t.ttft = reported_number(usage, "time_to_first_token");
+    if (!t.decode) t.decode = after_first_token(t.ttft, reported_number(usage, "total_latency"));
+    t.draft_acceptance = reported_number(usage, "acceptance_rate");
+    return t;
+}
+
+// The server timings an object carries, wherever a known server puts them; nothing when it has none.
+// `object` is a chat or completions body or chunk, or a Responses API response object.
+inline std::optional<server_timings> read_server_timings(simdjson::dom::element object) {
+    server_timings t;
+    if (const auto metrics = object_member(object, "metrics")) t.fill_from(vllm_metrics(*metrics));
+    if (const auto nvext = object_member(object, "nvext"))
+        if (const auto timing = object_member(*nvext, "timing")) t.fill_from(dynamo_timing(*timing));
+    if (const auto usage = object_member(object, "usage")) t.fill_from(usage_timings(*usage));
+    if (const auto groq = object_member(object, "x_groq")) // Groq's stream: usage on the last chunk
+        if (const auto usage = object_member(*groq, "usage")) t.fill_from(usage_timings(*usage));
+    if (t.empty()) return std::nullopt;
+    return t;
+}
+
+// Python's json module writes a non-finite float as NaN, Infinity or -Infinity, which are not JSON
+// and which simdjson refuses. A server's bad number must not fail its request: after a failed parse
+// the words outside strings become null (read as missing) and the text is parsed again. nullopt when
+// there is no such word.
+inline std::optional<std::string> python_words_as_null(std::string_view json) {
+    if (json.find("NaN") == std::string_view::npos && json.find("Infinity") == std::string_view::npos)
         return std::nullopt;
+    std::string out;
+    out.reserve(json.size());
+    bool in_string = false, escaped = false, replaced = false;
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            out += c;
+            continue;
+        }
+        const auto rest = json.substr(i);
+        const std::size_t word = rest.starts_with("-Infinity") ? 9 : rest.starts_with("Infinity") ? 8
+                                 : rest.starts_with("NaN")     ? 3 : 0;
+        if (word > 0) {
+            out.append("null");
+            i += word - 1;
+            replaced = true;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        out += c;
+    }
+    if (!replaced) return std::nullopt;
     return out;
 }
 
@@ -113,8 +246,11 @@ public:
     // Throws response_error when the text is not a JSON object.
     response_info read(std::string_view json) {
         simdjson::dom::element root;
-        if (auto e = parser_.parse(json.data(), json.size()).get(root))
-            throw response_error(std::string("malformed JSON in the response: ") + simdjson::error_message(e));
+        if (auto e = parser_.parse(json.data(), json.size()).get(root)) {
+            const auto repaired = detail::python_words_as_null(json);
+            if (!repaired || parser_.parse(repaired->data(), repaired->size()).get(root))
+                throw response_error(std::string("malformed JSON in the response: ") + simdjson::error_message(e));
+        }
         if (!root.is_object()) throw response_error("the response is not a JSON object");
         response_info out;
         simdjson::dom::element error;
@@ -149,7 +285,7 @@ public:
             out.completion_tokens = detail::token_count(usage, "completion_tokens");
             out.cached_tokens = detail::cached_count(usage, "prompt_tokens_details");
         }
-        out.timings = detail::read_timings(root);
+        out.timings = detail::read_server_timings(root);
         return out;
     }
 
@@ -175,8 +311,8 @@ private:
             }
             out.ends_response = true;
             read_response_usage(response, out);
+            out.timings = detail::read_server_timings(response); // vLLM: response.metrics
         }
-        out.timings = detail::read_timings(root);
     }
 
     // A whole Responses API body (object "response"), or a terminal event's response.
@@ -200,7 +336,7 @@ private:
                     if (keep_text_) out.text.append(text);
                 }
             }
-        out.timings = detail::read_timings(response);
+        out.timings = detail::read_server_timings(response);
     }
 
     static void read_response_usage(simdjson::dom::element response, response_info& out) {
@@ -216,36 +352,5 @@ private:
     simdjson::dom::parser parser_;
     bool keep_text_ = false;
 };
-
-// "queue=0.0123;prefill=0.2;decode=0.3" (servestat simulate's x-servestat-timings header): each key
-// once, numbers whole, or nothing.
-inline std::optional<server_timings> parse_timings_header(std::string_view value) {
-    server_timings out;
-    unsigned found = 0;
-    while (!value.empty()) {
-        const auto end = value.find(';');
-        const auto item = value.substr(0, end);
-        value = end == std::string_view::npos ? std::string_view{} : value.substr(end + 1);
-        const auto eq = item.find('=');
-        if (eq == std::string_view::npos) return std::nullopt;
-        const std::string number(item.substr(eq + 1));
-        double x = 0;
-        try {
-            std::size_t used = 0;
-            x = std::stod(number, &used);
-            if (used != number.size()) return std::nullopt;
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-        const auto key = item.substr(0, eq);
-        const unsigned bit = key == "queue" ? 1u : key == "prefill" ? 2u : key == "decode" ? 4u : 0u;
-        if (bit == 0) continue;
-        if (found & bit) return std::nullopt;
-        found |= bit;
-        (bit == 1 ? out.queue : bit == 2 ? out.prefill : out.decode) = x;
-    }
-    if (found != 7) return std::nullopt;
-    return out;
-}
 
 } // namespace servestat::load

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>   // std::min
+#include <cmath>       // std::round
 #include <cstdint>     // std::int32_t, std::int64_t, std::uint64_t, INT32_MAX
 #include <optional>    // std::optional
 #include <stdexcept>   // std::runtime_error
@@ -279,17 +280,40 @@ inline std::string tokenize_body(std::int32_t count, std::int32_t max_model_len,
     return detail::dump_json(j);
 }
 
-// "queue=0.0123;prefill=0.2;decode=0.3": the x-servestat-timings header of a non-streamed response.
-inline constexpr std::string_view timings_header_name = "x-servestat-timings";
-inline std::string timings_header_value(const request_timings& t) {
-    return fmt::format("queue={:.6f};prefill={:.6f};decode={:.6f}", t.queue, t.prefill, t.decode);
-}
+// What vLLM's per-request metrics (--enable-per-request-metrics) are computed from: the finished
+// request's scheduler timings and how many tokens it generated.
+struct request_metrics {
+    request_timings timings; // seconds as the client sees them
+    std::int32_t output_tokens = 0;
+};
 
 namespace detail {
 
-// {"queue":..,"prefill":..,"decode":..}: the servestat_timings member of bodies and final events.
-inline std::string timings_json(const request_timings& t) {
-    return fmt::format(R"({{"queue":{:.6f},"prefill":{:.6f},"decode":{:.6f}}})", t.queue, t.prefill, t.decode);
+// A float as Python's json module writes it, which is how vLLM's numbers look: shortest round trip,
+// ".0" on whole numbers ("7.6", "0.0", "1e-05").
+inline std::string json_float(double x) {
+    std::string s = fmt::format("{}", x);
+    if (s.find_first_of(".e") == std::string::npos) s.append(".0");
+    return s;
+}
+
+// Milliseconds to the microsecond: the resolution servestat load logs (6 decimals of a second).
+inline std::string json_ms(double seconds) { return json_float(std::round(seconds * 1e6) / 1000); }
+
+// vLLM's `metrics` object, its five members in the order of vLLM's documentation
+// (docs/features/per_request_metrics.md): time_to_first_token_ms counts from scheduling (queueing is
+// queue_time_ms), generation_time_ms is first -> last token, mean_itl_ms is null for one token (no
+// gap to average), tokens_per_second is output tokens over scheduling -> last token. No
+// speculative_decoding member: the simulator has no speculative decoding, and vLLM leaves it out too
+// unless --per-request-spec-decode-metrics asks for it.
+inline std::string metrics_json(const request_metrics& m) {
+    const auto& t = m.timings;
+    const double generating = t.prefill + t.decode;
+    const std::string itl = m.output_tokens > 1 ? json_ms(t.decode / (m.output_tokens - 1)) : "null";
+    const std::string rate = generating > 0 ? json_float(std::round(m.output_tokens / generating * 1000) / 1000) : "null";
+    return fmt::format(R"({{"time_to_first_token_ms":{},"generation_time_ms":{},"queue_time_ms":{},)"
+                       R"("mean_itl_ms":{},"tokens_per_second":{}}})",
+                       json_ms(t.prefill), json_ms(t.decode), json_ms(t.queue), itl, rate);
 }
 
 inline std::string json_string(std::string_view text) { return dump_json(std::string(text)); }
@@ -315,33 +339,33 @@ public:
                           R"("logprobs":null,"finish_reason":null}]})");
     }
 
-    // One output token. The last one carries finish_reason and, when given, the server timings.
-    std::string token_chunk(std::string_view text, bool last, const request_timings* timings = nullptr) const {
+    // One output token. The last one carries finish_reason.
+    std::string token_chunk(std::string_view text, bool last) const {
         std::string out = chunk_head_;
         out.append(R"(,"choices":[{"index":0,)");
         out.append(kind_ == api_kind::chat ? R"("delta":{"content":)" : R"("text":)");
         out.append(json_string(text));
         if (kind_ == api_kind::chat) out.push_back('}');
         out.append(R"(,"logprobs":null,"finish_reason":)").append(last ? R"("length")" : "null");
-        out.append(R"(,"stop_reason":null}])");
-        if (timings) out.append(R"(,"servestat_timings":)").append(detail::timings_json(*timings));
-        return out.append("}");
+        return out.append(R"(,"stop_reason":null}]})");
     }
 
-    // The stream_options.include_usage chunk: no choices, the usage. `cached_tokens` (given when prefix
-    // caching is on) adds vLLM's usage.prompt_tokens_details.
+    // The usage chunk after the last token (stream_options.include_usage or the server's
+    // --enable-force-include-usage): no choices, the usage. `cached_tokens` (given when prefix caching
+    // is on) adds vLLM's usage.prompt_tokens_details; `metrics` (given with --enable-per-request-metrics)
+    // vLLM's metrics, which a stream carries here only.
     std::string usage_chunk(std::int32_t prompt_tokens, std::int32_t completion_tokens,
-                            std::optional<std::int32_t> cached_tokens = std::nullopt) const {
+                            std::optional<std::int32_t> cached_tokens = std::nullopt,
+                            const std::optional<request_metrics>& metrics = std::nullopt) const {
         std::string out = chunk_head_;
-        return out.append(R"(,"choices":[],"usage":)")
-            .append(usage_json(prompt_tokens, completion_tokens, cached_tokens))
-            .append("}");
+        out.append(R"(,"choices":[],"usage":)").append(usage_json(prompt_tokens, completion_tokens, cached_tokens));
+        return append_metrics(out, metrics).append("}");
     }
 
-    // A non-streamed response; the timings are in the body too, for clients that cannot see headers.
+    // A non-streamed response; `metrics` as for usage_chunk, after the usage.
     std::string full_body(std::string_view text, std::int32_t prompt_tokens, std::int32_t completion_tokens,
-                          const request_timings& timings,
-                          std::optional<std::int32_t> cached_tokens = std::nullopt) const {
+                          std::optional<std::int32_t> cached_tokens = std::nullopt,
+                          const std::optional<request_metrics>& metrics = std::nullopt) const {
         std::string out = body_head_;
         out.append(R"(,"choices":[{"index":0,)");
         if (kind_ == api_kind::chat)
@@ -350,7 +374,7 @@ public:
             out.append(R"("text":)").append(json_string(text));
         out.append(R"(,"logprobs":null,"finish_reason":"length","stop_reason":null}],"usage":)");
         out.append(usage_json(prompt_tokens, completion_tokens, cached_tokens));
-        return out.append(R"(,"servestat_timings":)").append(detail::timings_json(timings)).append("}");
+        return append_metrics(out, metrics).append("}");
     }
 
 private:
@@ -363,6 +387,10 @@ private:
         return out;
     }
     static std::string json_string(std::string_view text) { return detail::json_string(text); }
+    static std::string& append_metrics(std::string& out, const std::optional<request_metrics>& metrics) {
+        if (metrics) out.append(R"(,"metrics":)").append(detail::metrics_json(*metrics));
+        return out;
+    }
     // vLLM's UsageInfo; prompt_tokens_details only when the prefix cache reports cached tokens.
     static std::string usage_json(std::int32_t prompt_tokens, std::int32_t completion_tokens,
                                   std::optional<std::int32_t> cached_tokens) {

@@ -15,8 +15,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json, nlohmann::ordered_json
 
 #include "servestat/core/token_count.hpp" // count_chat_tokens
-#include "servestat/sim/http_api.hpp"     // api_error, generation_request, detail::read_messages, dump_json
-#include "servestat/sim/metrics.hpp"      // request_timings
+#include "servestat/sim/http_api.hpp"     // api_error, generation_request, request_metrics, detail::read_messages, dump_json
 
 // As vLLM's OpenAI server serves it (vllm/entrypoints/openai/serving_responses.py, without Harmony):
 // the request's input becomes chat messages -- `instructions` as a system message first, then the
@@ -178,8 +177,10 @@ public:
     const std::string& id() const { return id_; }
     const std::string& item_id() const { return item_id_; }
 
-    // The response object: in progress (no text, no usage) or completed.
-    std::string response_json(const std::string* text, const responses_usage* usage) const {
+    // The response object: in progress (no text, no usage) or completed; `metrics` (given with
+    // --enable-per-request-metrics) adds vLLM's metrics at its top level, after everything else.
+    std::string response_json(const std::string* text, const responses_usage* usage,
+                              const std::optional<request_metrics>& metrics = std::nullopt) const {
         nlohmann::ordered_json j;
         j["id"] = id_;
         j["object"] = "response";
@@ -217,14 +218,18 @@ public:
         }
         j["user"] = nullptr;
         j["metadata"] = nlohmann::ordered_json::object();
-        return detail::dump_json(j);
+        std::string out = detail::dump_json(j);
+        if (metrics) {
+            out.pop_back();
+            out.append(R"(,"metrics":)").append(detail::metrics_json(*metrics)).append("}");
+        }
+        return out;
     }
 
-    // A non-streamed response: the completed object with the server timings at its top level.
-    std::string full_body(const std::string& text, const responses_usage& usage, const request_timings& timings) const {
-        std::string out = response_json(&text, &usage);
-        out.pop_back();
-        return out.append(R"(,"servestat_timings":)").append(detail::timings_json(timings)).append("}");
+    // A non-streamed response: the completed object.
+    std::string full_body(const std::string& text, const responses_usage& usage,
+                          const std::optional<request_metrics>& metrics = std::nullopt) const {
+        return response_json(&text, &usage, metrics);
     }
 
     // response.created and response.in_progress, sent as soon as the request is accepted.
@@ -252,10 +257,10 @@ public:
         out.append(R"(,"logprobs":[]})").append("\n\n");
     }
 
-    // The done events and response.completed, with the server timings at its top level, after the
-    // last of `tokens` tokens.
+    // The done events and response.completed after the last of `tokens` tokens; `metrics` goes in
+    // the completed response, the one event of the stream that carries it (as vLLM sends it).
     void append_closing(std::string& out, const std::string& text, std::int32_t tokens, const responses_usage& usage,
-                        const request_timings& timings) const {
+                        const std::optional<request_metrics>& metrics = std::nullopt) const {
         const std::int32_t n = 4 + tokens;
         nlohmann::ordered_json text_done;
         text_done["type"] = "response.output_text.done";
@@ -273,10 +278,8 @@ public:
         item_done["output_index"] = 0;
         item_done["item"] = message_item(text, true);
         append_event(out, "response.output_item.done", detail::dump_json(item_done));
-        std::string completed = lifecycle("response.completed", n + 3, response_json(&text, &usage));
-        completed.pop_back();
-        completed.append(R"(,"servestat_timings":)").append(detail::timings_json(timings)).append("}");
-        append_event(out, "response.completed", completed);
+        append_event(out, "response.completed",
+                     lifecycle("response.completed", n + 3, response_json(&text, &usage, metrics)));
     }
 
 private:

@@ -48,7 +48,7 @@
 #include "servestat/core/random.hpp"   // detail::mix64
 #include "servestat/core/text.hpp"     // detail::fnv1a
 #include "servestat/sim/engine.hpp"    // engine, engine_config, step_result
-#include "servestat/sim/http_api.hpp"  // parse_generation_request, response_builder, api_error
+#include "servestat/sim/http_api.hpp"  // parse_generation_request, response_builder, api_error, request_metrics
 #include "servestat/sim/metrics.hpp"   // server_metrics, request_timings
 #include "servestat/sim/prefix_cache.hpp" // block_hashes
 #include "servestat/sim/responses.hpp" // parse_responses_request, response_store, responses_builder
@@ -90,6 +90,11 @@ struct server_options {
     // request's arrival number, is answered HTTP 500 at once. 0: none (and nothing else changes).
     double fail_rate = 0;
     double fail_after = 0;
+    // vLLM's --enable-per-request-metrics: each finished request's `metrics` object in its response.
+    bool per_request_metrics = false;
+    // vLLM's --enable-force-include-usage: a stream ends with the usage chunk (and so the metrics)
+    // even when the request does not ask with stream_options.include_usage.
+    bool force_include_usage = false;
 };
 
 namespace detail {
@@ -700,6 +705,12 @@ private:
         return engine_.cache() ? std::optional<std::int32_t>(pending.cached_tokens) : std::nullopt;
     }
 
+    // vLLM's per-request metrics of a finished request, when the server reports them.
+    std::optional<request_metrics> metrics_of(const detail::pending_request& pending) const {
+        if (!options_.per_request_metrics) return std::nullopt;
+        return request_metrics{pending.timings, pending.produced};
+    }
+
     // Waits until the engine loop has news for this request; false when the client is gone.
     template <class Stream>
     detail::net::awaitable<bool> wait_for_engine(Stream& stream,
@@ -769,10 +780,9 @@ private:
             if (!co_await wait_for_engine(stream, pending)) co_return false;
         }
         const std::string text = reply_text(*pending, pending->produced);
-        auto response = text_response(
-            http::status::ok, request.version(), request.keep_alive(), "application/json",
-            builder.full_body(text, pending->prompt_tokens, pending->produced, pending->timings, cached_usage(*pending)));
-        response.set(detail::to_beast(timings_header_name), timings_header_value(pending->timings));
+        auto response = text_response(http::status::ok, request.version(), request.keep_alive(), "application/json",
+                                      builder.full_body(text, pending->prompt_tokens, pending->produced,
+                                                        cached_usage(*pending), metrics_of(*pending)));
         co_return co_await write_response(stream, response) && response.keep_alive();
     }
 
@@ -813,13 +823,12 @@ private:
                 bool last = false;
                 for (; sent < pending->produced; ++sent) {
                     last = sent + 1 == pending->max_tokens;
-                    append_sse_event(events, builder.token_chunk(output_token(pending->seed, sent), last,
-                                                                 last ? &pending->timings : nullptr));
+                    append_sse_event(events, builder.token_chunk(output_token(pending->seed, sent), last));
                 }
                 if (last) {
-                    if (g.include_usage)
+                    if (g.include_usage || options_.force_include_usage)
                         append_sse_event(events, builder.usage_chunk(pending->prompt_tokens, pending->produced,
-                                                                     cached_usage(*pending)));
+                                                                     cached_usage(*pending), metrics_of(*pending)));
                     events.append(sse_done);
                 }
                 if (!co_await write_events(stream, events, chunked, last)) co_return false;
@@ -860,8 +869,7 @@ private:
         const std::string text = reply_text(*pending, pending->produced);
         remember(g, r, builder, text);
         auto response = text_response(http::status::ok, request.version(), request.keep_alive(), "application/json",
-                                      builder.full_body(text, usage_of(*pending), pending->timings));
-        response.set(detail::to_beast(timings_header_name), timings_header_value(pending->timings));
+                                      builder.full_body(text, usage_of(*pending), metrics_of(*pending)));
         co_return co_await write_response(stream, response) && response.keep_alive();
     }
 
@@ -894,7 +902,7 @@ private:
                 }
                 if (last) {
                     const std::string text = reply_text(*pending, pending->produced);
-                    builder.append_closing(events, text, pending->produced, usage_of(*pending), pending->timings);
+                    builder.append_closing(events, text, pending->produced, usage_of(*pending), metrics_of(*pending));
                     remember(g, r, builder, text);
                 }
                 if (!co_await write_events(stream, events, chunked, last)) co_return false;
