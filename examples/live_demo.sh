@@ -20,9 +20,10 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Starts a simulator on a free port (in this shell, so that cleanup knows its pid).
+# Starts a simulator on a free port (in this shell, so that cleanup knows its pid), reporting its
+# per-request timings as vLLM does, so that the logs hold the server's queue, prefill and decode.
 start_simulator() { # NAME PRESET
-    "$servestat" simulate --port 0 --preset "$2" --time-scale "$TIME_SCALE" --seed 1 \
+    "$servestat" simulate --port 0 --preset "$2" --time-scale "$TIME_SCALE" --seed 1 --enable-per-request-metrics \
         > "$work/$1.url" 2> "$work/$1.log" &
     pids="$pids $!"
 }
