@@ -199,8 +199,7 @@ table.kpi td:first-child { white-space: nowrap; }
 </tbody>
 </table>
 {{/has_runs_as_unit}}
-{{#has_time_split}}
-<h4>Where a request's time goes, by the server's clock</h4>
+{{#has_time_split}}<h4>Where a request's time goes, by the server's clock</h4>
 <p class="note">Mean time per ok request and its share, before → after; the server's queue and prefill times are compared with their intervals in the tables below.</p>
 <table>
 <thead><tr><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>prefill</th><th>decode</th><th>total</th></tr></thead>
@@ -209,8 +208,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <tr><td class="text">{{subset}}</td><td>{{n}}</td>{{#time_split_client_wait}}<td>{{client_wait}}</td>{{/time_split_client_wait}}<td>{{network}}</td><td>{{server_queue}}</td><td>{{prefill}}</td><td>{{decode}}</td><td>{{total}}</td></tr>
 {{/time_split}}
 </tbody>
-</table>
-{{/has_time_split}}
+</table>{{/has_time_split}}
 {{#subsets}}
 <details{{#first}} open{{/first}}>
 <summary>{{name}} requests ({{n_before}} before, {{n_after}} after)</summary>
@@ -404,8 +402,8 @@ Measured only after, not compared: {{only_after}}.
 | {{metric}} | {{before}} | {{after}} | {{change}} | {{ci}} | {{#within_run_noise}}**{{verdict}}**{{/within_run_noise}}{{^within_run_noise}}{{verdict}}{{/within_run_noise}} |
 {{/runs_as_unit_rows}}
 {{/has_runs_as_unit}}
-
 {{#has_time_split}}
+
 #### Where a request's time goes, by the server's clock
 
 Mean time per ok request and its share, before → after; the server's queue and prefill times are
@@ -416,8 +414,8 @@ compared with their intervals in the tables below.
 {{#time_split}}
 | {{subset}} | {{n}} |{{#time_split_client_wait}} {{client_wait}} |{{/time_split_client_wait}} {{network}} | {{server_queue}} | {{prefill}} | {{decode}} | {{total}} |
 {{/time_split}}
-{{/has_time_split}}
 
+{{/has_time_split}}
 {{#subsets}}
 #### {{name}} requests ({{n_before}} before, {{n_after}} after)
 
@@ -1343,8 +1341,7 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/rows}}
 </tbody>
 </table>
-{{#has_time_split}}
-<h2>Where a request's time goes, by the server's clock</h2>
+{{#has_time_split}}<h2>Where a request's time goes, by the server's clock</h2>
 <p>Per run and subset, the mean time per ok request the server reported its queue and prefill for, and each part's share.</p>
 <table>
 <thead><tr><th>date</th><th>run</th><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>prefill</th><th>decode</th><th>total</th></tr></thead>
@@ -1353,8 +1350,7 @@ table.kpi td:first-child { white-space: nowrap; }
 <tr><td>{{date}}</td><td>{{label}}</td><td>{{subset}}</td><td>{{n}}</td>{{#time_split_client_wait}}<td>{{client_wait}}</td>{{/time_split_client_wait}}<td>{{network}}</td><td>{{server_queue}}</td><td>{{prefill}}</td><td>{{decode}}</td><td>{{total}}</td></tr>
 {{/time_split}}
 </tbody>
-</table>
-{{/has_time_split}}
+</table>{{/has_time_split}}
 <h2>Findings</h2>
 <ul>
 {{#findings}}
@@ -1432,8 +1428,8 @@ measurement per run: its change has no interval and is never marked.
 {{#rows}}
 | {{date}} | {{label}}{{#first}} (baseline){{/first}} |{{#rps}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/rps}} |{{#e2e_p50}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/e2e_p50}} |{{#e2e_p99}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/e2e_p99}} |{{#ttft_p50}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/ttft_p50}} |{{#ttft_p99}} {{#vs_first}}{{text}}{{/vs_first}}{{^vs_first}}–{{/vs_first}}{{/ttft_p99}} |
 {{/rows}}
-
 {{#has_time_split}}
+
 ## Where a request's time goes, by the server's clock
 
 Per run and subset, the mean time per ok request the server reported its queue and prefill for,
