@@ -72,7 +72,8 @@ std::string random_line(std::mt19937_64& rng) {
     static const std::vector<std::string> keys{"t_sched", "t_sent", "t_first", "t_end", "prompt_tokens", "output_tokens",
                                                "max_tokens", "status", "http_status", "error", "itl", "server_queue",
                                                "server_prefill", "server_decode", "trimmed", "prompt_tokens_original",
-                                               "itl_gaps", "id", "extra", "t_sen", "statu"};
+                                               "itl_gaps", "server_ttft", "server_itl", "server_spec_acceptance",
+                                               "server_draft_acceptance", "id", "extra", "t_sen", "statu"};
     static const std::vector<std::string> strings{"\"ok\"", "\"error\"", "\"timeout\"", "\"cancelled\"", "\"transport\"",
                                                   "\"bogus\"", "\"a\\\"b\"", "\"caf\xC3\xA9\"", "\"tab\there\"", "\"\""};
     static const std::vector<std::string> arrays{"[]", "[0.01,0.02]", "[0.01,-0.02]", "[1e400]", "[0.01,]", "[\"x\"]",

@@ -179,8 +179,14 @@ struct run_checker {
             t.prompt_tokens().size() != n || t.output_tokens().size() != n || t.max_tokens().size() != n ||
             t.http_status().size() != n)
             fail("columns of different lengths");
-        for (auto column : {t.server_queue(), t.server_prefill(), t.server_decode()})
+        for (auto column : {t.server_queue(), t.server_prefill(), t.server_decode(), t.server_ttft(), t.server_itl(),
+                            t.server_spec_acceptance(), t.server_draft_acceptance()})
             if (!column.empty() && column.size() != n) fail("an optional column of the wrong length");
+        for (double x : t.server_spec_acceptance())
+            if (servestat::is_present(x) && !(x >= 1 && x <= servestat::max_acceptance_length))
+                fail("an acceptance length below 1 or past its bound");
+        for (double x : t.server_draft_acceptance())
+            if (servestat::is_present(x) && !(x >= 0 && x <= 1)) fail("an acceptance rate outside 0 to 1");
         for (std::size_t i = 0; i < n; ++i) {
             for (auto column : {t.prompt_tokens(), t.output_tokens(), t.max_tokens()})
                 if (column[i] < servestat::absent_count) fail("a negative token count");

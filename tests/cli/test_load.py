@@ -42,7 +42,7 @@ CHAT_TEMPLATE_TOKENS = 34  # one user message: 3 (assistant prompt) + 5 (its fra
 STATUSES = {"ok", "error", "timeout", "transport", "cancelled"}
 REQUEST_KEYS = {"id", "t_sched", "t_sent", "t_first", "t_end", "prompt_tokens", "output_tokens", "max_tokens",
                 "status", "http_status", "error", "itl", "server_queue", "server_prefill", "server_decode",
-                "trimmed", "prompt_tokens_original", "connect_time", "tls_time", "cached_tokens", "session", "turn",
+                "server_ttft", "server_itl", "server_spec_acceptance", "server_draft_acceptance", "trimmed", "prompt_tokens_original", "connect_time", "tls_time", "cached_tokens", "session", "turn",
                 "cacheable_tokens"}
 REQUIRED_KEYS = {"id", "t_sched", "t_sent", "t_end", "prompt_tokens", "output_tokens", "max_tokens", "status"}
 OVERFLOW = ("'max_tokens' or 'max_completion_tokens' is too large: 128. This model's maximum context length is 4096 "

@@ -42,7 +42,7 @@ inline void add_compare_options(CLI::App& cmd, compare_args& a) {
     cmd.add_option("--resamples", a.resamples, "Bootstrap resamples per statistic")->capture_default_str();
     cmd.add_option("--seed", a.seed, "Seed of the bootstrap (same seed, same intervals)")->capture_default_str();
     cmd.add_option("--metrics", a.metrics, "Metrics to compare (default: e2e, ttft, tpot, server_queue, server_prefill, "
-                                           "server_decode, and e2e_sched, client_queue when the client held requests "
+                                           "server_decode, server_ttft, server_itl where the logs have them, and e2e_sched, client_queue when the client held requests "
                                            "back; also decode)")
         ->delimiter(',')
         ->allow_extra_args(false);

@@ -62,6 +62,15 @@ inline std::string notes_and_reported(const run_stats& r) {
     return out;
 }
 
+// The server's speculative-decoding figures, means over the ok requests; nothing when it reported none.
+inline std::string speculation_line(const run_stats& r) {
+    if (!r.server_spec_acceptance && !r.server_draft_acceptance) return {};
+    std::string out = "  speculative decoding (as the server reported, mean per request):";
+    if (r.server_spec_acceptance) out += fmt::format("  acceptance length {:.2f}", *r.server_spec_acceptance);
+    if (r.server_draft_acceptance) out += fmt::format("  draft acceptance {:.1f}%", 100 * *r.server_draft_acceptance);
+    return out + "\n";
+}
+
 inline std::string run_heading(const run_stats& r) {
     std::string out = fmt::format("run {}  ({}, {})\n", r.meta.label, r.meta.source.path, r.meta.source.format);
     if (r.meta.kind == run_kind::arrivals) return out + arrivals_heading(r);
@@ -96,7 +105,7 @@ inline std::string run_heading(const run_stats& r) {
         if (r.goodput->unmeasurable) out += fmt::format(", {} ok requests lack an SLO metric", r.goodput->unmeasurable);
         out += "\n";
     }
-    return out;
+    return out + speculation_line(r);
 }
 
 // Under a metric whose failures were counted: its percentiles with the subset's failed requests

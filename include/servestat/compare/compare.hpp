@@ -38,8 +38,10 @@ struct compare_options {
     std::vector<double> percentiles{50, 90, 99};
     // itl is left out: its values are chunk gaps clustered within requests, not independent draws.
     // decode is left to --metrics: tpot carries it per token.
-    std::vector<metric> metrics{metric::e2e, metric::ttft, metric::tpot, metric::server_queue, metric::server_prefill,
-                                metric::server_decode};
+    // The server's own times appear only where a run has them (a metric without values is left out).
+    std::vector<metric> metrics{metric::e2e,           metric::ttft,           metric::tpot,
+                                metric::server_queue,  metric::server_prefill, metric::server_decode,
+                                metric::server_ttft,   metric::server_itl};
     // Also compare e2e_sched and client_queue when either run held some request back in the client
     // for over a millisecond (open loop, --max-concurrency): then latency as the user saw it differs
     // from latency after the send. In a closed loop they only repeat e2e.

@@ -37,6 +37,16 @@ struct request_record {
     std::optional<double> server_queue;
     std::optional<double> server_prefill;
     std::optional<double> server_decode;
+    // The server's time to first token as one number (Dynamo's nvext.timing.ttft_ms, SambaNova's
+    // usage.time_to_first_token), where it does not report the split into server_queue and
+    // server_prefill; and its mean inter-token latency of the request (vLLM's metrics.mean_itl_ms).
+    std::optional<double> server_ttft;
+    std::optional<double> server_itl;
+    // Speculative decoding as the server reported it; not times. The mean acceptance length is the
+    // tokens a verification step yields, its bonus token included (≥ 1); the acceptance rate is the
+    // share of proposed draft tokens accepted (0 to 1).
+    std::optional<double> server_spec_acceptance;
+    std::optional<double> server_draft_acceptance;
     // What servestat's own driver adds: how its connection was opened, and multi-turn sessions.
     std::optional<double> connect_time;           // TCP connect of the connection this request opened
     std::optional<double> tls_time;               // its TLS handshake
@@ -54,6 +64,7 @@ struct request_record {
         itl.clear();
         itl_gaps.reset();
         server_queue.reset(); server_prefill.reset(); server_decode.reset();
+        server_ttft.reset(); server_itl.reset(); server_spec_acceptance.reset(); server_draft_acceptance.reset();
         connect_time.reset(); tls_time.reset(); cached_tokens.reset(); turn.reset(); cacheable_tokens.reset();
     }
 };
@@ -68,7 +79,11 @@ inline bool identical(const request_record& a, const request_record& b) {
     return same_optional(a.t_sched, b.t_sched) && same_optional(a.t_sent, b.t_sent) &&
            same_optional(a.t_first, b.t_first) && same_optional(a.t_end, b.t_end) &&
            same_optional(a.server_queue, b.server_queue) && same_optional(a.server_prefill, b.server_prefill) &&
-           same_optional(a.server_decode, b.server_decode) && same_optional(a.connect_time, b.connect_time) &&
+           same_optional(a.server_decode, b.server_decode) && same_optional(a.server_ttft, b.server_ttft) &&
+           same_optional(a.server_itl, b.server_itl) &&
+           same_optional(a.server_spec_acceptance, b.server_spec_acceptance) &&
+           same_optional(a.server_draft_acceptance, b.server_draft_acceptance) &&
+           same_optional(a.connect_time, b.connect_time) &&
            same_optional(a.tls_time, b.tls_time) && a.cached_tokens == b.cached_tokens && a.turn == b.turn &&
            a.cacheable_tokens == b.cacheable_tokens && a.prompt_tokens == b.prompt_tokens &&
            a.output_tokens == b.output_tokens && a.max_tokens == b.max_tokens &&
@@ -97,7 +112,7 @@ inline std::optional<record_fault> time_fault(const request_record& r) {
     const auto in_range = [](const std::optional<double>& t) { return !t || std::fabs(*t) <= max_seconds; };
     bool usable = in_range(r.t_sched) & in_range(r.t_sent) & in_range(r.t_first) & in_range(r.t_end) &
                   in_range(r.server_queue) & in_range(r.server_prefill) & in_range(r.server_decode) &
-                  in_range(r.connect_time) & in_range(r.tls_time);
+                  in_range(r.server_ttft) & in_range(r.server_itl) & in_range(r.connect_time) & in_range(r.tls_time);
     for (double gap : r.itl) usable &= std::fabs(gap) <= max_seconds;
     if (usable) return std::nullopt;
     const auto fault = [](std::string_view field, double t) {
@@ -111,11 +126,33 @@ inline std::optional<record_fault> time_fault(const request_record& r) {
                                    {"server_queue", r.server_queue},
                                    {"server_prefill", r.server_prefill},
                                    {"server_decode", r.server_decode},
+                                   {"server_ttft", r.server_ttft},
+                                   {"server_itl", r.server_itl},
                                    {"connect_time", r.connect_time},
                                    {"tls_time", r.tls_time}})
         if (t && out_of_range(*t)) return fault(field, *t);
     for (double gap : r.itl)
         if (out_of_range(gap)) return fault("itl", gap);
+    return std::nullopt;
+}
+
+// No drafter proposes anywhere near this many tokens a step; the bound keeps every sum of
+// acceptance lengths over a run finite, as max_seconds does for times.
+inline constexpr double max_acceptance_length = 1e6;
+
+// The first speculative-decoding value of `r` outside its range, if any: an acceptance length
+// below 1 (a verification step always yields its bonus token) or a rate outside 0 to 1 is no
+// acceptance figure, and NaN would read back from a table column as absent. Called where
+// time_fault is.
+inline std::optional<record_fault> acceptance_fault(const request_record& r) {
+    if (const auto& n = r.server_spec_acceptance; n && !(*n >= 1 && *n <= max_acceptance_length))
+        return record_fault{"server_spec_acceptance",
+                            fmt::format("{} is not a mean acceptance length (tokens per verification step, the bonus "
+                                        "token included: from 1 to 1e6)", *n)};
+    if (const auto& rate = r.server_draft_acceptance; rate && !(*rate >= 0 && *rate <= 1))
+        return record_fault{"server_draft_acceptance",
+                            fmt::format("{} is not an acceptance rate (the share of draft tokens accepted: from 0 to 1)",
+                                        *rate)};
     return std::nullopt;
 }
 

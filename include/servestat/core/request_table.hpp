@@ -53,11 +53,14 @@ public:
         status_.reserve(n); http_status_.reserve(n);
     }
 
-    // Throws input_error (no file: the reader's entry adds it) for a time no statistic can use;
-    // readers that know the line check time_fault() first and name it.
+    // Throws input_error (no file: the reader's entry adds it) for a time no statistic can use, or an
+    // acceptance figure out of its range; readers that know the line check time_fault() and
+    // acceptance_fault() first and name it.
     void push_back(const request_record& r) {
         const std::size_t row = size();
-        if (auto fault = time_fault(r))
+        auto fault = time_fault(r);
+        if (!fault) fault = acceptance_fault(r);
+        if (fault)
             throw input_error("", 0, std::string(fault->field), "request " + std::to_string(row + 1) + ": " + fault->message);
         // Grown by a quarter, not doubled: past a reader's estimate, doubling would leave up to half of
         // every column unused. Small tables double from 16 rows: a report of thousands of
@@ -76,6 +79,10 @@ public:
         push_optional(server_queue_, row, r.server_queue, absent_time);
         push_optional(server_prefill_, row, r.server_prefill, absent_time);
         push_optional(server_decode_, row, r.server_decode, absent_time);
+        push_optional(server_ttft_, row, r.server_ttft, absent_time);
+        push_optional(server_itl_, row, r.server_itl, absent_time);
+        push_optional(server_spec_acceptance_, row, r.server_spec_acceptance, absent_time);
+        push_optional(server_draft_acceptance_, row, r.server_draft_acceptance, absent_time);
         push_optional(prompt_tokens_original_, row, r.prompt_tokens_original, absent_count);
         push_optional(trimmed_, row, to_tristate(r.trimmed), std::int8_t{-1});
         push_optional(connect_time_, row, r.connect_time, absent_time);
@@ -119,6 +126,10 @@ public:
         append_optional(server_queue_, rows, other.server_queue_, more_rows, absent_time);
         append_optional(server_prefill_, rows, other.server_prefill_, more_rows, absent_time);
         append_optional(server_decode_, rows, other.server_decode_, more_rows, absent_time);
+        append_optional(server_ttft_, rows, other.server_ttft_, more_rows, absent_time);
+        append_optional(server_itl_, rows, other.server_itl_, more_rows, absent_time);
+        append_optional(server_spec_acceptance_, rows, other.server_spec_acceptance_, more_rows, absent_time);
+        append_optional(server_draft_acceptance_, rows, other.server_draft_acceptance_, more_rows, absent_time);
         append_optional(prompt_tokens_original_, rows, other.prompt_tokens_original_, more_rows, absent_count);
         append_optional(trimmed_, rows, other.trimmed_, more_rows, std::int8_t{-1});
         append_optional(connect_time_, rows, other.connect_time_, more_rows, absent_time);
@@ -145,6 +156,10 @@ public:
         if (!server_queue_.empty()) r.server_queue = as_optional(server_queue_[i]);
         if (!server_prefill_.empty()) r.server_prefill = as_optional(server_prefill_[i]);
         if (!server_decode_.empty()) r.server_decode = as_optional(server_decode_[i]);
+        if (!server_ttft_.empty()) r.server_ttft = as_optional(server_ttft_[i]);
+        if (!server_itl_.empty()) r.server_itl = as_optional(server_itl_[i]);
+        if (!server_spec_acceptance_.empty()) r.server_spec_acceptance = as_optional(server_spec_acceptance_[i]);
+        if (!server_draft_acceptance_.empty()) r.server_draft_acceptance = as_optional(server_draft_acceptance_[i]);
         if (!prompt_tokens_original_.empty())
             r.prompt_tokens_original = as_optional(prompt_tokens_original_[i]);
         if (!trimmed_.empty() && trimmed_[i] >= 0) r.trimmed = trimmed_[i] == 1;
@@ -173,6 +188,7 @@ public:
         add(t_sched_); add(t_sent_); add(t_first_); add(t_end_);
         add(status_); add(http_status_); add(error_rows_); add(error_ids_);
         add(server_queue_); add(server_prefill_); add(server_decode_);
+        add(server_ttft_); add(server_itl_); add(server_spec_acceptance_); add(server_draft_acceptance_);
         add(prompt_tokens_original_); add(trimmed_); add(itl_values_); add(itl_offsets_);
         add(connect_time_); add(tls_time_); add(cached_tokens_); add(turn_); add(cacheable_tokens_);
         return total + prompt_tokens_.memory_bytes() + output_tokens_.memory_bytes() + max_tokens_.memory_bytes();
@@ -188,6 +204,10 @@ public:
     std::span<const double> server_queue() const noexcept { return server_queue_; }
     std::span<const double> server_prefill() const noexcept { return server_prefill_; }
     std::span<const double> server_decode() const noexcept { return server_decode_; }
+    std::span<const double> server_ttft() const noexcept { return server_ttft_; }
+    std::span<const double> server_itl() const noexcept { return server_itl_; }
+    std::span<const double> server_spec_acceptance() const noexcept { return server_spec_acceptance_; }
+    std::span<const double> server_draft_acceptance() const noexcept { return server_draft_acceptance_; }
     std::span<const std::int32_t> prompt_tokens_original() const noexcept { return prompt_tokens_original_; }
     std::span<const double> connect_time() const noexcept { return connect_time_; }
     std::span<const double> tls_time() const noexcept { return tls_time_; }
@@ -359,7 +379,9 @@ private:
     std::vector<std::size_t> error_rows_; // the rows with an error text, ascending ...
     std::vector<string_pool::id> error_ids_; // ... and the text of each
     string_pool errors_;
-    std::vector<double> server_queue_, server_prefill_, server_decode_;
+    std::vector<double> server_queue_, server_prefill_, server_decode_, server_ttft_, server_itl_;
+    // Not times, but doubles with NaN for absent as the times have: readers refuse NaN in them too.
+    std::vector<double> server_spec_acceptance_, server_draft_acceptance_;
     std::vector<std::int32_t> prompt_tokens_original_;
     std::vector<std::int8_t> trimmed_;
     std::vector<double> connect_time_, tls_time_;

@@ -29,7 +29,7 @@ namespace servestat::detail {
 enum class canonical_field { unknown, t_sched, t_sent, t_first, t_end, prompt_tokens, output_tokens, max_tokens,
                              status, http_status, error, itl, server_queue, server_prefill, server_decode, trimmed,
                              prompt_tokens_original, connect_time, tls_time, cached_tokens, turn, cacheable_tokens,
-                             itl_gaps };
+                             itl_gaps, server_ttft, server_itl, server_spec_acceptance, server_draft_acceptance };
 
 // Whether `key` spells `name`, its length already known equal: a few overlapping word compares
 // against constants (memcmp, which GCC calls for sizes like 7 or 13, was 6 % of reading a log).
@@ -69,8 +69,12 @@ template <std::size_t N>
     case 8:
         if (key[0] == 'i') return spells(key, "itl_gaps") ? f::itl_gaps : f::unknown;
         return spells(key, "tls_time") ? f::tls_time : f::unknown;
-    case 10: return spells(key, "max_tokens") ? f::max_tokens : f::unknown;
-    case 11: return spells(key, "http_status") ? f::http_status : f::unknown;
+    case 10:
+        if (key[0] == 'm') return spells(key, "max_tokens") ? f::max_tokens : f::unknown;
+        return spells(key, "server_itl") ? f::server_itl : f::unknown;
+    case 11:
+        if (key[0] == 'h') return spells(key, "http_status") ? f::http_status : f::unknown;
+        return spells(key, "server_ttft") ? f::server_ttft : f::unknown;
     case 12:
         if (key[0] == 'c') return spells(key, "connect_time") ? f::connect_time : f::unknown;
         return spells(key, "server_queue") ? f::server_queue : f::unknown;
@@ -81,7 +85,10 @@ template <std::size_t N>
         return spells(key, "server_decode") ? f::server_decode : f::unknown;
     case 14: return spells(key, "server_prefill") ? f::server_prefill : f::unknown;
     case 16: return spells(key, "cacheable_tokens") ? f::cacheable_tokens : f::unknown;
-    case 22: return spells(key, "prompt_tokens_original") ? f::prompt_tokens_original : f::unknown;
+    case 22:
+        if (key[0] == 'p') return spells(key, "prompt_tokens_original") ? f::prompt_tokens_original : f::unknown;
+        return spells(key, "server_spec_acceptance") ? f::server_spec_acceptance : f::unknown;
+    case 23: return spells(key, "server_draft_acceptance") ? f::server_draft_acceptance : f::unknown;
     default: return f::unknown;
     }
 }
@@ -257,7 +264,8 @@ private:
     [[gnu::always_inline]] static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
     static std::uint64_t digit(char c) noexcept { return static_cast<std::uint64_t>(c - '0'); }
 
-    // A time: a finite number, or null (which leaves the field as it was, as the slow path does).
+    // A time, or another plain number (an acceptance figure): a finite number, or null (which leaves
+    // the field as it was, as the slow path does).
     [[gnu::always_inline]] bool time(std::optional<double>& out) noexcept {
         if (literal("null")) return true;
         double x = 0;
@@ -305,6 +313,11 @@ private:
         case f::server_queue: return time(r.server_queue);
         case f::server_prefill: return time(r.server_prefill);
         case f::server_decode: return time(r.server_decode);
+        case f::server_ttft: return time(r.server_ttft);
+        case f::server_itl: return time(r.server_itl);
+        // Plain numbers, read as a time is; check_request judges their range on either path.
+        case f::server_spec_acceptance: return time(r.server_spec_acceptance);
+        case f::server_draft_acceptance: return time(r.server_draft_acceptance);
         case f::connect_time: return time(r.connect_time);
         case f::tls_time: return time(r.tls_time);
         case f::cached_tokens: return count_field(r.cached_tokens);

@@ -210,6 +210,11 @@ public:
         case field::server_queue: return read_time(key, v, r.server_queue);
         case field::server_prefill: return read_time(key, v, r.server_prefill);
         case field::server_decode: return read_time(key, v, r.server_decode);
+        case field::server_ttft: return read_time(key, v, r.server_ttft);
+        case field::server_itl: return read_time(key, v, r.server_itl);
+        // Plain numbers, read as a time is; check_request judges their range.
+        case field::server_spec_acceptance: return read_time(key, v, r.server_spec_acceptance);
+        case field::server_draft_acceptance: return read_time(key, v, r.server_draft_acceptance);
         case field::trimmed: return read_bool(key, v, r.trimmed);
         case field::prompt_tokens_original: return read_count(key, v, r.prompt_tokens_original);
         case field::connect_time: return read_time(key, v, r.connect_time);
@@ -346,9 +351,12 @@ public:
         for (auto [name, value] : {std::pair{"server_queue", r.server_queue},
                                    std::pair{"server_prefill", r.server_prefill},
                                    std::pair{"server_decode", r.server_decode},
+                                   std::pair{"server_ttft", r.server_ttft},
+                                   std::pair{"server_itl", r.server_itl},
                                    std::pair{"connect_time", r.connect_time},
                                    std::pair{"tls_time", r.tls_time}})
             if (value && *value < 0) return field_error{name, "must not be negative"};
+        if (auto fault = acceptance_fault(r)) return field_error{std::string(fault->field), std::move(fault->message)};
         if (r.turn && *r.turn < 1) return field_error{"turn", "turns count from 1"};
         return std::nullopt;
     }

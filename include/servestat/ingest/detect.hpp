@@ -588,7 +588,8 @@ inline std::uint64_t requests_digest(const request_table& t) {
         fold(static_cast<std::uint64_t>(t.http_status()[i]));
         for (const auto& counts : {t.prompt_tokens(), t.output_tokens(), t.max_tokens()})
             fold(static_cast<std::uint64_t>(static_cast<std::int64_t>(counts[i])));
-        for (const auto& server : {t.server_queue(), t.server_prefill(), t.server_decode()})
+        for (const auto& server : {t.server_queue(), t.server_prefill(), t.server_decode(), t.server_ttft(),
+                                   t.server_itl(), t.server_spec_acceptance(), t.server_draft_acceptance()})
             if (i < server.size()) fold_double(server[i]);
         fold(fnv1a(t.error(i)));
         for (const double gap : t.itl(i)) fold_double(gap);

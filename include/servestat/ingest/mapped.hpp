@@ -27,7 +27,7 @@
 #include <nlohmann/json.hpp> // nlohmann::json
 
 #include "servestat/core/errors.hpp"            // input_error
-#include "servestat/core/request_record.hpp"    // request_record, max_seconds
+#include "servestat/core/request_record.hpp"    // request_record, max_seconds, max_acceptance_length
 #include "servestat/core/request_status.hpp"    // request_status, parse_request_status
 #include "servestat/core/run.hpp"               // run
 #include "servestat/core/iso_time.hpp"          // iso_utc
@@ -201,6 +201,16 @@ public:
         const double x = n->value();
         if (!std::isfinite(x) || x < 0) fail("must be a finite number >= 0, got " + v_.shown());
         return to_seconds(x, f_.unit);
+    }
+
+    // A number that is no time (so no unit scales it), within [low, high].
+    std::optional<double> bounded(double low, double high) const {
+        const auto n = number();
+        if (!n) return std::nullopt;
+        const double x = n->value();
+        if (!(x >= low && x <= high))
+            fail("must be a number from " + shortest_number(low) + " to " + shortest_number(high) + ", got " + v_.shown());
+        return x;
     }
 
     std::optional<raw_number> timestamp() const {
@@ -416,6 +426,12 @@ private:
         if (auto f = field(access, server_queue, place)) r.server_queue = f->duration();
         if (auto f = field(access, server_prefill, place)) r.server_prefill = f->duration();
         if (auto f = field(access, server_decode, place)) r.server_decode = f->duration();
+        if (auto f = field(access, server_ttft, place)) r.server_ttft = f->duration();
+        if (auto f = field(access, server_itl, place)) r.server_itl = f->duration();
+        // A verification step yields at least its bonus token; a rate is a share.
+        if (auto f = field(access, server_spec_acceptance, place))
+            r.server_spec_acceptance = f->bounded(1, max_acceptance_length);
+        if (auto f = field(access, server_draft_acceptance, place)) r.server_draft_acceptance = f->bounded(0, 1);
         if (auto f = field(access, itl, place)) f->gaps(r.itl);
         read_times(access, place, r);
     }

@@ -31,8 +31,10 @@ enum class mapped_target : std::uint8_t {
     t_sched, t_sent, t_first, t_end,             // timestamps
     ttft, e2e, decode, tpot, client_queue,       // durations that place the timestamps
     server_queue, server_prefill, server_decode, // durations the server reported
+    server_ttft, server_itl,                     // ... its own ttft as one number, its mean itl
     itl,                                         // an array of chunk gaps
     prompt_tokens, output_tokens, max_tokens,    // counts
+    server_spec_acceptance, server_draft_acceptance, // plain numbers: speculative decoding's acceptance
     http_status, status, error,
 };
 
@@ -74,7 +76,8 @@ struct mapping_spec {
 
 namespace detail {
 
-enum class target_kind { timestamp, duration, gaps, count, http_status, status, text };
+// `number`: a number that is no time and no count (an acceptance length or rate), which takes no unit.
+enum class target_kind { timestamp, duration, gaps, count, number, http_status, status, text };
 
 struct target_info {
     std::string_view name;
@@ -82,7 +85,8 @@ struct target_info {
     target_kind kind;
 };
 
-inline constexpr std::array<target_info, 19> mapped_targets{{
+// In mapped_target's order: info() indexes it by the target.
+inline constexpr std::array<target_info, 23> mapped_targets{{
     {"t_sched", mapped_target::t_sched, target_kind::timestamp},
     {"t_sent", mapped_target::t_sent, target_kind::timestamp},
     {"t_first", mapped_target::t_first, target_kind::timestamp},
@@ -95,10 +99,14 @@ inline constexpr std::array<target_info, 19> mapped_targets{{
     {"server_queue", mapped_target::server_queue, target_kind::duration},
     {"server_prefill", mapped_target::server_prefill, target_kind::duration},
     {"server_decode", mapped_target::server_decode, target_kind::duration},
+    {"server_ttft", mapped_target::server_ttft, target_kind::duration},
+    {"server_itl", mapped_target::server_itl, target_kind::duration},
     {"itl", mapped_target::itl, target_kind::gaps},
     {"prompt_tokens", mapped_target::prompt_tokens, target_kind::count},
     {"output_tokens", mapped_target::output_tokens, target_kind::count},
     {"max_tokens", mapped_target::max_tokens, target_kind::count},
+    {"server_spec_acceptance", mapped_target::server_spec_acceptance, target_kind::number},
+    {"server_draft_acceptance", mapped_target::server_draft_acceptance, target_kind::number},
     {"http_status", mapped_target::http_status, target_kind::http_status},
     {"status", mapped_target::status, target_kind::status},
     {"error", mapped_target::error, target_kind::text},

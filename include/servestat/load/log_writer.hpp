@@ -46,6 +46,9 @@ struct request_result {
     std::vector<double> itl; // gaps between content chunks after the first, up to the driver's cap
     std::int64_t itl_dropped = 0; // gaps past the cap: counted, not kept
     std::optional<double> server_queue, server_prefill, server_decode;
+    std::optional<double> server_ttft, server_itl; // the server's own ttft as one number, its mean itl
+    // Speculative decoding as the server reported it: mean acceptance length (≥ 1), acceptance rate (0 to 1).
+    std::optional<double> server_spec_acceptance, server_draft_acceptance;
     std::optional<double> connect_time, tls_time;   // on the request that opened its connection
     std::optional<std::int32_t> cached_tokens;       // the server's prompt tokens served from its prefix cache
     std::string session;                             // a multi-turn session's id, empty otherwise
@@ -76,6 +79,12 @@ inline void append_seconds(std::string& out, std::string_view key, double second
 
 inline void append_optional_seconds(std::string& out, std::string_view key, const std::optional<double>& s) {
     if (s && std::isfinite(*s)) append_seconds(out, key, *s);
+}
+
+// A number that is not a time (an acceptance length or rate), with the six decimals times have: the
+// log has no other style for fractions, and a server's mean over a request's steps needs no more.
+inline void append_optional_number(std::string& out, std::string_view key, const std::optional<double>& x) {
+    append_optional_seconds(out, key, x);
 }
 
 } // namespace detail
@@ -110,6 +119,10 @@ inline std::string log_line(const request_result& r) {
     detail::append_optional_seconds(out, "server_queue", r.server_queue);
     detail::append_optional_seconds(out, "server_prefill", r.server_prefill);
     detail::append_optional_seconds(out, "server_decode", r.server_decode);
+    detail::append_optional_seconds(out, "server_ttft", r.server_ttft);
+    detail::append_optional_seconds(out, "server_itl", r.server_itl);
+    detail::append_optional_number(out, "server_spec_acceptance", r.server_spec_acceptance);
+    detail::append_optional_number(out, "server_draft_acceptance", r.server_draft_acceptance);
     detail::append_optional_seconds(out, "connect_time", r.connect_time);
     detail::append_optional_seconds(out, "tls_time", r.tls_time);
     if (r.cached_tokens) fmt::format_to(std::back_inserter(out), R"(,"cached_tokens":{})", *r.cached_tokens);

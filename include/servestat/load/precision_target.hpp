@@ -227,6 +227,12 @@ inline void append_logged_values(const request_result& r, metric m, std::vector<
     case metric::server_decode:
         if (present(r.server_decode)) out.push_back(as_logged(*r.server_decode));
         return;
+    case metric::server_ttft:
+        if (present(r.server_ttft)) out.push_back(as_logged(*r.server_ttft));
+        return;
+    case metric::server_itl:
+        if (present(r.server_itl)) out.push_back(as_logged(*r.server_itl));
+        return;
     }
 }
 

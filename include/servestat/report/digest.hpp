@@ -561,7 +561,8 @@ inline std::string metric_words(const std::string& metric) {
         {"e2e", "e2e latency"}, {"ttft", "TTFT"}, {"tpot", "TPOT"}, {"itl", "inter-token latency"},
         {"decode", "decode time"}, {"client_queue", "client queue time"}, {"e2e_sched", "latency from intended send"},
         {"server_queue", "server queue time"}, {"server_prefill", "server prefill time"},
-        {"server_decode", "server decode time"}};
+        {"server_decode", "server decode time"}, {"server_ttft", "server TTFT"},
+        {"server_itl", "server inter-token latency"}};
     for (const auto& [key, text] : names)
         if (metric == key) return text;
     return metric;

@@ -235,6 +235,8 @@ inline json to_json(const run_stats& r) {
                               : json(nullptr)},
         {"errors", std::move(errors)},
         {"tokens", {{"prompt", detail::to_json(r.prompt_tokens)}, {"output", detail::to_json(r.output_tokens)}}},
+        {"server_spec_acceptance", detail::or_null(r.server_spec_acceptance)},
+        {"server_draft_acceptance", detail::or_null(r.server_draft_acceptance)},
         {"arrivals", r.arrivals ? detail::to_json(*r.arrivals) : json(nullptr)},
         {"reported", detail::to_json(r.meta.reported)},
         {"subsets", std::move(subsets)},

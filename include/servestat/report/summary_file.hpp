@@ -36,6 +36,10 @@ struct run_summary {
 
 namespace detail {
 
+// Metrics servestat gained after summary files of version 1 were first written: a file may lack
+// them, where every other metric must be there.
+inline bool added_within_version_1(metric m) noexcept { return m == metric::server_ttft || m == metric::server_itl; }
+
 struct summary_file_access {
     using json = nlohmann::json;
 
@@ -54,6 +58,11 @@ struct summary_file_access {
                 {"sketch", {{"min", k.min()}, {"max", k.max()}, {"zeros", k.zero_count()},
                             {"positive", buckets_json(k.positive_buckets())},
                             {"negative", buckets_json(k.negative_buckets())}}}};
+    }
+
+    static json mean_json(const mean_accumulator& m) {
+        const auto sum = m.sum.parts();
+        return {{"n", m.n}, {"sum", {sum[0], sum[1], sum[2]}}};
     }
 
     static json options_json(const run_accumulator& a) {
@@ -102,6 +111,8 @@ struct summary_file_access {
                 {"errors", std::move(errors)},
                 {"prompt_tokens", metric_json(a.prompt_tokens_)},
                 {"output_tokens", metric_json(a.output_tokens_)},
+                {"server_spec_acceptance", mean_json(a.spec_acceptance_)},
+                {"server_draft_acceptance", mean_json(a.draft_acceptance_)},
                 {"subsets", std::move(subsets)}};
     }
 
@@ -197,6 +208,21 @@ struct summary_file_access {
             return m;
         }
 
+        // A sum and count kept for a plain mean. Absent in files written before servestat kept one:
+        // those runs had none of its values.
+        mean_accumulator mean(const json& j, const std::string& field, const char* key) const {
+            mean_accumulator m;
+            if (j.is_object() && !j.contains(key)) return m;
+            const std::string place = path(field, key);
+            const json& v = at(j, field, key);
+            m.n = count(v, place, "n");
+            const json& sum = at(v, place, "sum");
+            if (!sum.is_array() || sum.size() != 3 || !sum[0].is_number() || !sum[1].is_number() || !sum[2].is_number())
+                fail(path(place, "sum"), "must be three numbers (a sum and its two compensations)");
+            m.sum = compensated_sum::from_parts({sum[0].get<double>(), sum[1].get<double>(), sum[2].get<double>()});
+            return m;
+        }
+
         stats_options options(const json& j) const {
             stats_options o;
             o.subsets.short_max = static_cast<std::int32_t>(count(j, "options", "short_max"));
@@ -273,6 +299,8 @@ struct summary_file_access {
             }
             a.prompt_tokens_ = metric(at(r, "run", "prompt_tokens"), "run.prompt_tokens", alpha);
             a.output_tokens_ = metric(at(r, "run", "output_tokens"), "run.output_tokens", alpha);
+            a.spec_acceptance_ = mean(r, "run", "server_spec_acceptance");
+            a.draft_acceptance_ = mean(r, "run", "server_draft_acceptance");
             const json& subsets = at(r, "run", "subsets");
             if (!subsets.is_array() || subsets.size() != a.subsets_.size())
                 fail("run.subsets", fmt::format("must list the {} subsets of the options", a.subsets_.size()));
@@ -284,6 +312,8 @@ struct summary_file_access {
                 const json& metrics = at(subsets[s], field, "metrics");
                 for (std::size_t m = 0; m < all_metrics.size(); ++m) {
                     const std::string name(to_string(all_metrics[m]));
+                    if (metrics.is_object() && !metrics.contains(name) && added_within_version_1(all_metrics[m]))
+                        continue; // written before servestat had the metric: the run had no values of it
                     a.subsets_[s].metrics[m] = metric(at(metrics, field + ".metrics", name.c_str()), field + ".metrics." + name, alpha);
                 }
             }

@@ -79,6 +79,8 @@ inline constexpr const char* metric_title(metric m) {
     case metric::server_queue: return "Server queue (server_queue)";
     case metric::server_prefill: return "Server prefill (server_prefill)";
     case metric::server_decode: return "Server decode (server_decode)";
+    case metric::server_ttft: return "Server time to first token (server_ttft)";
+    case metric::server_itl: return "Server inter-token latency (server_itl)";
     }
     return "";
 }

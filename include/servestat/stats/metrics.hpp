@@ -28,18 +28,20 @@ enum class metric {
     server_queue,
     server_prefill,
     server_decode,
+    server_ttft,  // the server's own time to first token, where it reports one number
+    server_itl,   // the server's mean inter-token latency of the request
 };
 
-inline constexpr std::array<metric, 10> all_metrics{
+inline constexpr std::array<metric, 12> all_metrics{
     metric::e2e,       metric::ttft,         metric::decode,         metric::tpot,
     metric::itl,       metric::client_queue, metric::e2e_sched,      metric::server_queue,
-    metric::server_prefill, metric::server_decode};
+    metric::server_prefill, metric::server_decode, metric::server_ttft, metric::server_itl};
 
 inline std::string_view to_string(metric m) noexcept {
-    constexpr std::array<std::string_view, 10> names{"e2e",          "ttft",      "decode",
+    constexpr std::array<std::string_view, 12> names{"e2e",          "ttft",      "decode",
                                                      "tpot",         "itl",       "client_queue",
                                                      "e2e_sched",    "server_queue", "server_prefill",
-                                                     "server_decode"};
+                                                     "server_decode", "server_ttft", "server_itl"};
     return names[static_cast<std::size_t>(m)];
 }
 
@@ -89,6 +91,8 @@ inline std::optional<double> metric_value(const request_table& t, metric m, std:
     case metric::server_queue: return optional_column(t.server_queue());
     case metric::server_prefill: return optional_column(t.server_prefill());
     case metric::server_decode: return optional_column(t.server_decode());
+    case metric::server_ttft: return optional_column(t.server_ttft());
+    case metric::server_itl: return optional_column(t.server_itl());
     case metric::itl: break;
     }
     throw usage_error("itl has one value per chunk gap, not per request");
@@ -139,6 +143,8 @@ void collect_metric_over(const request_table& t, metric m, const Rows& rows, std
     case metric::server_queue: return column(t.server_queue());
     case metric::server_prefill: return column(t.server_prefill());
     case metric::server_decode: return column(t.server_decode());
+    case metric::server_ttft: return column(t.server_ttft());
+    case metric::server_itl: return column(t.server_itl());
     case metric::itl:
         if (!t.has_itl()) return;
         for (auto i : rows)

@@ -148,6 +148,8 @@ public:
         }
         add_counts(piece, piece.prompt_tokens(), prompt_tokens_);
         add_counts(piece, piece.output_tokens(), output_tokens_);
+        add_ok_values(piece, piece.server_spec_acceptance(), spec_acceptance_);
+        add_ok_values(piece, piece.server_draft_acceptance(), draft_acceptance_);
         add_span(piece);
         for (const auto& e : count_errors(piece)) {
             auto& slot = errors_[static_cast<std::size_t>(e.kind)];
@@ -171,6 +173,8 @@ public:
         }
         prompt_tokens_.merge(other.prompt_tokens_);
         output_tokens_.merge(other.output_tokens_);
+        spec_acceptance_.merge(other.spec_acceptance_);
+        draft_acceptance_.merge(other.draft_acceptance_);
         if (other.first_sent_) first_sent_ = first_sent_ ? std::min(*first_sent_, *other.first_sent_) : *other.first_sent_;
         if (other.last_end_) last_end_ = last_end_ ? std::max(*last_end_, *other.last_end_) : *other.last_end_;
         if (other.sent_ > 0) {
@@ -208,6 +212,8 @@ public:
         }
         out.prompt_tokens = prompt_tokens_.result(options_.summary);
         out.output_tokens = output_tokens_.result(options_.summary);
+        out.server_spec_acceptance = spec_acceptance_.mean();
+        out.server_draft_acceptance = draft_acceptance_.mean();
         for (const auto& e : errors_)
             if (e.count > 0) out.errors.push_back(e);
         out.steady_state = {std::nullopt, "known by its summary, not its requests (a summary file, or a log streamed past "
@@ -303,6 +309,7 @@ private:
     std::uint64_t requests_ = 0, ok_ = 0;
     std::vector<subset_part> subsets_;
     metric_accumulator prompt_tokens_, output_tokens_;
+    mean_accumulator spec_acceptance_, draft_acceptance_; // the server's, over ok requests
     std::optional<double> first_sent_, last_end_;
     std::uint64_t sent_ = 0; // requests with a send time, first_send_ to last_send_
     double first_send_ = 0, last_send_ = 0;

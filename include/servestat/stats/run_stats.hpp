@@ -5,7 +5,7 @@
 #include <algorithm> // std::max, std::min
 #include <array>     // std::array
 #include <cstddef>   // std::size_t
-#include <cstdint>   // std::int32_t
+#include <cstdint>   // std::int32_t, std::uint64_t
 #include <functional> // std::function
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -17,6 +17,7 @@
 #include "servestat/stats/breakdown.hpp"   // breakdown, break_down
 #include "servestat/stats/time_split.hpp"  // time_split, split_time
 #include "servestat/stats/cold_start.hpp"  // cold_start, detect_cold_start
+#include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/error_kinds.hpp" // error_count, count_errors
 #include "servestat/stats/goodput.hpp"     // slo, count_good
 #include "servestat/stats/steady_state.hpp" // steady_state_detection, detect_steady_state
@@ -61,6 +62,33 @@ struct arrival_stats {
     summary gaps;                     // inter-arrival times: cov > 1 means burstier than Poisson
 };
 
+// A plain mean gathered value by value, or piece by piece and merged in any order.
+struct mean_accumulator {
+    compensated_sum sum;
+    std::uint64_t n = 0;
+
+    void add(double x) noexcept {
+        sum.add(x);
+        ++n;
+    }
+    void merge(const mean_accumulator& other) noexcept {
+        sum.merge(other.sum);
+        n += other.n;
+    }
+    std::optional<double> mean() const {
+        return n == 0 ? std::nullopt : std::optional<double>(sum.value() / static_cast<double>(n));
+    }
+};
+
+// Adds the values of `column` (an optional column: empty when no request has the field) that the
+// successful requests carry, as latencies take only theirs.
+inline void add_ok_values(const request_table& t, std::span<const double> column, mean_accumulator& into) {
+    if (column.empty()) return;
+    const auto status = t.status();
+    for (std::size_t i = 0; i < column.size(); ++i)
+        if (status[i] == request_status::ok && is_present(column[i])) into.add(column[i]);
+}
+
 // Where run_stats::duration came from: the requests' own clock, or the tool's summary when the
 // requests have no shared clock (e.g. LLMPerf, whose summary gives the run's length).
 enum class duration_source { none, requests, reported };
@@ -95,6 +123,10 @@ struct run_stats {
     // Where the run was in steady state; with --steady-state, the window the statistics cover.
     steady_state_detection steady_state;
     std::optional<cold_start> cold; // its first requests far slower, setting its tail (cold_start.hpp)
+    // Speculative decoding as the server reported it, averaged over the successful requests that
+    // carry it (empty when none does). Plain means: acceptance figures are no latencies, so they get
+    // no percentiles and no comparisons.
+    std::optional<double> server_spec_acceptance, server_draft_acceptance;
 };
 
 // The summary of one metric in one subset; nullptr when the subset does not exist.
@@ -327,6 +359,13 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
         out.output_tokens = detail::summarize_counts(t, t.output_tokens(), r.meta.kind, o.summary, values);
     });
     tasks.push_back([&](scratch_list&) { out.errors = count_errors(t); });
+    tasks.push_back([&](scratch_list&) {
+        mean_accumulator length, rate;
+        add_ok_values(t, t.server_spec_acceptance(), length);
+        add_ok_values(t, t.server_draft_acceptance(), rate);
+        out.server_spec_acceptance = length.mean();
+        out.server_draft_acceptance = rate.mean();
+    });
     tasks.push_back([&](scratch_list&) {
         if (r.meta.kind == run_kind::arrivals) out.arrivals = detail::summarize_arrivals(t, o.summary);
     });
