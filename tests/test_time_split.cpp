@@ -102,6 +102,21 @@ TEST_CASE("no split without the server's queue and prefill; requests missing eit
     CHECK(subset_named(split, "all").n == 1);
 }
 
+TEST_CASE("a server that gives its time to the first token as one number has it as one part") {
+    request_table t;
+    // Dynamo's ttft_ms: 0.8 s of the client's 0.9 s to the first token; decode 0.5
+    auto r = request(0.0, 0.0, 0.9, 1.4, std::nullopt, std::nullopt, 20);
+    r.server_ttft = 0.8;
+    t.push_back(r);
+    const auto split = split_time(t, split_into_subsets(t, subset_options{}));
+    CHECK(split.first_token_whole);
+    const auto& all = subset_named(split, "all");
+    CHECK(mean_of(all, split_part::server_queue) == 0.0);
+    CHECK(mean_of(all, split_part::prefill) == Approx(0.8));
+    CHECK(mean_of(all, split_part::network) == Approx(0.1));
+    CHECK(all.total() == Approx(1.4));
+}
+
 TEST_CASE("the summary says which prompts wait in the server's queue, once that is a quarter of their time") {
     run r;
     r.meta.label = "c32";

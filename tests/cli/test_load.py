@@ -368,6 +368,21 @@ def test_server_timings_from_vllms_metrics():
                 check(q.get("server_queue") == 0 and abs(q.get("server_prefill", -1) - 0.0001) <= 1e-6 and
                       abs(q.get("server_decode", -1) - decode) <= 1e-6,
                       f"stream {stream}: server timings of a lone request, decode {decode:.6f}: {q}")
+                # vLLM's mean_itl_ms: decode over its max_tokens - 1 gaps, 0.0044 / 50 s each.
+                check(abs(q.get("server_itl", -1) - 0.0044 / 50) <= 1e-6, f"stream {stream}: server_itl: {q}")
+            # The time split by the server's clock (issue 50): its parts add up to the client's latency
+            # (a whole body has no first-token time to split at).
+            if not stream:
+                continue
+            out = path(f"split-report-{stream}")
+            res = subprocess.run([SERVESTAT, "report", log, "-o", out, "--format", "json"], capture_output=True, text=True)
+            check(res.returncode == 0, f"report: {res.stderr}")
+            with open(os.path.join(out, "report.json")) as f:
+                run = json.load(f)["runs"][0]
+            split = (run.get("time_split") or {}).get("subsets", {}).get("all", {})
+            e2e = run["subsets"]["all"]["metrics"]["e2e_sched"]["mean"]
+            check(split.get("n") == 4 and abs(split.get("total", 0) - e2e) <= 1e-9 * e2e and split["server_ahead"] == 0,
+                  f"stream {stream}: the split adds up to the mean e2e {e2e}: {split}")
         log = path("prompts-plain.jsonl")
         load_ok(plain.url, "--workload", workload, "--concurrency", 1, "-n", 2, "-o", log)
         _, reqs = read_log(log, "completions without per-request metrics")

@@ -384,12 +384,10 @@ private:
         if (t->queue) out.server_queue = t->queue;
         if (t->prefill) out.server_prefill = t->prefill;
         if (t->decode) out.server_decode = t->decode;
-        // ---- Log fields server_ttft, server_itl, server_spec_acceptance, server_draft_acceptance ----
-        // Not in request_result yet (log_writer.hpp gains them separately); once they are, one line each:
-        //   if (t->ttft) out.server_ttft = t->ttft;
-        //   if (t->itl) out.server_itl = t->itl;
-        //   if (t->spec_acceptance) out.server_spec_acceptance = t->spec_acceptance;
-        //   if (t->draft_acceptance) out.server_draft_acceptance = t->draft_acceptance;
+        if (t->ttft) out.server_ttft = t->ttft;
+        if (t->itl) out.server_itl = t->itl;
+        if (t->spec_acceptance) out.server_spec_acceptance = t->spec_acceptance;
+        if (t->draft_acceptance) out.server_draft_acceptance = t->draft_acceptance;
     }
 
     // What every reading may carry besides content: usage, timings, the reply's id.

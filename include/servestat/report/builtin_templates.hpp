@@ -202,7 +202,7 @@ table.kpi td:first-child { white-space: nowrap; }
 {{#has_time_split}}<h4>Where a request's time goes, by the server's clock</h4>
 <p class="note">Mean time per ok request and its share, before → after; the server's queue and prefill times are compared with their intervals in the tables below.</p>
 <table>
-<thead><tr><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>prefill</th><th>decode</th><th>total</th></tr></thead>
+<thead><tr><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>{{time_split_prefill}}</th><th>decode</th><th>total</th></tr></thead>
 <tbody>
 {{#time_split}}
 <tr><td class="text">{{subset}}</td><td>{{n}}</td>{{#time_split_client_wait}}<td>{{client_wait}}</td>{{/time_split_client_wait}}<td>{{network}}</td><td>{{server_queue}}</td><td>{{prefill}}</td><td>{{decode}}</td><td>{{total}}</td></tr>
@@ -409,7 +409,7 @@ Measured only after, not compared: {{only_after}}.
 Mean time per ok request and its share, before → after; the server's queue and prefill times are
 compared with their intervals in the tables below.
 
-| subset | n |{{#time_split_client_wait}} client wait |{{/time_split_client_wait}} network and front end | server queue | prefill | decode | total |
+| subset | n |{{#time_split_client_wait}} client wait |{{/time_split_client_wait}} network and front end | server queue | {{time_split_prefill}} | decode | total |
 |---|---:|{{#time_split_client_wait}}---:|{{/time_split_client_wait}}---:|---:|---:|---:|---:|
 {{#time_split}}
 | {{subset}} | {{n}} |{{#time_split_client_wait}} {{client_wait}} |{{/time_split_client_wait}} {{network}} | {{server_queue}} | {{prefill}} | {{decode}} | {{total}} |
@@ -789,7 +789,7 @@ End-to-end latency p50 {{e2e_p50}}{{e2e_p50_mark}}, p90 {{e2e_p90}}{{e2e_p90_mar
 <h3>Where a request's time goes, by the server's clock</h3>
 <p>Mean time per ok request the server reported its queue and prefill for, and each part's share: the network part is the client's time to the first token beyond the server's own.</p>
 <table>
-<thead><tr><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>prefill</th><th>decode</th><th>total</th></tr></thead>
+<thead><tr><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>{{time_split_prefill}}</th><th>decode</th><th>total</th></tr></thead>
 <tbody>
 {{#time_split}}
 <tr><td>{{subset}}</td><td>{{n}}</td>{{#time_split_client_wait}}<td>{{client_wait}}</td>{{/time_split_client_wait}}<td>{{network}}</td><td>{{server_queue}}</td><td>{{prefill}}</td><td>{{decode}}</td><td>{{total}}</td></tr>
@@ -1157,7 +1157,7 @@ Waiting here is {{breakdown_waiting}}; each cell is that percentile of waiting, 
 Mean time per ok request the server reported its queue and prefill for, and each part's share: the
 network part is the client's time to the first token beyond the server's own.
 
-| subset | n |{{#time_split_client_wait}} client wait |{{/time_split_client_wait}} network and front end | server queue | prefill | decode | total |
+| subset | n |{{#time_split_client_wait}} client wait |{{/time_split_client_wait}} network and front end | server queue | {{time_split_prefill}} | decode | total |
 |---|---:|{{#time_split_client_wait}}---:|{{/time_split_client_wait}}---:|---:|---:|---:|---:|
 {{#time_split}}
 | {{subset}} | {{n}} |{{#time_split_client_wait}} {{client_wait}} |{{/time_split_client_wait}} {{network}} | {{server_queue}} | {{prefill}} | {{decode}} | {{total}} |
@@ -1344,7 +1344,7 @@ table.kpi td:first-child { white-space: nowrap; }
 {{#has_time_split}}<h2>Where a request's time goes, by the server's clock</h2>
 <p>Per run and subset, the mean time per ok request the server reported its queue and prefill for, and each part's share.</p>
 <table>
-<thead><tr><th>date</th><th>run</th><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>prefill</th><th>decode</th><th>total</th></tr></thead>
+<thead><tr><th>date</th><th>run</th><th>subset</th><th>n</th>{{#time_split_client_wait}}<th>client wait</th>{{/time_split_client_wait}}<th>network and front end</th><th>server queue</th><th>{{time_split_prefill}}</th><th>decode</th><th>total</th></tr></thead>
 <tbody>
 {{#time_split}}
 <tr><td>{{date}}</td><td>{{label}}</td><td>{{subset}}</td><td>{{n}}</td>{{#time_split_client_wait}}<td>{{client_wait}}</td>{{/time_split_client_wait}}<td>{{network}}</td><td>{{server_queue}}</td><td>{{prefill}}</td><td>{{decode}}</td><td>{{total}}</td></tr>
@@ -1435,7 +1435,7 @@ measurement per run: its change has no interval and is never marked.
 Per run and subset, the mean time per ok request the server reported its queue and prefill for,
 and each part's share.
 
-| date | run | subset | n |{{#time_split_client_wait}} client wait |{{/time_split_client_wait}} network and front end | server queue | prefill | decode | total |
+| date | run | subset | n |{{#time_split_client_wait}} client wait |{{/time_split_client_wait}} network and front end | server queue | {{time_split_prefill}} | decode | total |
 |---|---|---|---:|{{#time_split_client_wait}}---:|{{/time_split_client_wait}}---:|---:|---:|---:|---:|
 {{#time_split}}
 | {{date}} | {{label}} | {{subset}} | {{n}} |{{#time_split_client_wait}} {{client_wait}} |{{/time_split_client_wait}} {{network}} | {{server_queue}} | {{prefill}} | {{decode}} | {{total}} |

@@ -487,7 +487,9 @@ inline json pair_view(const comparison& c, const compared_pair& p) {
             {"runs_as_unit_note", p.runs ? run_unit_note(*p.runs) : std::string()},
             {"has_time_split", !split.empty()},
             {"time_split", split},
-            {"time_split_client_wait", rc.before.split.client_wait || rc.after.split.client_wait}};
+            {"time_split_client_wait", rc.before.split.client_wait || rc.after.split.client_wait},
+            {"time_split_prefill", report::split_prefill_heading(rc.before.split.first_token_whole ||
+                                                                 rc.after.split.first_token_whole)}};
 }
 
 // compare.py's table: run level, then e2e, ttft and tpot of all requests.

@@ -109,7 +109,7 @@ inline json to_json(const time_split& t) {
         subsets[s.subset] = {{"n", s.n}, {"mean", std::move(mean)}, {"total", s.total()}, {"share", std::move(share)},
                              {"server_ahead", s.server_ahead}, {"most_ahead", s.most_ahead}};
     }
-    return {{"client_wait", t.client_wait}, {"subsets", std::move(subsets)}};
+    return {{"client_wait", t.client_wait}, {"first_token_whole", t.first_token_whole}, {"subsets", std::move(subsets)}};
 }
 
 inline json slos_to_json(const std::vector<slo>& slos) {

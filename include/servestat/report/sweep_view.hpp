@@ -503,12 +503,14 @@ inline std::optional<std::array<double, 5>> level_split(const sweep_point& level
 inline std::vector<plot_file> sweep_split_plots(const sweep_analysis& a, std::span<const run_stats> runs,
                                                 const std::string& prefix, const std::string& name) {
     std::vector<std::string> subsets; // in the runs' order: all, short, medium, long, then buckets
-    bool client_wait = false;
-    for (const auto& p : a.curve.points)
-        for (const auto& s : runs[p.run].split.subsets) {
+    time_split shown;                 // which parts the levels show: any level's client wait, queue apart in all
+    for (const auto& p : a.curve.points) {
+        const time_split& split = runs[p.run].split;
+        for (const auto& s : split.subsets)
             if (std::find(subsets.begin(), subsets.end(), s.subset) == subsets.end()) subsets.push_back(s.subset);
-            client_wait = client_wait || runs[p.run].split.client_wait;
-        }
+        shown.client_wait = shown.client_wait || split.client_wait;
+        shown.first_token_whole = shown.first_token_whole || split.first_token_whole;
+    }
     std::vector<plot_file> out;
     for (const auto& subset : subsets) {
         if (subset == "all" && subsets.size() > 1) continue; // the prompt-length subsets say more, apart
@@ -521,8 +523,8 @@ inline std::vector<plot_file> sweep_split_plots(const sweep_analysis& a, std::sp
             }
         if (t.categories.size() < 2) continue;
         for (const split_part part : split_parts) {
-            if (part == split_part::client_wait && !client_wait) continue;
-            t.series.push_back(split_part_title(part));
+            if (!shows_part(shown, part)) continue;
+            t.series.push_back(split_part_title(part, shown.first_token_whole));
             std::vector<double> row;
             for (const auto& level : levels) row.push_back(level[static_cast<std::size_t>(part)]);
             t.values.push_back(std::move(row));

@@ -19,7 +19,9 @@
 namespace servestat::report {
 
 // The names of the time split's parts on charts and in tables, in the order they happen.
-inline const char* split_part_title(split_part p) {
+// `whole`: the server gave its time to the first token as one number (time_split::first_token_whole).
+inline const char* split_part_title(split_part p, bool whole = false) {
+    if (whole && p == split_part::prefill) return "server to first token";
     switch (p) {
     case split_part::client_wait: return "client wait";
     case split_part::network: return "network and front end";
@@ -30,14 +32,23 @@ inline const char* split_part_title(split_part p) {
     return "";
 }
 
+// The client's wait only where the log has it; the queue only where the server told it apart.
+inline bool shows_part(const time_split& split, split_part p) {
+    return !(p == split_part::client_wait && !split.client_wait) && !(p == split_part::server_queue && split.first_token_whole);
+}
+
+// The heading of the `prefill` column: all of the server's time to the first token where it gave
+// that as one number.
+inline std::string split_prefill_heading(bool whole) { return split_part_title(split_part::prefill, whole); }
+
 // Mean seconds of each part of the split per subset (docs/metrics.md#the-time-split); the client's
 // wait only where the log has it.
 inline plot::bar_table split_components(const time_split& split) {
     plot::bar_table t;
     for (const auto& s : split.subsets) t.categories.push_back(s.subset);
     for (const split_part p : split_parts) {
-        if (p == split_part::client_wait && !split.client_wait) continue;
-        t.series.push_back(split_part_title(p));
+        if (!shows_part(split, p)) continue;
+        t.series.push_back(split_part_title(p, split.first_token_whole));
         std::vector<double> row;
         for (const auto& s : split.subsets) row.push_back(s.mean[static_cast<std::size_t>(p)]);
         t.values.push_back(std::move(row));
@@ -51,7 +62,9 @@ inline json split_rows(const time_split& t) {
     for (const auto& s : t.subsets) {
         json row = {{"subset", s.subset}, {"n", std::to_string(s.n)}, {"total", format_seconds(s.total())}};
         for (const split_part p : split_parts)
-            row[to_string(p)] = fmt::format("{} ({})", format_seconds(s.mean[static_cast<std::size_t>(p)]), format_share(s.share(p)));
+            row[to_string(p)] = shows_part(t, p) ? fmt::format("{} ({})", format_seconds(s.mean[static_cast<std::size_t>(p)]),
+                                                               format_share(s.share(p)))
+                                                 : std::string(missing_value);
         rows.push_back(std::move(row));
     }
     return rows;
@@ -68,6 +81,10 @@ inline json split_change_rows(const run_stats& before, const run_stats& after) {
                         {"total", format_seconds(b.total()) + " → " + format_seconds(a.total())}};
             for (const split_part part : split_parts) {
                 const auto k = static_cast<std::size_t>(part);
+                if (!shows_part(before.split, part) || !shows_part(after.split, part)) {
+                    row[to_string(part)] = missing_value;
+                    continue;
+                }
                 row[to_string(part)] = fmt::format("{} ({}) → {} ({})", format_seconds(b.mean[k]), format_share(b.share(part)),
                                                    format_seconds(a.mean[k]), format_share(a.share(part)));
             }
@@ -77,3 +94,4 @@ inline json split_change_rows(const run_stats& before, const run_stats& after) {
 }
 
 } // namespace servestat::report
+

@@ -360,9 +360,10 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
     json rows = json::array(), plot_list = json::array();
     for (const auto& s : t.steps) rows.push_back(parts::row_json(s));
     json split = json::array(); // each run's time split by the server's clock, oldest first
-    bool client_wait = false;
+    bool client_wait = false, whole = false;
     for (const auto& s : t.steps) {
         client_wait = client_wait || s.stats.split.client_wait;
+        whole = whole || s.stats.split.first_token_whole;
         for (auto& row : split_rows(s.stats.split)) {
             row["date"] = detail::trend_parts::date_text(s.started);
             row["label"] = s.stats.meta.label;
@@ -389,6 +390,7 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"rows", std::move(rows)},
             {"has_time_split", !split.empty()},
             {"time_split_client_wait", client_wait},
+            {"time_split_prefill", split_prefill_heading(whole)},
             {"time_split", std::move(split)},
             {"findings", parts::text_list(parts::findings(t, runs, o))},
             {"has_notes", !t.notes.empty()},

@@ -362,6 +362,7 @@ inline json run_view(const analysed_run& a, const stats_options& o, const report
               {"has_breakdown", !breakdown.empty()},
               {"has_time_split", !r.split.subsets.empty()},
               {"time_split_client_wait", r.split.client_wait},
+              {"time_split_prefill", report::split_prefill_heading(r.split.first_token_whole)},
               {"time_split", report::split_rows(r.split)},
               {"breakdown_waiting", r.time_breakdown.waiting},
               {"breakdown", breakdown},

@@ -9,6 +9,8 @@
 #include <algorithm> // std::max
 #include <array>     // std::array
 #include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <utility>   // std::pair
 #include <span>      // std::span
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -57,10 +59,20 @@ struct subset_time_split {
 
 struct time_split {
     bool client_wait = false; // the log has t_sched: the client's own wait is a part
+    // The server gave its time to the first token as one number (server_ttft: Dynamo, SambaNova), not
+    // as queue and prefill: the `prefill` part holds all of it and `server_queue` is 0.
+    bool first_token_whole = false;
     std::vector<subset_time_split> subsets; // as the run's subsets, those without requests left out
 };
 
 namespace detail {
+
+template <class Column>
+bool any_present(const Column& column) {
+    for (double x : column)
+        if (is_present(x)) return true;
+    return false;
+}
 
 inline bool has_server_split(const request_table& t) {
     const auto queue = t.server_queue(), prefill = t.server_prefill();
@@ -69,16 +81,28 @@ inline bool has_server_split(const request_table& t) {
     return false;
 }
 
-inline subset_time_split split_of(const request_table& t, const subset& s, bool scheduled) {
+// The server's queue and prefill of request i, or (first_token_whole) 0 and its time to the first
+// token as one number; nothing when the server did not report them.
+inline std::optional<std::pair<double, double>> server_first_token(const request_table& t, std::size_t i, bool whole) {
+    if (whole) {
+        const double ttft = t.server_ttft()[i];
+        return is_present(ttft) ? std::optional(std::pair(0.0, ttft)) : std::nullopt;
+    }
+    const double queue = t.server_queue()[i], prefill = t.server_prefill()[i];
+    return is_present(queue) && is_present(prefill) ? std::optional(std::pair(queue, prefill)) : std::nullopt;
+}
+
+inline subset_time_split split_of(const request_table& t, const subset& s, bool scheduled, bool whole) {
     subset_time_split out;
     out.subset = s.name;
     std::array<compensated_sum, 5> sums;
     s.rows.visit([&](const auto& listed) {
         for (auto i : listed) {
             if (t.status()[i] != request_status::ok) continue;
-            const double queue = t.server_queue()[i], prefill = t.server_prefill()[i];
+            const auto server = server_first_token(t, i, whole);
             const double sent = t.t_sent()[i], first = t.t_first()[i], end = t.t_end()[i];
-            if (!is_present(queue) || !is_present(prefill) || !is_present(first) || !is_present(end)) continue;
+            if (!server || !is_present(first) || !is_present(end)) continue;
+            const auto [queue, prefill] = *server;
             const double wait = scheduled && is_present(t.t_sched()[i]) ? sent - t.t_sched()[i] : 0.0;
             const double network = (first - sent) - (queue + prefill);
             if (network < 0) {
@@ -97,13 +121,18 @@ inline subset_time_split split_of(const request_table& t, const subset& s, bool 
 
 } // namespace detail
 
-// Empty (no subsets) when no request carries the server's queue and prefill times.
+// Empty (no subsets) when no request carries the server's queue and prefill times, or its time to
+// the first token as one number (used only where no request has the two apart).
 inline time_split split_time(const request_table& t, std::span<const subset> subsets) {
     time_split out;
-    if (!detail::has_server_split(t)) return out;
-    for (std::size_t i = 0; i < t.size() && !out.client_wait; ++i) out.client_wait = is_present(t.t_sched()[i]);
+    if (!detail::has_server_split(t)) {
+        if (!detail::any_present(t.server_ttft())) return out;
+        out.first_token_whole = true;
+    }
+    out.client_wait = detail::any_present(t.t_sched());
     for (const auto& s : subsets)
-        if (auto part = detail::split_of(t, s, out.client_wait); part.n > 0) out.subsets.push_back(std::move(part));
+        if (auto part = detail::split_of(t, s, out.client_wait, out.first_token_whole); part.n > 0)
+            out.subsets.push_back(std::move(part));
     return out;
 }
 
