@@ -921,7 +921,7 @@ inline std::string server_clock_sentence(std::span<const run_stats> runs, std::s
     for (std::size_t i = 0; i < sweeps.size(); ++i)
         for (auto p = sweeps[i].curve.points.rbegin(); p != sweeps[i].curve.points.rend(); ++p)
             if (!runs[p->run].split.subsets.empty()) {
-                candidates.push_back({&runs[p->run], format_load(sweeps[i].curve.param, p->load) +
+                candidates.push_back({&runs[p->run], "at " + format_load(sweeps[i].curve.param, p->load) +
                                                          (sweeps.size() > 1 ? " on " + sweep_short_name(sweeps[i], i) : "")});
                 break;
             }

@@ -530,8 +530,7 @@ inline std::vector<plot_file> sweep_split_plots(const sweep_analysis& a, std::sp
             t.values.push_back(std::move(row));
         }
         const std::string what = subset == "all" ? "every request" : subset + " prompts";
-        const std::string title = fmt::format("Where the time of {} goes at each {}, by the server's clock — {}", what,
-                                              a.curve.param, name);
+        const std::string title = fmt::format("Time of {} by {}, server's clock — {}", what, a.curve.param, name);
         out.push_back({fmt::format("{}-time-split-{}.svg", prefix, detail::slug(subset)), title,
                        plot::stacked_bar_chart(t, {title, a.curve.param, "mean time per request (s)"})});
     }
