@@ -129,9 +129,16 @@ TEST_CASE("the summary says which prompts wait in the server's queue, once that 
           "By the server's own clock, short prompts spend 70.0% of their time in its queue (long prompts 10.0%).");
 
     run calm;
+    calm.meta.label = "c8";
     calm.requests.push_back(request(0.0, 0.0, 0.5, 1.0, 0.2, 0.25, 20)); // 20% queued: not said
     const std::vector<run_stats> quiet{analyze(calm, stats_options{})};
     CHECK(report::detail::server_clock_sentence(quiet, {}).empty());
+
+    // Several runs: the one whose prompts queue most, and the same prompts in the others.
+    const std::vector<run_stats> both{runs.front(), quiet.front()};
+    CHECK(report::detail::server_clock_sentence(both, {}) ==
+          "By the server's own clock, short prompts spend 70.0% of their time in its queue in c32 (long prompts 10.0%); "
+          "in c8, 20.0%.");
 }
 
 } // namespace test_time_split

@@ -941,9 +941,18 @@ inline std::string server_clock_sentence(std::span<const run_stats> runs, std::s
     for (const auto& s : best->run->split.subsets)
         if (&s != most && s.subset != "all")
             others.push_back(fmt::format("{} {}", split_subset_words(s.subset), format_share(s.share(split_part::server_queue))));
-    return fmt::format("By the server's own clock, {} spend {} of their time in its queue{}{}.", split_subset_words(most->subset),
+    // The same prompts elsewhere (each other sweep's highest level, each other run), for contrast.
+    std::vector<std::string> elsewhere;
+    for (const auto& c : candidates)
+        if (&c != best)
+            for (const auto& s : c.run->split.subsets)
+                if (s.subset == most->subset)
+                    elsewhere.push_back(fmt::format("{}{}", c.where.empty() ? "" : c.where + ", ",
+                                                    format_share(s.share(split_part::server_queue))));
+    return fmt::format("By the server's own clock, {} spend {} of their time in its queue{}{}{}.", split_subset_words(most->subset),
                        format_share(most->share(split_part::server_queue)), best->where.empty() ? "" : " " + best->where,
-                       others.empty() ? "" : " (" + name_list(others) + ")");
+                       others.empty() ? "" : " (" + name_list(others) + ")",
+                       elsewhere.empty() ? "" : "; " + name_list(elsewhere, 2));
 }
 
 } // namespace detail
