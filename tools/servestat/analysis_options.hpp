@@ -27,6 +27,10 @@ inline void add_analysis_options(CLI::App& cmd, app::analysis_args& a, bool with
     cmd.add_option("--long-min", a.long_min, "Long subset: prompt_tokens >= this")->capture_default_str();
     cmd.add_option("--bucket", a.buckets, "Extra subset name=lo:hi by prompt tokens (repeatable)")->allow_extra_args(false);
     cmd.add_option("--slo", a.slo, "SLOs in seconds for goodput, e.g. ttft=0.5,e2e=10");
+    cmd.add_option("--cost-per-hour", a.cost_per_hour,
+                   "Price of the deployment in USD per hour (per GPU with --gpus): cost per 1M output, total and "
+                   "good output tokens, each with its interval (docs/metrics.md#cost-per-token)");
+    cmd.add_option("--gpus", a.gpus, "With --cost-per-hour: the deployment's GPUs; the price is per GPU, times this");
     cmd.add_option("--input-format", a.input_format, "Force the input format instead of detecting it");
     cmd.add_option("--map", a.map,
                    "Read any CSV / JSON / JSONL log by naming its fields, e.g. "

@@ -4,8 +4,10 @@
 // tools/servestat/analysis_options.hpp, keyword arguments in python/_servestat.cpp).
 #pragma once
 
+#include <cmath>   // std::isfinite
 #include <cstddef> // std::size_t
 #include <cstdint> // std::int32_t
+#include <optional> // std::optional
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -13,6 +15,7 @@
 
 #include "servestat/core/errors.hpp"          // usage_error
 #include "servestat/core/progress.hpp"        // progress_state
+#include "servestat/stats/cost.hpp"           // deployment_price
 #include "servestat/stats/goodput.hpp"        // parse_slos
 #include "servestat/stats/quantile.hpp"       // parse_quantile_method
 #include "servestat/stats/run_stats.hpp"      // stats_options
@@ -33,6 +36,10 @@ struct analysis_args {
     std::int32_t long_min = 2048;
     std::vector<std::string> buckets;
     std::string slo;
+    // --cost-per-hour USD: the deployment's price per hour, or each GPU's with --gpus N (cost per
+    // token, stats/cost.hpp); unset: no cost is computed.
+    std::optional<double> cost_per_hour;
+    std::optional<int> gpus;
     std::string input_format;
     std::string map, ok_if;
     std::string sweep_by;
@@ -54,6 +61,18 @@ inline void validate_confidence(double c) {
     if (!(c > 0.5 && c < 1)) throw usage_error(fmt::format("--confidence {}: must lie between 0.5 and 1 (e.g. 0.95)", c));
 }
 
+// The price of --cost-per-hour and --gpus; none without --cost-per-hour. A count of GPUs with no
+// price would be silently ignored, so it is an error.
+inline std::optional<deployment_price> price_of(const analysis_args& a) {
+    if (a.gpus && !a.cost_per_hour)
+        throw usage_error("--gpus: needs --cost-per-hour (the price of one GPU per hour, which --gpus multiplies)");
+    if (!a.cost_per_hour) return std::nullopt;
+    if (!std::isfinite(*a.cost_per_hour) || !(*a.cost_per_hour > 0))
+        throw usage_error(fmt::format("--cost-per-hour {}: must be a positive number of USD per hour, e.g. 3.60", *a.cost_per_hour));
+    if (a.gpus && *a.gpus <= 0) throw usage_error(fmt::format("--gpus {}: must be a positive number of GPUs", *a.gpus));
+    return deployment_price{*a.cost_per_hour, a.gpus};
+}
+
 inline stats_options to_stats_options(const analysis_args& a) {
     stats_options o;
     o.summary.method = parse_quantile_method(a.method);
@@ -65,6 +84,7 @@ inline stats_options to_stats_options(const analysis_args& a) {
     o.subsets.long_min = a.long_min;
     for (const auto& b : a.buckets) o.subsets.buckets.push_back(parse_bucket(b));
     o.slos = parse_slos(a.slo);
+    o.price = price_of(a);
     o.threads = a.threads;
     validate(o.summary);
     validate(o.subsets);

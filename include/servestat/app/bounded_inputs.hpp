@@ -112,6 +112,12 @@ inline bounded_input read_bounded_input(const classified_input& in, const analys
 inline run_stats sketched_stats(const run_accumulator& acc, const run& r, const std::string& note, const stats_options& o) {
     run_stats out = acc.result(r.meta, r.skipped, o.summary);
     out.meta.notes.push_back(note);
+    if (o.price) {
+        const run_rates rates{out.duration, out.duration_from == duration_source::requests, out.requests > 0 && out.ok == 0,
+                              out.output_tps, out.total_tps};
+        out.cost = cost_of_totals(rates, acc.good_output_tokens(), out.goodput ? out.goodput->good : 0, out.goodput.has_value(),
+                                  *o.price, o.summary.confidence);
+    }
     return out;
 }
 

@@ -3,7 +3,7 @@
 // sweep's table, knees and capacity, and each grid's heat tables and sweet spot.
 #pragma once
 
-#include <algorithm>   // std::max
+#include <algorithm>   // std::max, std::any_of
 #include <cmath>       // std::isinf
 #include <cstddef>     // std::size_t
 #include <optional>    // std::optional
@@ -16,6 +16,7 @@
 
 #include "servestat/core/run.hpp"               // run_kind
 #include "servestat/core/utf8.hpp"              // shortened_text
+#include "servestat/report/cost_view.hpp"       // report::cost_line, report::sweep_cost_sentence
 #include "servestat/report/few_samples.hpp"     // report::few_samples_note
 #include "servestat/stats/breakdown.hpp"        // breakdown
 #include "servestat/stats/client_limits.hpp"    // check_client, client_limit_sentence
@@ -105,7 +106,9 @@ inline std::string run_heading(const run_stats& r) {
         if (r.goodput->unmeasurable) out += fmt::format(", {} ok requests lack an SLO metric", r.goodput->unmeasurable);
         out += "\n";
     }
-    return out + speculation_line(r);
+    out += speculation_line(r);
+    if (r.cost) out += report::cost_line(*r.cost);
+    return out;
 }
 
 // Under a metric whose failures were counted: its percentiles with the subset's failed requests
@@ -225,9 +228,17 @@ inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps
         const std::string& apart = a.curve.configuration.empty() ? a.curve.group : a.curve.configuration;
         out += fmt::format("\nsweep over {}{} ({} load levels)\n", a.curve.param, apart.empty() ? "" : " (" + apart + ")",
                            a.rows.size());
-        out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", a.curve.param, "rps",
+        // With a price, each level's cost per good token (per output token without SLOs) closes the row.
+        const bool priced = std::any_of(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return r.cost.has_value(); });
+        const bool good = report::sweep_cost_is_good(a);
+        const auto cost_cell = [&](const sweep_row& row) {
+            if (!priced) return std::string();
+            const cost_figure* f = report::sweep_cost_figure(row, good);
+            return fmt::format("{:>14}", f && f->value ? report::format_usd(*f->value) : std::string("-"));
+        };
+        out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}{}\n", a.curve.param, "rps",
                            "out tok/s", "ok", "e2e p50", "e2e p90", "e2e p99", "ttft p50", "ttft p90", "ttft p99",
-                           "short p99", "long p99");
+                           "short p99", "long p99", priced ? fmt::format("{:>14}", good ? "$/1M good out" : "$/1M out") : "");
         const auto columns = sweep_table_columns();
         auto at = [&](const sweep_row& row, std::string_view name) {
             for (std::size_t i = 0; i < columns.size(); ++i)
@@ -238,14 +249,16 @@ inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps
             const auto success = at(row, "success_rate");
             const std::string load = servestat::detail::load_text(row.load) +
                                      (row.replicates > 1 ? fmt::format(" ({}x)", row.replicates) : std::string());
-            out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}\n", load,
+            out += fmt::format("  {:>12}{:>9}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}{:>10}{}\n", load,
                                detail::number_cell(at(row, "rps")), detail::number_cell(at(row, "output_tps"), "{:.1f}"),
                                success ? fmt::format("{:.1f}%", 100 * *success) : "-",
                                detail::number_cell(at(row, "e2e.p50")), detail::number_cell(at(row, "e2e.p90")),
                                detail::number_cell(at(row, "e2e.p99")), detail::number_cell(at(row, "ttft.p50")),
                                detail::number_cell(at(row, "ttft.p90")), detail::number_cell(at(row, "ttft.p99")),
-                               detail::number_cell(at(row, "short.e2e.p99")), detail::number_cell(at(row, "long.e2e.p99")));
+                               detail::number_cell(at(row, "short.e2e.p99")), detail::number_cell(at(row, "long.e2e.p99")),
+                               cost_cell(row));
         }
+        if (const std::string cost = report::sweep_cost_sentence(a); !cost.empty()) out += "  " + cost + "\n";
         out += detail::knee_lines(a) + detail::capacity_lines(a);
         for (const auto& f : a.findings) out += "  finding: " + f + "\n";
     }

@@ -20,6 +20,7 @@
 #include "servestat/compare/runs_as_unit.hpp" // compare_runs_as_unit, runs_as_unit
 #include "servestat/core/errors.hpp"          // usage_error
 #include "servestat/experiment/design.hpp"    // read_design, runs_as_designed, design_options
+#include "servestat/stats/cost.hpp"           // run_cost, cost_between_runs
 #include "servestat/sweep/sweep_analysis.hpp" // analyze_sweep, sweep_analysis, find_sweeps
 
 namespace servestat {
@@ -132,6 +133,15 @@ inline std::vector<const run_stats*> stats_of(std::span<const run_stats> stats, 
     return out;
 }
 
+// A side pooled from several runs has no clock of its own, so no cost of its own: the cost is taken
+// between its runs instead (stats/cost.hpp), as a replicated sweep level's is.
+inline void cost_between_pooled(run_stats& pooled, std::span<const run_stats* const> runs) {
+    if (runs.size() < 2) return;
+    std::vector<const run_cost*> costs;
+    for (const auto* r : runs) costs.push_back(r->cost ? &*r->cost : nullptr);
+    pooled.cost = cost_between_runs(costs);
+}
+
 // Whether a side's design is one point measured by every run: replicates (same settings, same
 // measured workload; run_0001, run_0002 — runs named apart, a and b, are configurations).
 inline bool one_replicated_point(const experiment_design& d) {
@@ -154,6 +164,8 @@ inline std::optional<comparison> compare_replicates(std::span<const run> before,
     out.pairs.push_back({std::nullopt, compare_runs(pooled_level(before, b_runs, pb), pooled_level(after, a_runs, pa), o.compare),
                          b_runs.front(), a_runs.front()});
     out.pairs.back().runs = compare_runs_as_unit(sb, sa, &out.pairs.back().comparison, o.compare);
+    cost_between_pooled(out.pairs.back().comparison.before, sb);
+    cost_between_pooled(out.pairs.back().comparison.after, sa);
     return out;
 }
 
@@ -212,6 +224,8 @@ inline comparison compare_sweeps(std::span<const run> before, const std::vector<
                              b_runs[p.run], a_runs[q.run]});
         out.pairs.back().runs = compare_runs_as_unit(stats_of(before_stats, p.replicates), stats_of(after_stats, q.replicates),
                                                      &out.pairs.back().comparison, o.compare);
+        cost_between_pooled(out.pairs.back().comparison.before, stats_of(before_stats, p.replicates));
+        cost_between_pooled(out.pairs.back().comparison.after, stats_of(after_stats, q.replicates));
     }
     if (out.pairs.empty())
         throw usage_error(fmt::format("BEFORE and AFTER share no {} level: nothing to compare", param));

@@ -60,10 +60,10 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/summary}}
 </ul>
 <table class="kpi">
-<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_cost}}<th>$ / 1M out</th>{{/has_kpi_cost}}{{#has_kpi_cost_good}}<th>$ / 1M good out</th>{{/has_kpi_cost_good}}{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{#has_kpi_cost}}<td>{{cost_output}}{{#cost_output_ci}} <span class="ci">{{cost_output_ci}}</span>{{/cost_output_ci}}</td>{{/has_kpi_cost}}{{#has_kpi_cost_good}}<td>{{cost_good_output}}{{#cost_good_output_ci}} <span class="ci">{{cost_good_output_ci}}</span>{{/cost_good_output_ci}}</td>{{/has_kpi_cost_good}}{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
@@ -253,10 +253,10 @@ inline constexpr char builtin_template_1[] =
 - {{text}}
 {{/summary}}
 
-| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_cost}} $ / 1M out |{{/has_kpi_cost}}{{#has_kpi_cost_good}} $ / 1M good out |{{/has_kpi_cost_good}}{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_cost}}---:|{{/has_kpi_cost}}{{#has_kpi_cost_good}}---:|{{/has_kpi_cost_good}}{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{#has_kpi_cost}} {{cost_output}}{{#cost_output_ci}} {{cost_output_ci}}{{/cost_output_ci}} |{{/has_kpi_cost}}{{#has_kpi_cost_good}} {{cost_good_output}}{{#cost_good_output_ci}} {{cost_good_output_ci}}{{/cost_good_output_ci}} |{{/has_kpi_cost_good}}{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
@@ -505,10 +505,10 @@ table.sweep td { white-space: nowrap; }
 </ul>
 {{#has_kpi}}
 <table class="kpi">
-<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th>{{#kpi_has_ttft}}<th>TTFT p50</th><th>TTFT p99</th>{{/kpi_has_ttft}}{{#kpi_has_e2e}}<th>e2e p50</th><th>e2e p99</th>{{/kpi_has_e2e}}{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th>{{#kpi_has_ttft}}<th>TTFT p50</th><th>TTFT p99</th>{{/kpi_has_ttft}}{{#kpi_has_e2e}}<th>e2e p50</th><th>e2e p99</th>{{/kpi_has_e2e}}{{#has_kpi_cost}}<th>$ / 1M out</th>{{/has_kpi_cost}}{{#has_kpi_cost_good}}<th>$ / 1M good out</th>{{/has_kpi_cost_good}}{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td>{{#kpi_has_ttft}}<td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td>{{/kpi_has_ttft}}{{#kpi_has_e2e}}<td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{/kpi_has_e2e}}{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td>{{#kpi_has_ttft}}<td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}}</td>{{/kpi_has_ttft}}{{#kpi_has_e2e}}<td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}}</td>{{/kpi_has_e2e}}{{#has_kpi_cost}}<td>{{cost_output}}{{#cost_output_ci}} <span class="ci">{{cost_output_ci}}</span>{{/cost_output_ci}}</td>{{/has_kpi_cost}}{{#has_kpi_cost_good}}<td>{{cost_good_output}}{{#cost_good_output_ci}} <span class="ci">{{cost_good_output_ci}}</span>{{/cost_good_output_ci}}</td>{{/has_kpi_cost_good}}{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
@@ -840,10 +840,10 @@ inline constexpr char builtin_template_3[] =
 {{/summary}}
 {{#has_kpi}}
 
-| | subset | requests | ok | req/s | output tok/s |{{#kpi_has_ttft}} TTFT p50 | TTFT p99 |{{/kpi_has_ttft}}{{#kpi_has_e2e}} e2e p50 | e2e p99 |{{/kpi_has_e2e}}{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
-|---|---|---:|---:|---:|---:|{{#kpi_has_ttft}}---:|---:|{{/kpi_has_ttft}}{{#kpi_has_e2e}}---:|---:|{{/kpi_has_e2e}}{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+| | subset | requests | ok | req/s | output tok/s |{{#kpi_has_ttft}} TTFT p50 | TTFT p99 |{{/kpi_has_ttft}}{{#kpi_has_e2e}} e2e p50 | e2e p99 |{{/kpi_has_e2e}}{{#has_kpi_cost}} $ / 1M out |{{/has_kpi_cost}}{{#has_kpi_cost_good}} $ / 1M good out |{{/has_kpi_cost_good}}{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|{{#kpi_has_ttft}}---:|---:|{{/kpi_has_ttft}}{{#kpi_has_e2e}}---:|---:|{{/kpi_has_e2e}}{{#has_kpi_cost}}---:|{{/has_kpi_cost}}{{#has_kpi_cost_good}}---:|{{/has_kpi_cost_good}}{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} |{{#kpi_has_ttft}} {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} |{{/kpi_has_ttft}}{{#kpi_has_e2e}} {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{/kpi_has_e2e}}{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} |{{#kpi_has_ttft}} {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}}{{ttft_p50_mark}}{{ttft_p50_failed}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}}{{ttft_p99_mark}}{{ttft_p99_failed}} |{{/kpi_has_ttft}}{{#kpi_has_e2e}} {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}}{{e2e_p50_mark}}{{e2e_p50_failed}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}}{{e2e_p99_mark}}{{e2e_p99_failed}} |{{/kpi_has_e2e}}{{#has_kpi_cost}} {{cost_output}}{{#cost_output_ci}} {{cost_output_ci}}{{/cost_output_ci}} |{{/has_kpi_cost}}{{#has_kpi_cost_good}} {{cost_good_output}}{{#cost_good_output_ci}} {{cost_good_output_ci}}{{/cost_good_output_ci}} |{{/has_kpi_cost_good}}{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 {{#kpi_has_subsets}}
 
@@ -1312,10 +1312,10 @@ table.kpi td:first-child { white-space: nowrap; }
 {{/summary}}
 </ul>
 <table class="kpi">
-<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
+<thead><tr><th></th><th>subset</th><th>requests</th><th>ok</th><th>req/s</th><th>output tok/s</th><th>TTFT p50</th><th>TTFT p99</th><th>e2e p50</th><th>e2e p99</th>{{#has_kpi_cost}}<th>$ / 1M out</th>{{/has_kpi_cost}}{{#has_kpi_cost_good}}<th>$ / 1M good out</th>{{/has_kpi_cost_good}}{{#has_kpi_slo}}<th>SLO</th>{{/has_kpi_slo}}</tr></thead>
 <tbody>
 {{#kpi}}
-<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}</td>{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
+<tr><td class="text">{{name}}</td><td class="text">{{subset}}</td><td>{{requests}}</td><td>{{ok}}</td><td>{{rps}}</td><td>{{output_tps}}</td><td>{{ttft_p50}}{{#ttft_p50_ci}} <span class="ci">{{ttft_p50_ci}}</span>{{/ttft_p50_ci}}</td><td>{{ttft_p99}}{{#ttft_p99_ci}} <span class="ci">{{ttft_p99_ci}}</span>{{/ttft_p99_ci}}</td><td>{{e2e_p50}}{{#e2e_p50_ci}} <span class="ci">{{e2e_p50_ci}}</span>{{/e2e_p50_ci}}</td><td>{{e2e_p99}}{{#e2e_p99_ci}} <span class="ci">{{e2e_p99_ci}}</span>{{/e2e_p99_ci}}</td>{{#has_kpi_cost}}<td>{{cost_output}}{{#cost_output_ci}} <span class="ci">{{cost_output_ci}}</span>{{/cost_output_ci}}</td>{{/has_kpi_cost}}{{#has_kpi_cost_good}}<td>{{cost_good_output}}{{#cost_good_output_ci}} <span class="ci">{{cost_good_output_ci}}</span>{{/cost_good_output_ci}}</td>{{/has_kpi_cost_good}}{{#has_kpi_slo}}<td class="text">{{slo}}</td>{{/has_kpi_slo}}</tr>
 {{/kpi}}
 </tbody>
 </table>
@@ -1324,10 +1324,10 @@ table.kpi td:first-child { white-space: nowrap; }
 <h2>Runs</h2>
 <p>{{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, below it, its change against the previous run.</p>
 <table>
-<thead><tr><th>date</th><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th></tr></thead>
+<thead><tr><th>date</th><th>run</th><th>requests</th><th>success</th><th>req/s</th><th>e2e p50</th><th>e2e p99</th><th>ttft p50</th><th>ttft p99</th>{{#has_cost}}<th>{{#cost_per_good}}$ / 1M good out{{/cost_per_good}}{{^cost_per_good}}$ / 1M out{{/cost_per_good}}</th>{{/has_cost}}</tr></thead>
 <tbody>
 {{#rows}}
-<tr><td>{{date}}</td><td>{{label}}</td><td>{{requests}}</td><td>{{success}}</td>{{#rps}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/rps}}{{#e2e_p50}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/e2e_p50}}{{#e2e_p99}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/e2e_p99}}{{#ttft_p50}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/ttft_p50}}{{#ttft_p99}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/ttft_p99}}</tr>
+<tr><td>{{date}}</td><td>{{label}}</td><td>{{requests}}</td><td>{{success}}</td>{{#rps}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/rps}}{{#e2e_p50}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/e2e_p50}}{{#e2e_p99}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/e2e_p99}}{{#ttft_p50}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/ttft_p50}}{{#ttft_p99}}<td>{{value}}{{#vs_previous}}<br><span class="change {{class}}">{{text}}</span>{{/vs_previous}}</td>{{/ttft_p99}}{{#has_cost}}<td>{{cost}}</td>{{/has_cost}}</tr>
 {{/rows}}
 </tbody>
 </table>
@@ -1395,10 +1395,10 @@ inline constexpr char builtin_template_5[] =
 - {{text}}
 {{/summary}}
 
-| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_slo}}---|{{/has_kpi_slo}}
+| | subset | requests | ok | req/s | output tok/s | TTFT p50 | TTFT p99 | e2e p50 | e2e p99 |{{#has_kpi_cost}} $ / 1M out |{{/has_kpi_cost}}{{#has_kpi_cost_good}} $ / 1M good out |{{/has_kpi_cost_good}}{{#has_kpi_slo}} SLO |{{/has_kpi_slo}}
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|{{#has_kpi_cost}}---:|{{/has_kpi_cost}}{{#has_kpi_cost_good}}---:|{{/has_kpi_cost_good}}{{#has_kpi_slo}}---|{{/has_kpi_slo}}
 {{#kpi}}
-| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}} |{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
+| {{name}} | {{subset}} | {{requests}} | {{ok}} | {{rps}} | {{output_tps}} | {{ttft_p50}}{{#ttft_p50_ci}} {{ttft_p50_ci}}{{/ttft_p50_ci}} | {{ttft_p99}}{{#ttft_p99_ci}} {{ttft_p99_ci}}{{/ttft_p99_ci}} | {{e2e_p50}}{{#e2e_p50_ci}} {{e2e_p50_ci}}{{/e2e_p50_ci}} | {{e2e_p99}}{{#e2e_p99_ci}} {{e2e_p99_ci}}{{/e2e_p99_ci}} |{{#has_kpi_cost}} {{cost_output}}{{#cost_output_ci}} {{cost_output_ci}}{{/cost_output_ci}} |{{/has_kpi_cost}}{{#has_kpi_cost_good}} {{cost_good_output}}{{#cost_good_output_ci}} {{cost_good_output_ci}}{{/cost_good_output_ci}} |{{/has_kpi_cost_good}}{{#has_kpi_slo}} {{slo}} |{{/has_kpi_slo}}
 {{/kpi}}
 
 Short and long rows count their successful requests; rates and ok % belong to the whole run.
@@ -1411,10 +1411,10 @@ Short and long rows count their successful requests; rates and ok % belong to th
 
 {{run_count}} runs, oldest first{{^dated}} (in the order given: some runs have no start date){{/dated}}. Each latency shows its value and, in brackets, its change against the previous run.
 
-| date | run | requests | success | req/s | e2e p50 | e2e p99 | ttft p50 | ttft p99 |
-|---|---|---:|---:|---:|---:|---:|---:|---:|
+| date | run | requests | success | req/s | e2e p50 | e2e p99 | ttft p50 | ttft p99 |{{#has_cost}} {{#cost_per_good}}$ / 1M good out{{/cost_per_good}}{{^cost_per_good}}$ / 1M out{{/cost_per_good}} |{{/has_cost}}
+|---|---|---:|---:|---:|---:|---:|---:|---:|{{#has_cost}}---:|{{/has_cost}}
 {{#rows}}
-| {{date}} | {{label}} | {{requests}} | {{success}} |{{#rps}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/rps}} |{{#e2e_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p50}} |{{#e2e_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p99}} |{{#ttft_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p50}} |{{#ttft_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p99}} |
+| {{date}} | {{label}} | {{requests}} | {{success}} |{{#rps}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/rps}} |{{#e2e_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p50}} |{{#e2e_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/e2e_p99}} |{{#ttft_p50}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p50}} |{{#ttft_p99}} {{value}}{{#vs_previous}} ({{text}}){{/vs_previous}}{{/ttft_p99}} |{{#has_cost}} {{cost}} |{{/has_cost}}
 {{/rows}}
 
 ▲ regressed, ▼ improved: marked only where the change's {{confidence}} interval lies wholly beyond

@@ -7,6 +7,7 @@
 #include <vector>   // std::vector
 
 #include "servestat/compare/comparison.hpp" // comparison, comparison_options
+#include "servestat/compare/cost_change.hpp" // compare_costs
 #include "servestat/compare/gate.hpp"       // gate_rule, gate_failure
 #include "servestat/report/stats_json.hpp"  // json, options_to_json, to_json(sweep_analysis)
 
@@ -85,6 +86,23 @@ inline json to_json(const runs_as_unit& r) {
             {"changes", std::move(changes)}};
 }
 
+// The costs of a compared pair (compare/cost_change.hpp): each side's, and the changes with their
+// verdicts; null when neither side has a price.
+inline json cost_changes_json(const std::optional<run_cost>& before, const std::optional<run_cost>& after) {
+    if (!before && !after) return nullptr;
+    json changes = json::array();
+    for (const auto& c : compare_costs(before, after))
+        changes.push_back({{"name", c.name},
+                           {"before", or_null(c.before.value)},
+                           {"after", or_null(c.after.value)},
+                           {"before_ci", interval_json(c.before.ci)},
+                           {"after_ci", interval_json(c.after.ci)},
+                           {"change", or_null(c.delta)},
+                           {"relative_change", or_null(c.relative)},
+                           {"verdict", std::string(to_string(c.result))}});
+    return {{"before", cost_json(before)}, {"after", cost_json(after)}, {"changes", std::move(changes)}};
+}
+
 inline json to_json(const compared_pair& p) {
     json changes = json::array();
     for (const auto& c : p.comparison.changes) changes.push_back(to_json(c));
@@ -92,7 +110,8 @@ inline json to_json(const compared_pair& p) {
             {"before", run_identity(p.comparison.before)},
             {"after", run_identity(p.comparison.after)},
             {"changes", std::move(changes)},
-            {"runs_as_unit", p.runs ? to_json(*p.runs) : json(nullptr)}};
+            {"runs_as_unit", p.runs ? to_json(*p.runs) : json(nullptr)},
+            {"cost", cost_changes_json(p.comparison.before.cost, p.comparison.after.cost)}};
 }
 
 inline json capacity_side(const slo_capacity& c) {

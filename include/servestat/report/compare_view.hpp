@@ -22,7 +22,8 @@
 #include "servestat/plot/line.hpp"           // line_chart, line_options
 #include "servestat/report/change_text.hpp"  // signed_percent, value_text, readable_name, ...
 #include "servestat/report/compare_json.hpp" // comparison_document, gate_outcome, json
-#include "servestat/report/digest.hpp"       // merge_changes, change_findings, findings_view, kpi_rows, summary_view
+#include "servestat/report/cost_view.hpp"    // cost_change_rows, cost_verdict_terms
+#include "servestat/report/digest.hpp"       // merge_changes, change_findings, findings_view, kpi_rows, summary_view, add_kpi_cost_view
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/report/plots.hpp"        // detail::slug, detail::metric_values
@@ -478,6 +479,7 @@ inline json pair_view(const comparison& c, const compared_pair& p) {
                                {"n_after", subset_n(rc.after, x.subset)}, {"rows", json::array()}});
         subsets.back()["rows"].push_back(change_row(x, x.metric + " " + x.statistic));
     }
+    for (auto& row : cost_change_rows(rc.before.cost, rc.after.cost)) run_rows.push_back(std::move(row));
     return {{"heading", pair_heading(c, p)}, {"has_load", p.load.has_value()},
             {"load", p.load ? format_load(param_of(c), *p.load) : std::string()},
             {"before", identity(rc.before)}, {"after", identity(rc.after)}, {"run_rows", run_rows},
@@ -498,10 +500,12 @@ inline json summary_rows(const comparison& c) {
     for (const char* m : {"e2e", "ttft", "tpot"})
         for (const char* s : {"p50", "p90", "p99", "mean"}) names.push_back(fmt::format("{}.{}", m, s));
     json rows = json::array();
-    for (const auto& p : c.pairs)
+    for (const auto& p : c.pairs) {
+        const std::string pair = c.pairs.size() > 1 ? pair_heading(c, p) : "";
         for (const auto& name : names)
-            if (const change* x = find_change(p.comparison, name))
-                rows.push_back(change_row(*x, readable_name(*x), c.pairs.size() > 1 ? pair_heading(c, p) : ""));
+            if (const change* x = find_change(p.comparison, name)) rows.push_back(change_row(*x, readable_name(*x), pair));
+        for (auto& row : cost_change_rows(p.comparison.before.cost, p.comparison.after.cost, pair)) rows.push_back(std::move(row));
+    }
     return rows;
 }
 
@@ -911,12 +915,21 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
               {"overlays", json::array()},
               {"stats", std::move(stats)}};
     view.update(findings_view(findings));
+    // Cost rows carry verdicts of their own, told beside the others' terms.
+    const bool priced = std::any_of(c.pairs.begin(), c.pairs.end(), [](const compared_pair& p) {
+        return p.comparison.before.cost || p.comparison.after.cost;
+    });
+    if (priced) {
+        const std::string terms = view["verdict_terms"].get<std::string>();
+        view["verdict_terms"] = terms.empty() ? std::string(cost_verdict_terms) : terms + " " + cost_verdict_terms;
+    }
     // The KPI table's interval note already says what the dagger marks (a value with too few requests
     // beyond it for an interval), with the counts; a second note would tell it again.
     view["has_few_samples"] = view["kpi_interval_note"].is_null() &&
                               (digest_few || shows_few_samples(view["summary_rows"]) || shows_few_samples(view["pairs"]) ||
                                shows_few_samples(view["sweep"]) || shows_few_samples(view["findings"]) ||
                                shows_few_samples(view["all_findings"]));
+    add_kpi_cost_view(view, kpi_sources); // after: its note says nothing of the dagger
     return view;
 }
 

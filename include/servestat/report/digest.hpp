@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cctype>    // std::toupper
-#include <algorithm>   // std::stable_sort, std::min, std::max, std::sort, std::find
+#include <algorithm>   // std::stable_sort, std::min, std::max, std::sort, std::find, std::any_of
 #include <cmath>       // std::abs, std::log10
 #include <cstddef>     // std::size_t
 #include <map>         // std::map
@@ -20,6 +20,7 @@
 
 #include "servestat/compare/compare.hpp"      // change, verdict
 #include "servestat/report/change_text.hpp"   // signed_percent, value_text, readable_name, p_clause
+#include "servestat/report/cost_view.hpp"     // add_kpi_cost, price_text, good_output_figure
 #include "servestat/report/few_samples.hpp"   // few_samples_mark_of, marked_seconds
 #include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value, format_interval
 #include "servestat/report/intervals.hpp"     // percentile_ci, few_samples_mark_unless_ci, interval_note
@@ -192,6 +193,7 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
             {"slo", slo_text}};
     add_kpi_intervals(row, nullptr, "all");
     add_kpi_with_failed(row, nullptr, "all");
+    add_kpi_cost(row, &r);
     return row;
 }
 
@@ -205,6 +207,7 @@ inline json failed_kpi_row(const std::string& name, const run_stats& r) {
     }
     add_kpi_intervals(row, nullptr, "all");
     add_kpi_with_failed(row, nullptr, "all");
+    add_kpi_cost(row, &r);
     return row;
 }
 
@@ -275,10 +278,52 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
                             {"slo", detail::slo_verdict_text(r, subset, slos, slo_percentile)}});
             detail::add_kpi_intervals(rows.back(), &r, subset);
             detail::add_kpi_with_failed(rows.back(), &r, subset);
+            add_kpi_cost(rows.back(), &r, whole); // cost belongs to the run, as its rates do
             first = false;
         }
     }
     return rows;
+}
+
+// Under the KPI table where it shows cost: the price, what the columns count, what the parentheses
+// are, and why a cost has no interval or no value. Empty when no source has a price.
+inline std::string kpi_cost_note(std::span<const kpi_source> sources) {
+    const run_cost* priced = nullptr;
+    std::vector<std::string> reasons;
+    const auto note_reason = [&](const cost_figure* f) {
+        if (f && !f->ci && !f->why.empty() && std::find(reasons.begin(), reasons.end(), f->why) == reasons.end())
+            reasons.push_back(f->why);
+    };
+    for (const auto& s : sources) {
+        if (!s.stats->cost) continue;
+        if (!priced) priced = &*s.stats->cost;
+        note_reason(&s.stats->cost->per_1m_output);
+        note_reason(good_output_figure(s.stats->cost));
+    }
+    if (!priced) return {};
+    std::string out = fmt::format("$ / 1M out: USD per 1M output tokens at {}", price_text(priced->price));
+    if (priced->per_1m_good_output) out += "; $ / 1M good out: per 1M output tokens of the requests that met every SLO";
+    out += fmt::format(". In parentheses the {:g}% interval: batch means over time windows within a run, Student's t "
+                       "between runs where one configuration ran more than once (docs/metrics.md#cost-per-token).",
+                       100 * priced->confidence);
+    std::string why;
+    for (std::size_t i = 0; i < reasons.size() && i < 3; ++i) why.append(why.empty() ? "" : "; ").append(reasons[i]);
+    return why.empty() ? out : out + " Without one: " + why + ".";
+}
+
+// The KPI view's cost flags, columns only where some source has a price, and the cost note after
+// the interval note: both say what the table's parentheses are (a template without a price renders
+// as before, no line added).
+inline void add_kpi_cost_view(json& view, std::span<const kpi_source> sources) {
+    const bool any = std::any_of(sources.begin(), sources.end(), [](const kpi_source& s) { return s.stats->cost.has_value(); });
+    const bool good = std::any_of(sources.begin(), sources.end(),
+                                  [](const kpi_source& s) { return good_output_figure(s.stats->cost) != nullptr; });
+    view["has_kpi_cost"] = any;
+    view["has_kpi_cost_good"] = good;
+    const std::string note = kpi_cost_note(sources);
+    if (note.empty()) return;
+    json& intervals = view["kpi_interval_note"];
+    intervals = intervals.is_string() ? json(intervals.get<std::string>() + " " + note) : json(note);
 }
 
 // ---- findings, ranked -------------------------------------------------------------------------

@@ -80,9 +80,10 @@ inline mustache::data to_mustache_data(const json& j) {
 inline std::string escape_html(const std::string& s) { return servestat::detail::escape_markup(s); }
 
 // Values come from input (labels, error texts): they must not end a table cell or start emphasis,
-// links, code or HTML, and a newline would end the table row. Other controls are shown as escapes.
+// links, code, HTML or math (GitHub reads "$20.00 … −$10.00" as one formula), and a newline would end
+// the table row. Other controls are shown as escapes.
 inline std::string escape_markdown(const std::string& s) {
-    constexpr std::string_view special = "\\|*_<>`[]";
+    constexpr std::string_view special = "\\|*_<>`[]$";
     std::string out;
     out.reserve(s.size() + s.size() / 8);
     for (std::size_t i = 0; i < s.size(); ++i) {

@@ -123,6 +123,32 @@ inline json to_json(const goodput_stats& g) {
             {"share", or_null(g.share)},   {"rps", or_null(g.rps)}};
 }
 
+// A cost figure (stats/cost.hpp): USD per 1M tokens, its interval as [low, high], how it was drawn
+// and, where there is no value or no interval, why.
+inline json to_json(const cost_figure& f) {
+    const auto text_or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+    return {{"value", or_null(f.value)},
+            {"ci", interval_json(f.ci)},
+            {"method", text_or_null(f.method)},
+            {"why", f.ci ? json(nullptr) : text_or_null(f.why)},
+            {"windows", or_null(f.windows)},
+            {"window_seconds", or_null(f.window_seconds)},
+            {"lag1_autocorrelation", or_null(f.lag1)},
+            {"runs", or_null(f.runs)}};
+}
+
+inline json to_json(const run_cost& c) {
+    return {{"price_per_hour", c.price.per_hour},
+            {"gpus", or_null(c.price.gpus)},
+            {"deployment_per_hour", c.price.deployment_per_hour()},
+            {"confidence", c.confidence},
+            {"per_1m_output", to_json(c.per_1m_output)},
+            {"per_1m_total", to_json(c.per_1m_total)},
+            {"per_1m_good_output", c.per_1m_good_output ? to_json(*c.per_1m_good_output) : json(nullptr)}};
+}
+
+inline json cost_json(const std::optional<run_cost>& c) { return c ? to_json(*c) : json(nullptr); }
+
 inline json to_json(const std::vector<reported_value>& reported) {
     json out = json::array();
     for (const auto& v : reported) out.push_back({{"name", v.name}, {"value", v.value}, {"unit", v.unit}});
@@ -233,6 +259,7 @@ inline json to_json(const run_stats& r) {
                                                                          std::nullopt, r.goodput->share}
                                                         : *r.goodput)
                               : json(nullptr)},
+        {"cost", detail::cost_json(r.cost)},
         {"errors", std::move(errors)},
         {"tokens", {{"prompt", detail::to_json(r.prompt_tokens)}, {"output", detail::to_json(r.output_tokens)}}},
         {"server_spec_acceptance", detail::or_null(r.server_spec_acceptance)},
@@ -325,6 +352,7 @@ inline json to_json(const sweep_analysis& a) {
             if (i < row.few_samples.size() && row.few_samples[i] && row.values[i]) few.push_back(columns[i]);
         }
         p["few_samples"] = std::move(few);
+        p["cost"] = detail::cost_json(row.cost); // a level run more than once: between its runs
         if (row.replicates > 1) { // the median above, and the range it comes from
             json spread = json::object();
             for (std::size_t i = 0; i < columns.size() && i < row.low.size(); ++i)
@@ -431,7 +459,8 @@ inline json stats_document(std::span<const run_stats> runs, const stats_options&
         json labels = json::array(), between = json::object();
         for (const std::size_t i : g.runs) labels.push_back(runs[i].meta.label);
         for (const auto& [column, spread] : g.statistics) between[column] = detail::to_json(spread);
-        all_replicates.push_back({{"runs", g.runs}, {"labels", std::move(labels)}, {"between_runs", std::move(between)}});
+        all_replicates.push_back({{"runs", g.runs}, {"labels", std::move(labels)}, {"between_runs", std::move(between)},
+                                  {"cost", detail::cost_json(g.cost)}});
     }
     json out = {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)}};
     if (!design.is_null()) out["design"] = std::move(design);

@@ -108,6 +108,7 @@ struct summary_file_access {
                 {"all_total", a.all_total_},
                 {"good", a.good_},
                 {"unmeasurable", a.unmeasurable_},
+                {"good_output_tokens_sum", a.good_output_sum_},
                 {"errors", std::move(errors)},
                 {"prompt_tokens", metric_json(a.prompt_tokens_)},
                 {"output_tokens", metric_json(a.output_tokens_)},
@@ -284,6 +285,9 @@ struct summary_file_access {
             a.all_total_ = flag(r, "run", "all_total");
             a.good_ = count(r, "run", "good");
             a.unmeasurable_ = count(r, "run", "unmeasurable");
+            // Added after version 1 was out: a file without it has no cost per good token.
+            a.good_output_known_ = r.contains("good_output_tokens_sum");
+            if (a.good_output_known_) a.good_output_sum_ = count(r, "run", "good_output_tokens_sum");
             const json& errors = at(r, "run", "errors");
             if (!errors.is_array()) fail("run.errors", "must be an array");
             for (const auto& e : errors) {

@@ -3,7 +3,7 @@
 // marked, short against long p99, and p99 against throughput labelled by load).
 #pragma once
 
-#include <algorithm> // std::min, std::max, std::find
+#include <algorithm> // std::min, std::max, std::find, std::find_if, std::any_of
 #include <array>     // std::array
 #include <cmath>   // std::isinf, std::isfinite, std::abs
 #include <cstddef> // std::size_t
@@ -19,6 +19,7 @@
 
 #include "servestat/plot/line.hpp"           // line_chart, line_options
 #include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
+#include "servestat/report/cost_view.hpp"    // cost_value_text, cost_ci_json, good_output_figure, sweep_cost_sentence
 #include "servestat/report/few_samples.hpp"  // few_samples_mark
 #include "servestat/report/format.hpp"       // format_seconds, format_share, format_interval
 #include "servestat/report/intervals.hpp"    // interval_note, interval_band_label, detail::text_or_null
@@ -150,7 +151,7 @@ inline constexpr std::pair<const char*, const char*> sweep_table_heads[] = {
     {"rps", "req/s"},         {"output_tps", "output tok/s"}, {"success", "success"},
     {"e2e_p50", "e2e p50"},   {"e2e_p90", "e2e p90"},         {"e2e_p99", "e2e p99"},
     {"ttft_p50", "ttft p50"}, {"ttft_p99", "ttft p99"},       {"short_p99", "e2e p99 short prompts"},
-    {"long_p99", "e2e p99 long prompts"}};
+    {"long_p99", "e2e p99 long prompts"}, {"cost_output", "$ / 1M out"}, {"cost_good", "$ / 1M good out"}};
 
 inline bool column_has_values(const json& rows, const char* field) {
     return std::any_of(rows.begin(), rows.end(), [field](const json& r) { return r[field] != missing_value; });
@@ -180,6 +181,17 @@ inline json sweep_columns(const json& rows) {
     return out;
 }
 
+// The level's cost per good token, or per output token where the runs had no SLOs ("cost_good",
+// "cost_output" and their "_ci"): "–" without a price, so the column stays out of the table.
+inline void add_sweep_cost(json& cells, const sweep_row& row) {
+    const cost_figure* good = good_output_figure(row.cost);
+    const cost_figure* output = row.cost && !good ? &row.cost->per_1m_output : nullptr;
+    cells["cost_output"] = cost_value_text(output);
+    cells["cost_output_ci"] = cost_ci_json(output);
+    cells["cost_good"] = cost_value_text(good);
+    cells["cost_good_ci"] = cost_ci_json(good);
+}
+
 inline json sweep_rows(const sweep_analysis& a) {
     json rows = json::array();
     for (const auto& row : a.rows) {
@@ -203,6 +215,7 @@ inline json sweep_rows(const sweep_analysis& a) {
                         {"short_p99", seconds("short.e2e.p99")},
                         {"long_p99", seconds("long.e2e.p99")}});
         add_sweep_intervals(rows.back(), row);
+        add_sweep_cost(rows.back(), row);
     }
     add_sweep_cells(rows);
     return rows;
@@ -297,6 +310,19 @@ inline bool shows_few_samples_in(const sweep_analysis& a) {
     return false;
 }
 
+// Beside the percentiles' note, what the cost column's parentheses are; empty without a price.
+inline std::string sweep_cost_interval_note(const sweep_analysis& a) {
+    const auto with_ci = [](const sweep_row& r) {
+        const cost_figure* f = sweep_cost_figure(r, good_output_figure(r.cost) != nullptr);
+        return f && f->ci;
+    };
+    const auto shown = std::find_if(a.rows.begin(), a.rows.end(), with_ci);
+    if (shown == a.rows.end()) return {};
+    return fmt::format("Beside a cost: its {:g}% interval, by batch means over time windows within a run, or Student's t "
+                       "between the runs of a level run more than once (docs/metrics.md#cost-per-token).",
+                       100 * shown->cost->confidence);
+}
+
 // What the sweep table's parentheses mean, once under it; empty when it shows none. Its values
 // without one rest on too few requests at their level (a p99 of 200 has no upper end at 95%), or
 // are the median of a level run more than once.
@@ -306,12 +332,13 @@ inline std::string sweep_interval_note(const sweep_analysis& a, double confidenc
         replicated = replicated || row.replicates > 1;
         for (const auto& [field, column] : sweep_percentile_fields) any = any || sweep_ci(row, column).has_value();
     }
-    if (!any) return {};
+    const std::string cost = sweep_cost_interval_note(a);
+    if (!any) return cost;
     std::string out = interval_note({}, confidence, true);
     if (shows_few_samples_in(a))
         out += fmt::format(" A value without one ({}) has too few requests beyond it at its level to bound it.", few_samples_mark);
     if (replicated) out += " A level run more than once shows its runs' median, without an interval.";
-    return out;
+    return cost.empty() ? out : out + " " + cost;
 }
 
 // One column's spread between the runs of a level: "97.1 ± 1.2 req/s (CV 1.3%)", the mean ± the
@@ -621,6 +648,34 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
         add_interval_bands(o, ttft, ttft_columns);
         add("ttft", "Time to first token against " + param + " — " + name,
             plot::line_chart(ttft, {"TTFT p50 / p99 against " + param + " — " + name, param, "time to first token (s)"}, o));
+    }
+
+    // Cost per good token (per output token without SLOs) against load, with its interval as a band:
+    // only where the runs were priced.
+    const bool good = sweep_cost_is_good(a);
+    plot::named_points cost{good ? "$ per 1M good output tokens" : "$ per 1M output tokens", {}, {}};
+    const auto priced = std::find_if(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return r.cost.has_value(); });
+    const double cost_confidence = priced == a.rows.end() ? confidence : priced->cost->confidence;
+    plot::band cost_band{0, {}, {}, {}, interval_band_label(cost_confidence),
+                         fmt::format("{}: {:g}% confidence interval", cost.name, 100 * cost_confidence)};
+    for (const auto& row : a.rows) {
+        const cost_figure* f = sweep_cost_figure(row, good);
+        if (!f || !f->value) continue;
+        const double x = detail::plotted_load(a, row.load, log_x);
+        cost.x.push_back(x);
+        cost.y.push_back(*f->value);
+        cost_band.x.push_back(x);
+        cost_band.low.push_back(f->ci ? f->ci->low : std::numeric_limits<double>::quiet_NaN());
+        cost_band.high.push_back(f->ci ? f->ci->high : std::numeric_limits<double>::quiet_NaN());
+    }
+    if (cost.x.size() > 1) {
+        plot::line_options o = base;
+        if (std::any_of(cost_band.low.begin(), cost_band.low.end(), [](double v) { return std::isfinite(v); }))
+            o.bands.push_back(std::move(cost_band));
+        const std::string title = (good ? "Cost per good token against " : "Cost per token against ") + param + " — " + name;
+        const std::vector<plot::named_points> series{cost};
+        add(good ? "cost-per-good-token" : "cost-per-token", title,
+            plot::line_chart(series, {title, param, good ? "USD per 1M good output tokens" : "USD per 1M output tokens"}, o));
     }
 
     // The notebook's "knee visualization": p99 against throughput, each point labelled by its load.

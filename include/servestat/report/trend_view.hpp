@@ -27,6 +27,7 @@
 #include "servestat/report/intervals.hpp"    // percentile_ci, interval_band_label, detail::text_or_null
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/time_split_view.hpp" // split_rows
+#include "servestat/report/cost_view.hpp"    // cost_text, good_output_figure
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/stats/run_validity.hpp"   // run_failed_entirely
 
@@ -341,6 +342,7 @@ inline json trend_document(const trend& t, std::span<const run> runs, const comp
                         {"ok", r.ok},
                         {"rps", parts::or_null(r.rps)},
                         {"output_tps", parts::or_null(r.output_tps)},
+                        {"cost", servestat::detail::cost_json(r.cost)},
                         {"e2e", parts::statistics_json(r, metric::e2e)},
                         {"ttft", parts::statistics_json(r, metric::ttft)},
                         {"vs_previous", parts::changes_json(s.vs_previous)},
@@ -359,6 +361,18 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
     namespace parts = detail::trend_parts;
     json rows = json::array(), plot_list = json::array();
     for (const auto& s : t.steps) rows.push_back(parts::row_json(s));
+    // Each run's cost per good token (per output token without SLOs), with its interval: a column
+    // only where the runs were priced.
+    bool priced = false, good = false;
+    for (const auto& s : t.steps) {
+        priced = priced || s.stats.cost.has_value();
+        good = good || good_output_figure(s.stats.cost) != nullptr;
+    }
+    for (std::size_t k = 0; k < t.steps.size(); ++k) {
+        const auto& cost = t.steps[k].stats.cost;
+        const cost_figure* f = good ? good_output_figure(cost) : cost ? &cost->per_1m_output : nullptr;
+        rows[k]["cost"] = f ? cost_text(*f) : std::string(missing_value);
+    }
     json split = json::array(); // each run's time split by the server's clock, oldest first
     bool client_wait = false, whole = false;
     for (const auto& s : t.steps) {
@@ -374,7 +388,7 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
     std::vector<kpi_source> kpi;
     if (t.steps.size() >= 2) kpi.push_back({"previous: " + runs[t.steps[t.steps.size() - 2].run].meta.label, &t.steps[t.steps.size() - 2].stats});
     kpi.push_back({"latest: " + runs[t.steps.back().run].meta.label, &t.steps.back().stats});
-    return {{"title", std::move(title)},
+    json view = {{"title", std::move(title)},
             {"generator", "servestat 0.1.0"},
             {"summary", summary_view(parts::summary(t, runs, o))},
             {"kpi", kpi_rows(kpi, o.stats.slos, 95, o.stats.subsets)},
@@ -388,6 +402,8 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"noise", fmt::format("{:g}%", 100 * o.verdicts.noise)},
             {"confidence", fmt::format("{:g}%", 100 * o.verdicts.confidence)},
             {"rows", std::move(rows)},
+            {"has_cost", priced},
+            {"cost_per_good", good}, // the column's head: "$ / 1M good out", else "$ / 1M out"
             {"has_time_split", !split.empty()},
             {"time_split_client_wait", client_wait},
             {"time_split_prefill", split_prefill_heading(whole)},
@@ -398,6 +414,8 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"has_plots", !plot_list.empty()},
             {"plots", std::move(plot_list)},
             {"stats", trend_document(t, runs, o)}};
+    add_kpi_cost_view(view, kpi);
+    return view;
 }
 
 // Latency and throughput over time, run labels beside the points, regressions against the previous

@@ -15,6 +15,7 @@
 #include "servestat/core/run.hpp"           // run
 #include "servestat/core/thousands.hpp"     // thousands
 #include "servestat/core/utf8.hpp"          // shortened_text
+#include "servestat/report/cost_view.hpp"   // sweep_cost_sentence
 #include "servestat/report/driver_view.hpp" // connections_text, cancelled_text, turn_rows, turns_text, *_summary_text
 #include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
 #include "servestat/report/findings.hpp"    // derive_findings
@@ -464,6 +465,11 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
         json v = sweep_view(sweeps[i], o.summary.confidence);
         v["title"] = titles[i];
         v["sentence"] = detail::sweep_sentence(sweeps[i], i, sweeps.size() == 1, common);
+        // With a price, where the cost per good token is lowest follows (docs/metrics.md#cost-per-token).
+        if (const std::string cost = sweep_cost_sentence(sweeps[i]); !cost.empty())
+            v["sentence"] = v["sentence"].is_string() && !v["sentence"].get<std::string>().empty()
+                                ? json(v["sentence"].get<std::string>() + " " + cost)
+                                : json(cost);
         sweep_views.push_back(std::move(v));
     }
     json grid_views = json::array();
@@ -496,7 +502,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
     json stats_json = stats_document(stats, o, sweeps, grids);
     for (std::size_t i = 0; i < runs.size(); ++i)
         if (runs[i].server) detail::add_server_json(stats_json["runs"][i], *runs[i].server);
-    return {{"title", ro.title},
+    json view = {{"title", ro.title},
             {"generator", "servestat 0.1.0"},
             {"summary", std::move(summary)},
             {"kpi", std::move(kpi)},
@@ -531,6 +537,8 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"grids", grid_views},
             {"has_groups", false}, // report --group-by sets it and adds "group_view"
             {"stats", std::move(stats_json)}};
+    add_kpi_cost_view(view, kpi_sources);
+    return view;
 }
 
 } // namespace servestat::report

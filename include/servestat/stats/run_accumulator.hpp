@@ -160,6 +160,7 @@ public:
             const auto g = count_good(piece, options_.slos);
             good_ += g.good;
             unmeasurable_ += g.unmeasurable;
+            add_good_output(piece);
         }
     }
 
@@ -192,9 +193,17 @@ public:
         }
         good_ += other.good_;
         unmeasurable_ += other.unmeasurable_;
+        good_output_sum_ += other.good_output_sum_;
+        good_output_known_ = good_output_known_ && other.good_output_known_;
     }
 
     std::uint64_t requests() const noexcept { return requests_; }
+    // The output tokens of the requests that met every SLO (the cost per good token's); none without
+    // SLOs, or from a summary file written before it held the count.
+    std::optional<double> good_output_tokens() const {
+        if (options_.slos.empty() || !good_output_known_) return std::nullopt;
+        return static_cast<double>(good_output_sum_);
+    }
     double sketch_alpha() const noexcept { return prompt_tokens_.sketch().alpha(); }
 
     run_stats result(const run_metadata& meta, const skipped_lines& skipped) const {
@@ -278,6 +287,13 @@ private:
         into.add(scratch_);
     }
 
+    void add_good_output(const request_table& piece) {
+        const auto out_tokens = piece.output_tokens();
+        for (std::size_t i = 0; i < piece.size(); ++i)
+            if (is_present(out_tokens[i]) && meets_slos(piece, i, options_.slos))
+                good_output_sum_ += static_cast<std::uint64_t>(out_tokens[i]);
+    }
+
     // The run's span and token totals, as analyze takes them.
     void add_span(const request_table& piece) {
         const auto sent = piece.t_sent(), ended = piece.t_end();
@@ -317,6 +333,8 @@ private:
     bool any_output_ = false, all_total_ = true;
     std::array<error_count, all_error_kinds.size()> errors_{};
     std::uint64_t good_ = 0, unmeasurable_ = 0;
+    std::uint64_t good_output_sum_ = 0; // output tokens of the requests that met every SLO
+    bool good_output_known_ = true;     // false for a summary file written before it held the sum
     std::vector<double> scratch_;
 };
 

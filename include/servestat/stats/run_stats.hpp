@@ -18,6 +18,7 @@
 #include "servestat/stats/time_split.hpp"  // time_split, split_time
 #include "servestat/stats/cold_start.hpp"  // cold_start, detect_cold_start
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
+#include "servestat/stats/cost.hpp"        // deployment_price, run_cost, cost_of_run, span_of_requests
 #include "servestat/stats/error_kinds.hpp" // error_count, count_errors
 #include "servestat/stats/goodput.hpp"     // slo, count_good
 #include "servestat/stats/steady_state.hpp" // steady_state_detection, detect_steady_state
@@ -33,6 +34,7 @@ struct stats_options {
     summary_options summary;
     subset_options subsets;
     std::vector<slo> slos; // goodput is computed only when some are given
+    std::optional<deployment_price> price; // cost per token is computed only when given (--cost-per-hour)
     std::size_t threads = 0; // summaries computed side by side on this many threads; 0 = all cores
 };
 
@@ -127,6 +129,7 @@ struct run_stats {
     // carry it (empty when none does). Plain means: acceptance figures are no latencies, so they get
     // no percentiles and no comparisons.
     std::optional<double> server_spec_acceptance, server_draft_acceptance;
+    std::optional<run_cost> cost; // with a price: USD per 1M tokens (cost.hpp)
 };
 
 // The summary of one metric in one subset; nullptr when the subset does not exist.
@@ -146,18 +149,11 @@ inline std::optional<double> find_percentile(const run_stats& r, std::string_vie
 namespace detail {
 
 // From the first send to the last end, over every request (failed ones occupied the server too).
+// The cost's batch means cut the same span into windows (span_of_requests).
 inline std::optional<double> run_duration(const request_table& t) {
-    double first = 0, last = 0;
-    bool any = false;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const double s = t.t_sent()[i], e = t.t_end()[i];
-        if (!is_present(s) || !is_present(e)) continue;
-        first = any ? std::min(first, s) : s;
-        last = any ? std::max(last, e) : e;
-        any = true;
-    }
-    if (!any || last <= first) return std::nullopt;
-    return last - first;
+    const auto span = span_of_requests(t);
+    if (!span) return std::nullopt;
+    return span->last - span->first;
 }
 
 // Between sends one per (n - 1) gaps: the first and the last send bound n - 1 intervals.
@@ -409,6 +405,11 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
         if (out.duration) gs.rps = static_cast<double>(g.good) / *out.duration;
         if (out.requests > 0) gs.share = static_cast<double>(g.good) / static_cast<double>(out.requests);
         out.goodput = gs;
+    }
+    if (o.price) {
+        const run_rates rates{out.duration, out.duration_from == duration_source::requests, out.requests > 0 && out.ok == 0,
+                              out.output_tps, out.total_tps};
+        out.cost = cost_of_run(t, rates, *o.price, o.slos, o.summary.confidence);
     }
 
     return out;

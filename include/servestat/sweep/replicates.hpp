@@ -12,6 +12,7 @@
 #include <utility>  // std::pair
 #include <vector>   // std::vector
 
+#include "servestat/stats/cost.hpp"           // run_cost, cost_between_runs
 #include "servestat/stats/run_spread.hpp"     // run_spread, spread_of_runs
 #include "servestat/sweep/sweep.hpp"          // detail::curve_key, sweep_value
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
@@ -38,12 +39,14 @@ struct replicate_group {
     std::string label;             // the first run's
     // Per sweep table column (sweep_table_columns) that every run of the group has: its spread.
     std::vector<std::pair<std::string, run_spread>> statistics;
+    // With a price: the cost per token between the runs (stats/cost.hpp), when every run has one.
+    std::optional<run_cost> cost;
 };
 
 namespace detail {
 
 inline replicate_group spread_of_group(std::span<const run_stats> runs, std::vector<std::size_t> members, double confidence) {
-    replicate_group g{std::move(members), {}, {}};
+    replicate_group g{std::move(members), {}, {}, std::nullopt};
     g.label = runs[g.runs.front()].meta.label;
     for (const auto& column : sweep_table_columns()) {
         std::vector<double> values;
@@ -52,6 +55,9 @@ inline replicate_group spread_of_group(std::span<const run_stats> runs, std::vec
         if (values.size() != g.runs.size()) continue;
         if (const auto s = spread_of_runs(values, confidence)) g.statistics.emplace_back(column, *s);
     }
+    std::vector<const run_cost*> costs;
+    for (const std::size_t i : g.runs) costs.push_back(runs[i].cost ? &*runs[i].cost : nullptr);
+    g.cost = cost_between_runs(costs);
     return g;
 }
 

@@ -20,6 +20,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/iso_time.hpp"  // parse_utc_time, utc_time
+#include "servestat/stats/cost.hpp"      // run_cost, cost_between_runs
 #include "servestat/stats/goodput.hpp"   // slo
 #include "servestat/stats/run_validity.hpp" // check_run_validity, run_validity
 #include "servestat/stats/run_spread.hpp" // run_spread, spread_of_runs
@@ -66,6 +67,9 @@ struct sweep_row {
     // Per column, for a level run more than once: the spread between its runs (mean, std, CV and the
     // t-interval of the mean over runs, stats/run_spread.hpp), over the runs that have the value.
     std::vector<std::optional<run_spread>> between_runs;
+    // With a price: the level's cost per token, a run's own, or for a level run more than once the
+    // mean over its runs with Student's t interval between them (stats/cost.hpp).
+    std::optional<run_cost> cost;
 };
 
 // A level whose throughput collapsed while its median latency held: a few slow requests set the
@@ -172,6 +176,13 @@ inline std::optional<double> replicate_median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// A level's cost: its run's own, or between its runs; none unless every run has one.
+inline std::optional<run_cost> level_cost(const std::vector<const run_stats*>& level) {
+    std::vector<const run_cost*> costs;
+    for (const auto* r : level) costs.push_back(r->cost ? &*r->cost : nullptr);
+    return cost_between_runs(costs);
 }
 
 // One named value of a level: the median over its replicates that have it.
@@ -732,6 +743,7 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
                 if (const auto v = sweep_value(*r, c)) per_run.push_back(*v);
             row.between_runs.push_back(per_run.size() >= 2 ? spread_of_runs(per_run, replicate_confidence) : std::nullopt);
         }
+        row.cost = detail::level_cost(level);
         a.rows.push_back(std::move(row));
     }
     // Throughput rises and flattens; the tail blows up. TTFT may do either (under an open-loop
