@@ -645,6 +645,10 @@ inline std::string evidence_text(const change_group& g, const verdict_options& o
 
 } // namespace detail
 
+// The groups point into `merged`, so it must outlive them: a temporary would leave them dangling
+// (a trend of three runs read freed memory so, under ASan).
+std::vector<change_group> group_changes(std::vector<merged_change>&& merged) = delete;
+
 // Merged changes grouped by subset, metric and direction, strongest group first.
 inline std::vector<change_group> group_changes(const std::vector<merged_change>& merged) {
     std::vector<change_group> out;

@@ -294,7 +294,8 @@ inline std::vector<summary_sentence> summary(const trend& t, std::span<const run
                                       *rps->after, signed_percent(*rps->relative))});
     if (t.steps.size() > 2) {
         const auto first_changes = located(*latest.vs_first);
-        const auto first_groups = group_changes(merge_changes(first_changes));
+        const auto first_merged = merge_changes(first_changes); // the groups point into it: it must outlive them
+        const auto first_groups = group_changes(first_merged);
         const std::string against = "Against the first run (" + named(t.steps.front()) + ")";
         if (first_groups.empty())
             out.push_back({9.95, against + ", the latest run shows no significant latency change."});
