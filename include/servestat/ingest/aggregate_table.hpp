@@ -266,7 +266,9 @@ inline std::string table_row_label(const run_metadata& meta, const csv_row& row,
         }
     if (label.empty()) label = stem;
     for (const std::string_view load : {"concurrency", "max_concurrency", "request_rate"})
-        if (meta.params.contains(load)) label += fmt::format(" {}={}", load, meta.params[std::string(load)].dump());
+        if (meta.params.contains(load)) // a cell may not be UTF-8 yet: the reader entry makes it valid later
+            label += fmt::format(" {}={}", load,
+                                 meta.params[std::string(load)].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return label;
 }
 

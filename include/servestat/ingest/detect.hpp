@@ -618,7 +618,7 @@ inline std::string run_fingerprint(const run& r) {
     if (measured)
         for (const auto& [key, from] : r.meta.param_origin) params.erase(key);
     std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{:016x}|{}|{}", r.meta.source.format, label, r.meta.model,
-                                  params.dump(), r.requests.size(), ok, requests_digest(r.requests), r.meta.started_at,
+                                  params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), r.requests.size(), ok, requests_digest(r.requests), r.meta.started_at,
                                   to_string(r.meta.kind));
     for (const auto& v : r.meta.reported) out += fmt::format("|{}={:a}", v.name, v.value);
     return out;

@@ -131,7 +131,8 @@ inline std::optional<double> sweep_value(const csv_row& row, std::size_t column)
 inline std::string sweep_row_label(const nlohmann::json& params, const std::string& stem) {
     std::string label = params.contains("label") ? params["label"].get<std::string>() : stem;
     for (const auto& [name, value] : params.items())
-        if (name != "label") label += fmt::format(" {}={}", name, value.dump());
+        if (name != "label") // a cell may not be UTF-8 yet: the reader entry makes it valid later
+            label += fmt::format(" {}={}", name, value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return label;
 }
 
