@@ -16,6 +16,7 @@
 #include <vector>    // std::vector
 
 #include "servestat/core/request_table.hpp"    // request_table, is_present
+#include "servestat/stats/breakdown.hpp"       // detail::has_any
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/subsets.hpp"         // subset
 
@@ -66,13 +67,6 @@ struct time_split {
 };
 
 namespace detail {
-
-template <class Column>
-bool any_present(const Column& column) {
-    for (double x : column)
-        if (is_present(x)) return true;
-    return false;
-}
 
 inline bool has_server_split(const request_table& t) {
     const auto queue = t.server_queue(), prefill = t.server_prefill();
@@ -126,10 +120,10 @@ inline subset_time_split split_of(const request_table& t, const subset& s, bool 
 inline time_split split_time(const request_table& t, std::span<const subset> subsets) {
     time_split out;
     if (!detail::has_server_split(t)) {
-        if (!detail::any_present(t.server_ttft())) return out;
+        if (!detail::has_any(t.server_ttft())) return out;
         out.first_token_whole = true;
     }
-    out.client_wait = detail::any_present(t.t_sched());
+    out.client_wait = detail::has_any(t.t_sched());
     for (const auto& s : subsets)
         if (auto part = detail::split_of(t, s, out.client_wait, out.first_token_whole); part.n > 0)
             out.subsets.push_back(std::move(part));
