@@ -31,6 +31,9 @@ inline void add_analysis_options(CLI::App& cmd, app::analysis_args& a, bool with
                    "Price of the deployment in USD per hour (per GPU with --gpus): cost per 1M output, total and "
                    "good output tokens, each with its interval (docs/metrics.md#cost-per-token)");
     cmd.add_option("--gpus", a.gpus, "With --cost-per-hour: the deployment's GPUs; the price is per GPU, times this");
+    cmd.add_option("--power-metric", a.power_metric,
+                   "A gauge in W on the /metrics timelines (servestat load --scrape-interval) that energy per token "
+                   "integrates instead of the DCGM exporter's (docs/metrics.md#energy-per-token)");
     cmd.add_option("--input-format", a.input_format, "Force the input format instead of detecting it");
     cmd.add_option("--map", a.map,
                    "Read any CSV / JSON / JSONL log by naming its fields, e.g. "

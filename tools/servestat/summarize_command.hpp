@@ -21,9 +21,9 @@ using app::summarize_args;
 inline void add_summarize_options(CLI::App& cmd, summarize_args& a) {
     add_analysis_options(cmd, a);
     // A summary answers any percentile, method and ddof when read, and holds no sweep, window or price
-    // (the command that reads it takes --cost-per-hour).
+    // nor energy (the command that reads it takes --cost-per-hour).
     for (const char* name : {"--percentiles", "--method", "--ddof", "--sweep-by", "--degradation", "--sweet-spot", "--steady-state",
-                             "--cost-per-hour", "--gpus"})
+                             "--cost-per-hour", "--gpus", "--power-metric"})
         cmd.remove_option(cmd.get_option(name));
     cmd.add_option("-o,--out", a.out, "Summary file to write (*.ssum.json, docs/json-export.md)")->required();
     cmd.add_option("--sketch-alpha", a.sketch_alpha, "Relative error of the percentiles' sketches (0.005 = within 0.5%)")

@@ -40,6 +40,9 @@ struct analysis_args {
     // token, stats/cost.hpp); unset: no cost is computed.
     std::optional<double> cost_per_hour;
     std::optional<int> gpus;
+    // --power-metric NAME: a gauge in W on the run's /metrics timelines that energy per token
+    // integrates instead of the DCGM exporter's series (stats/energy.hpp).
+    std::string power_metric;
     std::string input_format;
     std::string map, ok_if;
     std::string sweep_by;
@@ -85,6 +88,7 @@ inline stats_options to_stats_options(const analysis_args& a) {
     for (const auto& b : a.buckets) o.subsets.buckets.push_back(parse_bucket(b));
     o.slos = parse_slos(a.slo);
     o.price = price_of(a);
+    o.power_metric = a.power_metric;
     o.threads = a.threads;
     validate(o.summary);
     validate(o.subsets);

@@ -24,6 +24,7 @@
 #include "servestat/ingest/reader.hpp"          // read_options
 #include "servestat/report/summary_file.hpp"    // read_summary_file, run_summary
 #include "servestat/stats/bounded_analysis.hpp" // read_bounded, bounded_options, streamed_note
+#include "servestat/stats/energy.hpp"           // energy_inputs, energy_of_run
 #include "servestat/stats/metrics.hpp"          // to_string(metric)
 #include "servestat/stats/run_accumulator.hpp"  // run_accumulator
 #include "servestat/stats/run_stats.hpp"        // run_stats, stats_options
@@ -112,12 +113,14 @@ inline bounded_input read_bounded_input(const classified_input& in, const analys
 inline run_stats sketched_stats(const run_accumulator& acc, const run& r, const std::string& note, const stats_options& o) {
     run_stats out = acc.result(r.meta, r.skipped, o.summary);
     out.meta.notes.push_back(note);
-    if (o.price) {
-        const run_rates rates{out.duration, out.duration_from == duration_source::requests, out.requests > 0 && out.ok == 0,
-                              out.output_tps, out.total_tps};
+    const run_rates rates{out.duration, out.duration_from == duration_source::requests, out.requests > 0 && out.ok == 0,
+                          out.output_tps, out.total_tps};
+    if (o.price)
         out.cost = cost_of_totals(rates, acc.good_output_tokens(), out.goodput ? out.goodput->good : 0, out.goodput.has_value(),
                                   *o.price, o.summary.confidence);
-    }
+    const energy_inputs energy{rates, out.goodput.has_value(), acc.good_output_tokens(), out.goodput ? out.goodput->good : 0,
+                               o.power_metric, o.summary.confidence};
+    out.energy = energy_of_run(r.meta, nullptr, energy, o.slos);
     return out;
 }
 

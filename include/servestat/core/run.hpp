@@ -94,6 +94,8 @@ struct run_metadata {
     // servestat load --scrape-interval: the timeline file beside the log, read whole; null when there
     // is none. Shared, so the run's statistics and views copy a pointer, not the samples.
     std::shared_ptr<const servestat::server_timeline> server_timeline;
+    // servestat load --power-url: the GPU power exporter's timeline beside the log, as server_timeline.
+    std::shared_ptr<const servestat::server_timeline> power_timeline;
 };
 
 // The first reported value of that name, or nullptr.

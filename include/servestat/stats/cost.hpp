@@ -380,7 +380,8 @@ inline run_cost cost_of_totals(const run_rates& r, std::optional<double> good_ou
 // One figure of a configuration measured by several runs: the mean of the runs' costs and Student's t
 // interval over them (stats/run_spread.hpp). Every run must have the figure: a mean of the runs that
 // had good tokens would hide the one that had none.
-inline cost_figure figure_between_runs(std::span<const cost_figure* const> runs, double confidence) {
+inline cost_figure figure_between_runs(std::span<const cost_figure* const> runs, double confidence,
+                                       const char* what = "costs") {
     cost_figure out;
     out.runs = runs.size();
     out.method = fmt::format("between {} runs", runs.size());
@@ -395,12 +396,12 @@ inline cost_figure figure_between_runs(std::span<const cost_figure* const> runs,
     }
     const auto s = spread_of_runs(values, confidence);
     if (!s) {
-        out.why = "a run's cost is not finite";
+        out.why = "a run's figure is not finite";
         return out;
     }
     out.value = s->mean;
     if (!s->mean_ci) out.why = "fewer than 2 runs";
-    else if (!(s->mean_ci->low > 0)) out.why = "the runs' costs lie so far apart that the interval reaches 0";
+    else if (!(s->mean_ci->low > 0)) out.why = fmt::format("the runs' {} lie so far apart that the interval reaches 0", what);
     else out.ci = s->mean_ci;
     return out;
 }

@@ -19,6 +19,7 @@
 #include "servestat/stats/cold_start.hpp"  // cold_start, detect_cold_start
 #include "servestat/stats/compensated_sum.hpp" // compensated_sum
 #include "servestat/stats/cost.hpp"        // deployment_price, run_cost, cost_of_run, span_of_requests
+#include "servestat/stats/energy.hpp"      // run_energy, energy_of_run
 #include "servestat/stats/error_kinds.hpp" // error_count, count_errors
 #include "servestat/stats/goodput.hpp"     // slo, count_good
 #include "servestat/stats/steady_state.hpp" // steady_state_detection, detect_steady_state
@@ -35,6 +36,7 @@ struct stats_options {
     subset_options subsets;
     std::vector<slo> slos; // goodput is computed only when some are given
     std::optional<deployment_price> price; // cost per token is computed only when given (--cost-per-hour)
+    std::string power_metric; // --power-metric: the gauge in W energy per token integrates (energy.hpp)
     std::size_t threads = 0; // summaries computed side by side on this many threads; 0 = all cores
 };
 
@@ -130,6 +132,8 @@ struct run_stats {
     // no percentiles and no comparisons.
     std::optional<double> server_spec_acceptance, server_draft_acceptance;
     std::optional<run_cost> cost; // with a price: USD per 1M tokens (cost.hpp)
+    // Where the run's power was sampled or its tool reported its energy: J per token (energy.hpp).
+    std::optional<run_energy> energy;
 };
 
 // The summary of one metric in one subset; nullptr when the subset does not exist.
@@ -406,11 +410,11 @@ inline run_stats analyze(const run& r, const stats_options& o = {}) {
         if (out.requests > 0) gs.share = static_cast<double>(g.good) / static_cast<double>(out.requests);
         out.goodput = gs;
     }
-    if (o.price) {
-        const run_rates rates{out.duration, out.duration_from == duration_source::requests, out.requests > 0 && out.ok == 0,
-                              out.output_tps, out.total_tps};
-        out.cost = cost_of_run(t, rates, *o.price, o.slos, o.summary.confidence);
-    }
+    const run_rates rates{out.duration, out.duration_from == duration_source::requests, out.requests > 0 && out.ok == 0,
+                          out.output_tps, out.total_tps};
+    if (o.price) out.cost = cost_of_run(t, rates, *o.price, o.slos, o.summary.confidence);
+    energy_inputs energy{rates, !o.slos.empty(), std::nullopt, 0, o.power_metric, o.summary.confidence};
+    out.energy = energy_of_run(r.meta, &t, energy, o.slos);
 
     return out;
 }
