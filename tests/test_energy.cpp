@@ -13,6 +13,7 @@
 
 #include "servestat/core/request_table.hpp"    // request_table, request_record
 #include "servestat/ingest/metrics_timeline.hpp" // server_timeline
+#include "servestat/report/energy_view.hpp"    // format_joules, energy_text, energy_line
 #include "servestat/stats/run_stats.hpp"       // analyze, stats_options
 
 namespace test_energy {
@@ -235,6 +236,28 @@ TEST_CASE("energy between runs: Student's t over the runs' figures") {
 
     const run_energy* with_missing[] = {&a, nullptr};
     CHECK_FALSE(energy_between_runs(with_missing));
+}
+
+TEST_CASE("energy is shown to three significant digits, the interval to the value's decimals") {
+    CHECK(report::format_joules(0.41234) == "0.412 J");
+    CHECK(report::format_joules(12.34) == "12.3 J");
+    CHECK(report::format_joules(1234.4) == "1234 J");
+    energy_figure f;
+    f.value = 2;
+    f.ci = interval{1.6488, 2.3512};
+    CHECK(report::energy_text(f) == "2.00 J (1.65–2.35)");
+    run_energy e;
+    e.joules = 500;
+    e.mean_watts = 100;
+    e.source = "DCGM_FI_DEV_POWER_USAGE (W gauge, trapezoid rule) on run.power-timeline.jsonl";
+    e.per_output_token = f;
+    e.per_output_token.method = "batch means over 5 windows of 1 s; lag-1 autocorrelation -0.50";
+    e.output_tokens_per_joule.value = 0.5;
+    e.output_tokens_per_joule.ci = interval{1 / 2.3512, 1 / 1.6488};
+    CHECK(report::energy_line(e) ==
+          "  energy: 2.00 J per output token (1.65–2.35), 0.5 output tokens per J (0.425–0.607); 95% CI by batch means "
+          "over 5 windows of 1 s; lag-1 autocorrelation -0.50; 100 W on average, from DCGM_FI_DEV_POWER_USAGE (W gauge, "
+          "trapezoid rule) on run.power-timeline.jsonl\n");
 }
 
 TEST_CASE("energy per token: without power samples or a reported energy there is none") {

@@ -17,6 +17,7 @@
 #include "servestat/core/run.hpp"               // run_kind
 #include "servestat/core/utf8.hpp"              // shortened_text
 #include "servestat/report/cost_view.hpp"       // report::cost_line, report::sweep_cost_sentence
+#include "servestat/report/energy_view.hpp"     // report::energy_line, report::sweep_energy_sentence
 #include "servestat/report/few_samples.hpp"     // report::few_samples_note
 #include "servestat/stats/breakdown.hpp"        // breakdown
 #include "servestat/stats/client_limits.hpp"    // check_client, client_limit_sentence
@@ -108,6 +109,7 @@ inline std::string run_heading(const run_stats& r) {
     }
     out += speculation_line(r);
     if (r.cost) out += report::cost_line(*r.cost);
+    if (r.energy) out += report::energy_line(*r.energy);
     return out;
 }
 
@@ -259,6 +261,7 @@ inline std::string format_sweep_tables(const std::vector<sweep_analysis>& sweeps
                                cost_cell(row));
         }
         if (const std::string cost = report::sweep_cost_sentence(a); !cost.empty()) out += "  " + cost + "\n";
+        if (const std::string energy = report::sweep_energy_sentence(a); !energy.empty()) out += "  " + energy + "\n";
         out += detail::knee_lines(a) + detail::capacity_lines(a);
         for (const auto& f : a.findings) out += "  finding: " + f + "\n";
     }

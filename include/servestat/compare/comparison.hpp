@@ -21,6 +21,7 @@
 #include "servestat/core/errors.hpp"          // usage_error
 #include "servestat/experiment/design.hpp"    // read_design, runs_as_designed, design_options
 #include "servestat/stats/cost.hpp"           // run_cost, cost_between_runs
+#include "servestat/stats/energy.hpp"         // run_energy, energy_between_runs
 #include "servestat/sweep/sweep_analysis.hpp" // analyze_sweep, sweep_analysis, find_sweeps
 
 namespace servestat {
@@ -133,13 +134,18 @@ inline std::vector<const run_stats*> stats_of(std::span<const run_stats> stats, 
     return out;
 }
 
-// A side pooled from several runs has no clock of its own, so no cost of its own: the cost is taken
-// between its runs instead (stats/cost.hpp), as a replicated sweep level's is.
+// A side pooled from several runs has no clock of its own, so no cost or energy of its own: each is
+// taken between its runs instead (stats/cost.hpp, stats/energy.hpp), as a replicated sweep level's is.
 inline void cost_between_pooled(run_stats& pooled, std::span<const run_stats* const> runs) {
     if (runs.size() < 2) return;
     std::vector<const run_cost*> costs;
-    for (const auto* r : runs) costs.push_back(r->cost ? &*r->cost : nullptr);
+    std::vector<const run_energy*> energies;
+    for (const auto* r : runs) {
+        costs.push_back(r->cost ? &*r->cost : nullptr);
+        energies.push_back(r->energy ? &*r->energy : nullptr);
+    }
     pooled.cost = cost_between_runs(costs);
+    pooled.energy = energy_between_runs(energies);
 }
 
 // Whether a side's design is one point measured by every run: replicates (same settings, same

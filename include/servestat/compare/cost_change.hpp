@@ -10,7 +10,8 @@
 #include <utility>     // std::move
 #include <vector>      // std::vector
 
-#include "servestat/stats/cost.hpp" // run_cost, cost_figure, find_cost_figure
+#include "servestat/stats/cost.hpp"   // run_cost, cost_figure, find_cost_figure
+#include "servestat/stats/energy.hpp" // run_energy
 
 namespace servestat {
 
@@ -58,6 +59,30 @@ inline std::vector<cost_change> compare_costs(const std::optional<run_cost>& bef
         if (c.before.value && c.after.value) {
             c.delta = *c.after.value - *c.before.value;
             c.relative = *c.after.value / *c.before.value - 1; // costs are positive
+        }
+        c.result = judge_costs(c.before, c.after);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+// Energy per token before and after, judged as cost is (lower is better, a verdict only where the
+// intervals do not overlap): J per output token, and per good output token where either side has it.
+// Tokens per J is the first's inverse, so it adds no row.
+inline std::vector<cost_change> compare_energy(const std::optional<run_energy>& before, const std::optional<run_energy>& after) {
+    std::vector<cost_change> out;
+    const auto figure = [](const std::optional<run_energy>& e, bool good) -> const cost_figure* {
+        if (!e || !e->joules) return nullptr;
+        return good ? (e->per_good_output_token ? &*e->per_good_output_token : nullptr) : &e->per_output_token;
+    };
+    for (const bool good : {false, true}) {
+        const cost_figure *b = figure(before, good), *a = figure(after, good);
+        if (!b && !a) continue;
+        cost_change c{good ? "per_good_output_token" : "per_output_token", b ? *b : cost_figure{}, a ? *a : cost_figure{},
+                      std::nullopt, std::nullopt, cost_verdict::not_shown_to_differ};
+        if (c.before.value && c.after.value) {
+            c.delta = *c.after.value - *c.before.value;
+            c.relative = *c.after.value / *c.before.value - 1;
         }
         c.result = judge_costs(c.before, c.after);
         out.push_back(std::move(c));

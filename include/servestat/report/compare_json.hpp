@@ -7,7 +7,7 @@
 #include <vector>   // std::vector
 
 #include "servestat/compare/comparison.hpp" // comparison, comparison_options
-#include "servestat/compare/cost_change.hpp" // compare_costs
+#include "servestat/compare/cost_change.hpp" // compare_costs, compare_energy
 #include "servestat/compare/gate.hpp"       // gate_rule, gate_failure
 #include "servestat/report/stats_json.hpp"  // json, options_to_json, to_json(sweep_analysis)
 
@@ -88,10 +88,9 @@ inline json to_json(const runs_as_unit& r) {
 
 // The costs of a compared pair (compare/cost_change.hpp): each side's, and the changes with their
 // verdicts; null when neither side has a price.
-inline json cost_changes_json(const std::optional<run_cost>& before, const std::optional<run_cost>& after) {
-    if (!before && !after) return nullptr;
+inline json figure_changes_json(const std::vector<cost_change>& figures) {
     json changes = json::array();
-    for (const auto& c : compare_costs(before, after))
+    for (const auto& c : figures)
         changes.push_back({{"name", c.name},
                            {"before", or_null(c.before.value)},
                            {"after", or_null(c.after.value)},
@@ -100,7 +99,20 @@ inline json cost_changes_json(const std::optional<run_cost>& before, const std::
                            {"change", or_null(c.delta)},
                            {"relative_change", or_null(c.relative)},
                            {"verdict", std::string(to_string(c.result))}});
-    return {{"before", cost_json(before)}, {"after", cost_json(after)}, {"changes", std::move(changes)}};
+    return changes;
+}
+
+inline json cost_changes_json(const std::optional<run_cost>& before, const std::optional<run_cost>& after) {
+    if (!before && !after) return nullptr;
+    return {{"before", cost_json(before)}, {"after", cost_json(after)}, {"changes", figure_changes_json(compare_costs(before, after))}};
+}
+
+// The energy per token of a compared pair, likewise; null when neither side has an energy.
+inline json energy_changes_json(const std::optional<run_energy>& before, const std::optional<run_energy>& after) {
+    if (!before && !after) return nullptr;
+    return {{"before", energy_json(before)},
+            {"after", energy_json(after)},
+            {"changes", figure_changes_json(compare_energy(before, after))}};
 }
 
 inline json to_json(const compared_pair& p) {
@@ -111,7 +123,8 @@ inline json to_json(const compared_pair& p) {
             {"after", run_identity(p.comparison.after)},
             {"changes", std::move(changes)},
             {"runs_as_unit", p.runs ? to_json(*p.runs) : json(nullptr)},
-            {"cost", cost_changes_json(p.comparison.before.cost, p.comparison.after.cost)}};
+            {"cost", cost_changes_json(p.comparison.before.cost, p.comparison.after.cost)},
+            {"energy", energy_changes_json(p.comparison.before.energy, p.comparison.after.energy)}};
 }
 
 inline json capacity_side(const slo_capacity& c) {

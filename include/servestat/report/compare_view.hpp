@@ -23,6 +23,7 @@
 #include "servestat/report/change_text.hpp"  // signed_percent, value_text, readable_name, ...
 #include "servestat/report/compare_json.hpp" // comparison_document, gate_outcome, json
 #include "servestat/report/cost_view.hpp"    // cost_change_rows, cost_verdict_terms
+#include "servestat/report/energy_view.hpp"  // energy_change_rows, energy_verdict_terms
 #include "servestat/report/digest.hpp"       // merge_changes, change_findings, findings_view, kpi_rows, summary_view, add_kpi_cost_view
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/plot_file.hpp"    // plot_file
@@ -480,6 +481,7 @@ inline json pair_view(const comparison& c, const compared_pair& p) {
         subsets.back()["rows"].push_back(change_row(x, x.metric + " " + x.statistic));
     }
     for (auto& row : cost_change_rows(rc.before.cost, rc.after.cost)) run_rows.push_back(std::move(row));
+    for (auto& row : energy_change_rows(rc.before.energy, rc.after.energy)) run_rows.push_back(std::move(row));
     return {{"heading", pair_heading(c, p)}, {"has_load", p.load.has_value()},
             {"load", p.load ? format_load(param_of(c), *p.load) : std::string()},
             {"before", identity(rc.before)}, {"after", identity(rc.after)}, {"run_rows", run_rows},
@@ -505,6 +507,8 @@ inline json summary_rows(const comparison& c) {
         for (const auto& name : names)
             if (const change* x = find_change(p.comparison, name)) rows.push_back(change_row(*x, readable_name(*x), pair));
         for (auto& row : cost_change_rows(p.comparison.before.cost, p.comparison.after.cost, pair)) rows.push_back(std::move(row));
+        for (auto& row : energy_change_rows(p.comparison.before.energy, p.comparison.after.energy, pair))
+            rows.push_back(std::move(row));
     }
     return rows;
 }
@@ -923,6 +927,11 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
         const std::string terms = view["verdict_terms"].get<std::string>();
         view["verdict_terms"] = terms.empty() ? std::string(cost_verdict_terms) : terms + " " + cost_verdict_terms;
     }
+    if (std::any_of(c.pairs.begin(), c.pairs.end(),
+                    [](const compared_pair& p) { return p.comparison.before.energy || p.comparison.after.energy; })) {
+        const std::string terms = view["verdict_terms"].get<std::string>();
+        view["verdict_terms"] = terms.empty() ? std::string(energy_verdict_terms) : terms + " " + energy_verdict_terms;
+    }
     // The KPI table's interval note already says what the dagger marks (a value with too few requests
     // beyond it for an interval), with the counts; a second note would tell it again.
     view["has_few_samples"] = view["kpi_interval_note"].is_null() &&
@@ -930,6 +939,7 @@ inline json compare_view_model(const comparison& c, const comparison_options& o,
                                shows_few_samples(view["sweep"]) || shows_few_samples(view["findings"]) ||
                                shows_few_samples(view["all_findings"]));
     add_kpi_cost_view(view, kpi_sources); // after: its note says nothing of the dagger
+    add_kpi_energy_view(view, kpi_sources);
     return view;
 }
 

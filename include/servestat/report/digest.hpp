@@ -21,6 +21,7 @@
 #include "servestat/compare/compare.hpp"      // change, verdict
 #include "servestat/report/change_text.hpp"   // signed_percent, value_text, readable_name, p_clause
 #include "servestat/report/cost_view.hpp"     // add_kpi_cost, price_text, good_output_figure
+#include "servestat/report/energy_view.hpp"   // add_kpi_energy, energy_source_text, good_energy_figure
 #include "servestat/report/few_samples.hpp"   // few_samples_mark_of, marked_seconds
 #include "servestat/report/format.hpp"        // format_seconds, format_share, missing_value, format_interval
 #include "servestat/report/intervals.hpp"     // percentile_ci, few_samples_mark_unless_ci, interval_note
@@ -194,6 +195,7 @@ inline json reported_kpi_row(const std::string& name, const run_stats& r, const 
     add_kpi_intervals(row, nullptr, "all");
     add_kpi_with_failed(row, nullptr, "all");
     add_kpi_cost(row, &r);
+    add_kpi_energy(row, &r);
     return row;
 }
 
@@ -208,6 +210,7 @@ inline json failed_kpi_row(const std::string& name, const run_stats& r) {
     add_kpi_intervals(row, nullptr, "all");
     add_kpi_with_failed(row, nullptr, "all");
     add_kpi_cost(row, &r);
+    add_kpi_energy(row, &r);
     return row;
 }
 
@@ -279,6 +282,7 @@ inline json kpi_rows(std::span<const kpi_source> sources, const std::vector<slo>
             detail::add_kpi_intervals(rows.back(), &r, subset);
             detail::add_kpi_with_failed(rows.back(), &r, subset);
             add_kpi_cost(rows.back(), &r, whole); // cost belongs to the run, as its rates do
+            add_kpi_energy(rows.back(), &r, whole);
             first = false;
         }
     }
@@ -321,6 +325,51 @@ inline void add_kpi_cost_view(json& view, std::span<const kpi_source> sources) {
     view["has_kpi_cost"] = any;
     view["has_kpi_cost_good"] = good;
     const std::string note = kpi_cost_note(sources);
+    if (note.empty()) return;
+    json& intervals = view["kpi_interval_note"];
+    intervals = intervals.is_string() ? json(intervals.get<std::string>() + " " + note) : json(note);
+}
+
+// Under the KPI table where it shows energy: what the columns count, where each run's energy came
+// from, what the parentheses are, and why a figure has no interval or no value. Empty when no
+// source has an energy.
+inline std::string kpi_energy_note(std::span<const kpi_source> sources) {
+    const run_energy* first = nullptr;
+    std::vector<std::string> reasons, origins;
+    const auto add = [](std::vector<std::string>& list, const std::string& text) {
+        if (!text.empty() && std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
+    };
+    for (const auto& s : sources) {
+        const auto& e = s.stats->energy;
+        if (!e) continue;
+        if (!first) first = &*e;
+        add(origins, s.name + ": " + energy_source_text(*e));
+        for (const energy_figure* f : {output_energy_figure(e), good_energy_figure(e)})
+            if (f && f->value && !f->ci) add(reasons, f->why);
+    }
+    if (!first) return {};
+    std::string out = "J / out tok: the GPUs' energy over the run per output token";
+    if (std::any_of(sources.begin(), sources.end(), [](const kpi_source& s) { return good_energy_figure(s.stats->energy); }))
+        out += "; J / good out tok: per output token of the requests that met every SLO";
+    out += fmt::format(". In parentheses the {:g}% interval: batch means of energy against tokens over time windows within "
+                       "a run, Student's t between runs where one configuration ran more than once "
+                       "(docs/metrics.md#energy-per-token).",
+                       100 * first->confidence);
+    for (std::size_t i = 0; i < origins.size() && i < 3; ++i) out += (i == 0 ? " Power: " : "; ") + origins[i];
+    if (origins.size() > 3) out += fmt::format("; and {} more runs (report.json, runs[].energy)", origins.size() - 3);
+    if (!origins.empty()) out += ".";
+    std::string why;
+    for (std::size_t i = 0; i < reasons.size() && i < 3; ++i) why.append(why.empty() ? "" : "; ").append(reasons[i]);
+    return why.empty() ? out : out + " Without an interval: " + why + ".";
+}
+
+// The KPI view's energy flags and note, as add_kpi_cost_view's.
+inline void add_kpi_energy_view(json& view, std::span<const kpi_source> sources) {
+    view["has_kpi_energy"] = std::any_of(sources.begin(), sources.end(),
+                                         [](const kpi_source& s) { return s.stats->energy.has_value(); });
+    view["has_kpi_energy_good"] = std::any_of(sources.begin(), sources.end(),
+                                              [](const kpi_source& s) { return good_energy_figure(s.stats->energy); });
+    const std::string note = kpi_energy_note(sources);
     if (note.empty()) return;
     json& intervals = view["kpi_interval_note"];
     intervals = intervals.is_string() ? json(intervals.get<std::string>() + " " + note) : json(note);

@@ -149,6 +149,25 @@ inline json to_json(const run_cost& c) {
 
 inline json cost_json(const std::optional<run_cost>& c) { return c ? to_json(*c) : json(nullptr); }
 
+// A run's energy per token (stats/energy.hpp): where it came from, the joules and mean power over
+// the run, and its figures as cost's (J per output token, output tokens per J, J per good output
+// token); `why` where the source is there but gave no energy.
+inline json to_json(const run_energy& e) {
+    json notes = json::array();
+    for (const auto& n : e.notes) notes.push_back(n);
+    return {{"source", e.source.empty() ? json(nullptr) : json(e.source)},
+            {"why", e.joules || e.why.empty() ? json(nullptr) : json(e.why)},
+            {"confidence", e.confidence},
+            {"joules", or_null(e.joules)},
+            {"mean_watts", or_null(e.mean_watts)},
+            {"notes", std::move(notes)},
+            {"j_per_output_token", e.joules ? to_json(e.per_output_token) : json(nullptr)},
+            {"output_tokens_per_j", e.joules ? to_json(e.output_tokens_per_joule) : json(nullptr)},
+            {"j_per_good_output_token", e.joules && e.per_good_output_token ? to_json(*e.per_good_output_token) : json(nullptr)}};
+}
+
+inline json energy_json(const std::optional<run_energy>& e) { return e ? to_json(*e) : json(nullptr); }
+
 inline json to_json(const std::vector<reported_value>& reported) {
     json out = json::array();
     for (const auto& v : reported) out.push_back({{"name", v.name}, {"value", v.value}, {"unit", v.unit}});
@@ -260,6 +279,7 @@ inline json to_json(const run_stats& r) {
                                                         : *r.goodput)
                               : json(nullptr)},
         {"cost", detail::cost_json(r.cost)},
+        {"energy", detail::energy_json(r.energy)},
         {"errors", std::move(errors)},
         {"tokens", {{"prompt", detail::to_json(r.prompt_tokens)}, {"output", detail::to_json(r.output_tokens)}}},
         {"server_spec_acceptance", detail::or_null(r.server_spec_acceptance)},
@@ -353,6 +373,7 @@ inline json to_json(const sweep_analysis& a) {
         }
         p["few_samples"] = std::move(few);
         p["cost"] = detail::cost_json(row.cost); // a level run more than once: between its runs
+        p["energy"] = detail::energy_json(row.energy);
         if (row.replicates > 1) { // the median above, and the range it comes from
             json spread = json::object();
             for (std::size_t i = 0; i < columns.size() && i < row.low.size(); ++i)
@@ -460,7 +481,7 @@ inline json stats_document(std::span<const run_stats> runs, const stats_options&
         for (const std::size_t i : g.runs) labels.push_back(runs[i].meta.label);
         for (const auto& [column, spread] : g.statistics) between[column] = detail::to_json(spread);
         all_replicates.push_back({{"runs", g.runs}, {"labels", std::move(labels)}, {"between_runs", std::move(between)},
-                                  {"cost", detail::cost_json(g.cost)}});
+                                  {"cost", detail::cost_json(g.cost)}, {"energy", detail::energy_json(g.energy)}});
     }
     json out = {{"servestat", "stats"}, {"version", stats_json_version}, {"options", options_to_json(o)}};
     if (!design.is_null()) out["design"] = std::move(design);

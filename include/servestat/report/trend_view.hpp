@@ -28,6 +28,7 @@
 #include "servestat/report/format.hpp"       // format_seconds, format_share, missing_value
 #include "servestat/report/time_split_view.hpp" // split_rows
 #include "servestat/report/cost_view.hpp"    // cost_text, good_output_figure
+#include "servestat/report/energy_view.hpp"  // energy_text, good_energy_figure, output_energy_figure
 #include "servestat/report/plot_file.hpp"    // plot_file
 #include "servestat/stats/run_validity.hpp"   // run_failed_entirely
 
@@ -344,6 +345,7 @@ inline json trend_document(const trend& t, std::span<const run> runs, const comp
                         {"rps", parts::or_null(r.rps)},
                         {"output_tps", parts::or_null(r.output_tps)},
                         {"cost", servestat::detail::cost_json(r.cost)},
+                        {"energy", servestat::detail::energy_json(r.energy)},
                         {"e2e", parts::statistics_json(r, metric::e2e)},
                         {"ttft", parts::statistics_json(r, metric::ttft)},
                         {"vs_previous", parts::changes_json(s.vs_previous)},
@@ -373,6 +375,17 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
         const auto& cost = t.steps[k].stats.cost;
         const cost_figure* f = good ? good_output_figure(cost) : cost ? &cost->per_1m_output : nullptr;
         rows[k]["cost"] = f ? cost_text(*f) : std::string(missing_value);
+    }
+    // Likewise each run's energy per good output token, where some run's power was sampled.
+    bool energy = false, energy_good = false;
+    for (const auto& s : t.steps) {
+        energy = energy || output_energy_figure(s.stats.energy) != nullptr;
+        energy_good = energy_good || good_energy_figure(s.stats.energy) != nullptr;
+    }
+    for (std::size_t k = 0; k < t.steps.size(); ++k) {
+        const auto& e = t.steps[k].stats.energy;
+        const energy_figure* f = energy_good ? good_energy_figure(e) : output_energy_figure(e);
+        rows[k]["energy"] = f ? energy_text(*f) : std::string(missing_value);
     }
     json split = json::array(); // each run's time split by the server's clock, oldest first
     bool client_wait = false, whole = false;
@@ -405,6 +418,8 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"rows", std::move(rows)},
             {"has_cost", priced},
             {"cost_per_good", good}, // the column's head: "$ / 1M good out", else "$ / 1M out"
+            {"has_energy", energy},
+            {"energy_per_good", energy_good}, // "J / good out tok", else "J / out tok"
             {"has_time_split", !split.empty()},
             {"time_split_client_wait", client_wait},
             {"time_split_prefill", split_prefill_heading(whole)},
@@ -416,6 +431,7 @@ inline json trend_view_model(const trend& t, std::span<const run> runs, const co
             {"plots", std::move(plot_list)},
             {"stats", trend_document(t, runs, o)}};
     add_kpi_cost_view(view, kpi);
+    add_kpi_energy_view(view, kpi);
     return view;
 }
 

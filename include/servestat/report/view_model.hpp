@@ -16,6 +16,7 @@
 #include "servestat/core/thousands.hpp"     // thousands
 #include "servestat/core/utf8.hpp"          // shortened_text
 #include "servestat/report/cost_view.hpp"   // sweep_cost_sentence
+#include "servestat/report/energy_view.hpp" // sweep_energy_sentence
 #include "servestat/report/driver_view.hpp" // connections_text, cancelled_text, turn_rows, turns_text, *_summary_text
 #include "servestat/report/few_samples.hpp" // few_samples_mark_of, few_samples_note
 #include "servestat/report/findings.hpp"    // derive_findings
@@ -466,10 +467,12 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
         v["title"] = titles[i];
         v["sentence"] = detail::sweep_sentence(sweeps[i], i, sweeps.size() == 1, common);
         // With a price, where the cost per good token is lowest follows (docs/metrics.md#cost-per-token).
-        if (const std::string cost = sweep_cost_sentence(sweeps[i]); !cost.empty())
-            v["sentence"] = v["sentence"].is_string() && !v["sentence"].get<std::string>().empty()
-                                ? json(v["sentence"].get<std::string>() + " " + cost)
-                                : json(cost);
+        // Where the power was sampled, where the energy per good token is lowest (#energy-per-token).
+        for (const std::string& more : {sweep_cost_sentence(sweeps[i]), sweep_energy_sentence(sweeps[i])})
+            if (!more.empty())
+                v["sentence"] = v["sentence"].is_string() && !v["sentence"].get<std::string>().empty()
+                                    ? json(v["sentence"].get<std::string>() + " " + more)
+                                    : json(more);
         sweep_views.push_back(std::move(v));
     }
     json grid_views = json::array();
@@ -538,6 +541,7 @@ inline json build_view_model(const std::vector<analysed_run>& runs, const stats_
             {"has_groups", false}, // report --group-by sets it and adds "group_view"
             {"stats", std::move(stats_json)}};
     add_kpi_cost_view(view, kpi_sources);
+    add_kpi_energy_view(view, kpi_sources);
     return view;
 }
 

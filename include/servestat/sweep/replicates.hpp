@@ -13,6 +13,7 @@
 #include <vector>   // std::vector
 
 #include "servestat/stats/cost.hpp"           // run_cost, cost_between_runs
+#include "servestat/stats/energy.hpp"         // run_energy, energy_between_runs
 #include "servestat/stats/run_spread.hpp"     // run_spread, spread_of_runs
 #include "servestat/sweep/sweep.hpp"          // detail::curve_key, sweep_value
 #include "servestat/sweep/sweep_analysis.hpp" // sweep_analysis, sweep_table_columns
@@ -41,12 +42,14 @@ struct replicate_group {
     std::vector<std::pair<std::string, run_spread>> statistics;
     // With a price: the cost per token between the runs (stats/cost.hpp), when every run has one.
     std::optional<run_cost> cost;
+    // Where the runs' power was sampled: the energy per token between them (stats/energy.hpp).
+    std::optional<run_energy> energy;
 };
 
 namespace detail {
 
 inline replicate_group spread_of_group(std::span<const run_stats> runs, std::vector<std::size_t> members, double confidence) {
-    replicate_group g{std::move(members), {}, {}, std::nullopt};
+    replicate_group g{std::move(members), {}, {}, std::nullopt, std::nullopt};
     g.label = runs[g.runs.front()].meta.label;
     for (const auto& column : sweep_table_columns()) {
         std::vector<double> values;
@@ -58,6 +61,9 @@ inline replicate_group spread_of_group(std::span<const run_stats> runs, std::vec
     std::vector<const run_cost*> costs;
     for (const std::size_t i : g.runs) costs.push_back(runs[i].cost ? &*runs[i].cost : nullptr);
     g.cost = cost_between_runs(costs);
+    std::vector<const run_energy*> energies;
+    for (const std::size_t i : g.runs) energies.push_back(runs[i].energy ? &*runs[i].energy : nullptr);
+    g.energy = energy_between_runs(energies);
     return g;
 }
 

@@ -21,6 +21,7 @@
 
 #include "servestat/core/iso_time.hpp"  // parse_utc_time, utc_time
 #include "servestat/stats/cost.hpp"      // run_cost, cost_between_runs
+#include "servestat/stats/energy.hpp"    // run_energy, energy_between_runs
 #include "servestat/stats/goodput.hpp"   // slo
 #include "servestat/stats/run_validity.hpp" // check_run_validity, run_validity
 #include "servestat/stats/run_spread.hpp" // run_spread, spread_of_runs
@@ -70,6 +71,8 @@ struct sweep_row {
     // With a price: the level's cost per token, a run's own, or for a level run more than once the
     // mean over its runs with Student's t interval between them (stats/cost.hpp).
     std::optional<run_cost> cost;
+    // Where the runs' power was sampled: the level's energy per token, likewise (stats/energy.hpp).
+    std::optional<run_energy> energy;
 };
 
 // A level whose throughput collapsed while its median latency held: a few slow requests set the
@@ -176,6 +179,13 @@ inline std::optional<double> replicate_median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// A level's energy per token: its run's own, or between its runs; none unless every run has one.
+inline std::optional<run_energy> level_energy(const std::vector<const run_stats*>& level) {
+    std::vector<const run_energy*> energies;
+    for (const auto* r : level) energies.push_back(r->energy ? &*r->energy : nullptr);
+    return energy_between_runs(energies);
 }
 
 // A level's cost: its run's own, or between its runs; none unless every run has one.
@@ -744,6 +754,7 @@ inline sweep_analysis analyze_sweep(const sweep& s, std::span<const run_stats> r
             row.between_runs.push_back(per_run.size() >= 2 ? spread_of_runs(per_run, replicate_confidence) : std::nullopt);
         }
         row.cost = detail::level_cost(level);
+        row.energy = detail::level_energy(level);
         a.rows.push_back(std::move(row));
     }
     // Throughput rises and flattens; the tail blows up. TTFT may do either (under an open-loop

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""CLI tests for energy per token (issue 50 part 6): the GPUs' energy from the DCGM series on a run's
+/metrics timelines (or --power-metric) → J per output token, output tokens per J and J per good output
+token, with their intervals, in stats (JSON and text), the report's KPI table, compare and the trend.
+
+The logs and timelines are written here, so every figure is known by construction: 25 requests end in
+five windows of 1 s (5 per window, 8, 12, 10, 10 and 10 output tokens each: 40, 60, 50, 50, 50 per
+window), and a failed request spans the run, [0, 5] s. A DCGM energy counter rising at 150 W gives
+750 J over the run, 3 J per output token; the batch-means interval of the ratio is worked out below by
+the rule of docs/metrics.md#energy-per-token, t quantiles from the published table.
+
+Usage: test_energy.py SERVESTAT_BINARY WORK_DIR   (run by ctest)
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+from checks import check, run_tests
+
+SERVESTAT, WORK = sys.argv[1], sys.argv[2]
+T_975_DF4 = 2.776445
+WINDOW_TOKENS = [40, 60, 50, 50, 50]
+
+
+def servestat(*args):
+    return subprocess.run([SERVESTAT, *args], capture_output=True, text=True)
+
+
+def as_json(res, what):
+    check(res.returncode == 0, f"{what}: exit {res.returncode}, stderr {res.stderr!r}")
+    try:
+        return json.loads(res.stdout)
+    except ValueError:
+        check(False, f"{what}: not JSON: {res.stdout[:200]!r}")
+        return {}
+
+
+def close(a, b, rel=1e-6):
+    return a is not None and b is not None and abs(a - b) <= rel * max(abs(b), 1e-12)
+
+
+def write_run(folder, label, watts, series="DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", timeline="metrics"):
+    """The five-window log X.jsonl and X.<timeline>-timeline.jsonl with `series` at `watts`, sampled each second."""
+    os.makedirs(folder, exist_ok=True)
+    log = os.path.join(folder, label + ".jsonl")
+    lines = [json.dumps({"servestat": "log", "version": 1, "run": {"label": label, "params": {}}})]
+    n = 0
+    for w, per_request in enumerate([8, 12, 10, 10, 10]):
+        for j in range(5):
+            end = w + 0.1 + 0.2 * j
+            lines.append(json.dumps({"id": str(n), "t_sched": float(w), "t_sent": float(w), "t_first": w + 0.05,
+                                     "t_end": end, "prompt_tokens": 10, "output_tokens": per_request, "status": "ok"}))
+            n += 1
+    lines.append(json.dumps({"id": "failed", "t_sched": 0.0, "t_sent": 0.0, "t_end": 5.0, "status": "error",
+                             "error": "HTTP 500"}))
+    with open(log, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    counter = series == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+    samples = [json.dumps({"servestat": "metrics-timeline", "version": 1, "url": "http://gpu:9400/metrics",
+                           "interval": 1.0, "timeout": 2.0})]
+    for t in range(6):
+        value = 5e6 + 1000 * watts * t if counter else float(watts)
+        line = {"t": float(t), "took": 0.001, "values": {series: value}}
+        if t == 0:
+            line["types"] = {series: "counter" if counter else "gauge"}
+        samples.append(json.dumps(line))
+    with open(os.path.join(folder, f"{label}.{timeline}-timeline.jsonl"), "w") as f:
+        f.write("\n".join(samples) + "\n")
+    return log
+
+
+def expected_interval(watts):
+    """J per output token and its 95% interval: window energies `watts` J each against WINDOW_TOKENS."""
+    ratio = 5 * watts / sum(WINDOW_TOKENS)
+    residuals = [watts - ratio * n for n in WINDOW_TOKENS]
+    s = math.sqrt(sum(d * d for d in residuals) / 4)
+    half = T_975_DF4 * s / (math.sqrt(5) * (sum(WINDOW_TOKENS) / 5))
+    return ratio, ratio - half, ratio + half
+
+
+def test_counter_on_the_metrics_timeline():
+    log = write_run(os.path.join(WORK, "counter"), "run-a", 150)
+    stats = as_json(servestat("stats", "--json", log), "stats --json")
+    energy = stats["runs"][0]["energy"]
+    check(energy is not None, f"an energy from the counter: {energy}")
+    if not energy:
+        return
+    value, low, high = expected_interval(150)  # 3 J per token, (2.473, 3.527)
+    check(close(energy["joules"], 750), f"150 W over 5 s = 750 J: {energy['joules']}")
+    check(close(energy["mean_watts"], 150), f"mean power 150 W: {energy['mean_watts']}")
+    figure = energy["j_per_output_token"]
+    check(close(figure["value"], value), f"J per output token {value}: {figure['value']}")
+    check(close(figure["ci"][0], low) and close(figure["ci"][1], high), f"interval ({low}, {high}): {figure['ci']}")
+    check(figure["windows"] == 5, f"five windows of 1 s: {figure}")
+    inverse = energy["output_tokens_per_j"]
+    check(close(inverse["value"], 1 / value) and close(inverse["ci"][0], 1 / high) and close(inverse["ci"][1], 1 / low),
+          f"tokens per J, the inverse with its ends swapped: {inverse}")
+    check(energy["source"].startswith("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter) on run-a.metrics-timeline.jsonl"),
+          f"the source names the series and file: {energy['source']}")
+    check(energy["j_per_good_output_token"] is None, "no SLOs, no good-token figure")
+
+    text = servestat("stats", log)
+    check(f"energy: 3.00 J per output token ({low:.2f}–{high:.2f})" in text.stdout,
+          f"the stats line gives the figure and its interval: {text.stdout!r}")
+
+
+def test_good_tokens_and_the_kpi_table():
+    log = write_run(os.path.join(WORK, "good"), "run-a", 150)
+    # e2e of request j in a window is 0.1 + 0.2 j s: e2e <= 0.4 keeps two per window, 100 output tokens.
+    stats = as_json(servestat("stats", "--json", "--slo", "e2e=0.4", log), "stats --slo")
+    good = stats["runs"][0]["energy"]["j_per_good_output_token"]
+    check(close(good["value"], 7.5), f"750 J / 100 good output tokens = 7.5 J: {good}")
+    check(good["ci"] is None and "10 requests that met every SLO ended" in (good["why"] or ""),
+          f"ten good requests are too few for windows, and it says so: {good}")
+
+    out = os.path.join(WORK, "good", "report")
+    res = servestat("report", log, "--slo", "e2e=0.4", "-o", out)
+    check(res.returncode == 0, f"report: {res.stderr}")
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    check("J / out tok" in md and "J / good out tok" in md, "the KPI table has the energy columns")
+    check("3.00 J (2.47–3.53)" in md, "the KPI cell shows the figure with its interval")
+    check("7.50 J" in md, "and the good-token figure")
+    check("150 W on average, from DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" in md, "the note names the source and mean power")
+    with open(os.path.join(out, "report.html")) as f:
+        html = f.read()
+    check("<th>J / out tok</th>" in html, "the html KPI table too")
+
+
+def test_power_metric_and_the_power_timeline():
+    folder = os.path.join(WORK, "named")
+    log = write_run(folder, "run-a", 100, series="nvidia_smi_power_draw_watts", timeline="power")
+    plain = as_json(servestat("stats", "--json", log), "stats without --power-metric")
+    check(plain["runs"][0]["energy"] is None, "a series servestat does not know is not guessed at")
+    named = as_json(servestat("stats", "--json", "--power-metric", "nvidia_smi_power_draw_watts", log), "--power-metric")
+    energy = named["runs"][0]["energy"]
+    check(energy and close(energy["j_per_output_token"]["value"], 2), f"100 W over 5 s / 250 tokens = 2 J: {energy}")
+    check(energy and "run-a.power-timeline.jsonl" in energy["source"], f"read from the power timeline: {energy}")
+    missing = as_json(servestat("stats", "--json", "--power-metric", "no_such_gauge", log), "--power-metric missing")
+    m = missing["runs"][0]["energy"]
+    check(m and m["joules"] is None and m["why"] == "--power-metric no_such_gauge: no scrape of the run's timelines has it",
+          f"a name no scrape has gives no energy, and why: {m}")
+
+
+def test_compare_before_and_after():
+    folder = os.path.join(WORK, "compare")
+    before = write_run(os.path.join(folder, "before"), "before", 150)
+    after = write_run(os.path.join(folder, "after"), "after", 100)
+    res = servestat("compare", before, after, "--json")
+    doc = as_json(res, "compare --json")
+    energy = doc["pairs"][0]["energy"] if doc.get("pairs") else None
+    check(energy is not None, f"compare.json's pair has an energy object: {energy}")
+    if not energy:
+        return
+    change = energy["changes"][0]
+    # Before 3 J (2.47–3.53), after 2 J (1.65–2.35): the intervals do not overlap.
+    _, _, after_high = expected_interval(100)
+    _, before_low, _ = expected_interval(150)
+    check(after_high < before_low, "the worked intervals do not overlap")
+    check(change["name"] == "per_output_token" and close(change["before"], 3) and close(change["after"], 2)
+          and change["verdict"] == "improved", f"3 → 2 J per token, improved: {change}")
+    out = os.path.join(folder, "report")
+    res = servestat("compare", before, after, "-o", out)
+    check(res.returncode == 0, f"compare report: {res.stderr}")
+    with open(os.path.join(out, "compare.md")) as f:
+        md = f.read()
+    check("J / output token" in md and "−1.00 J (−33.3%)" in md, "the run-level row before → after")
+
+
+if __name__ == "__main__":
+    sys.exit(run_tests(WORK, [test_counter_on_the_metrics_timeline, test_good_tokens_and_the_kpi_table,
+                              test_power_metric_and_the_power_timeline, test_compare_before_and_after]))
