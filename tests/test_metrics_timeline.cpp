@@ -205,6 +205,66 @@ TEST_CASE("a log picks its timeline up from beside it; a bad one fails the read 
     }
 }
 
+TEST_CASE("a log picks its power timeline up from beside it: its own slot, a note naming the URL, no file passed over") {
+    constexpr std::string_view log = R"({"servestat":"log","version":1,"run":{"label":"t"}})"
+                                     "\n"
+                                     R"({"t_sent":0,"t_first":0.1,"t_end":0.5,"status":"ok"})"
+                                     "\n";
+    constexpr std::string_view power_header =
+        R"({"servestat":"metrics-timeline","version":1,"url":"http://gpu-node:9400/metrics","interval":0.5,"timeout":2})";
+    CHECK(servestat::detail::power_timeline_file("d/run.jsonl") == fs::path("d/run.power-timeline.jsonl"));
+
+    const temp_file with(log, "run.jsonl");
+    // The closing scrape may share its time with the last periodic one: times never decrease, ties pass.
+    write(with.dir() / "run.power-timeline.jsonl",
+          std::string(power_header) + "\n" + R"({"t":0.0,"values":{"DCGM_FI_DEV_POWER_USAGE":500}})" "\n" +
+              R"({"t":0.5,"values":{"DCGM_FI_DEV_POWER_USAGE":510},"sets":{"DCGM_FI_DEV_POWER_USAGE":2}})" "\n" +
+              R"({"t":0.5,"values":{"DCGM_FI_DEV_POWER_USAGE":505}})" "\n");
+    const auto runs = servestat::read_logs(std::vector<std::string>{with.str()});
+    const auto& meta = runs[0].meta;
+    CHECK(meta.server_timeline == nullptr); // the server's /metrics were not sampled
+    REQUIRE(meta.power_timeline != nullptr);
+    CHECK(meta.power_timeline->url == "http://gpu-node:9400/metrics");
+    CHECK(meta.power_timeline->t == std::vector<double>{0.0, 0.5, 0.5});
+    CHECK(*meta.power_timeline->find("DCGM_FI_DEV_POWER_USAGE") == std::vector<double>{500, 510, 505});
+    CHECK(meta.source.merged == std::vector<std::string>{(with.dir() / "run.power-timeline.jsonl").string()});
+    REQUIRE(meta.notes.size() == 1);
+    CHECK(meta.notes[0] == "run.power-timeline.jsonl: the power endpoint http://gpu-node:9400/metrics sampled 3 times "
+                           "every 0.5 s from t = 0.00 s to 0.50 s (1 series by name, each summed over its label sets)");
+
+    // Beside a metrics timeline: each in its slot, the server's note first. Read as a folder, neither
+    // file is a run of its own or a file passed over.
+    write(with.dir() / "run.metrics-timeline.jsonl", lines({R"({"t":0.1,"values":{"vllm:num_requests_waiting":0}})"}));
+    std::vector<std::string> passed_over;
+    servestat::load_options o;
+    o.listed = [&](const servestat::directory_listing& l) {
+        for (const auto& f : l.passed_over) passed_over.push_back(f.path);
+    };
+    const auto folder = servestat::read_logs(std::vector<std::string>{with.dir().string()}, o);
+    REQUIRE(folder.size() == 1);
+    CHECK(passed_over.empty());
+    REQUIRE(folder[0].meta.server_timeline != nullptr);
+    REQUIRE(folder[0].meta.power_timeline != nullptr);
+    CHECK(folder[0].meta.server_timeline->t == std::vector<double>{0.1});
+    CHECK(folder[0].meta.power_timeline->t.size() == 3);
+    REQUIRE(folder[0].meta.notes.size() == 2);
+    CHECK(folder[0].meta.notes[0].starts_with("run.metrics-timeline.jsonl: the server's /metrics sampled 1 time"));
+    CHECK(folder[0].meta.notes[1].starts_with("run.power-timeline.jsonl: the power endpoint http://gpu-node:9400/metrics"));
+
+    // As strict as the metrics timeline: the file, line and field of what is wrong.
+    const temp_file bad(log, "run.jsonl");
+    write(bad.dir() / "run.power-timeline.jsonl",
+          std::string(power_header) + "\n" + R"({"t":1,"values":{}})" "\n" + R"({"t":0.5,"values":{}})" "\n");
+    try {
+        servestat::read_logs(std::vector<std::string>{bad.str()});
+        FAIL("no input_error");
+    } catch (const input_error& e) {
+        CHECK(e.file() == (bad.dir() / "run.power-timeline.jsonl").string());
+        CHECK(e.line() == 3);
+        CHECK(e.field() == "t");
+    }
+}
+
 // ---- the report's reading ----------------------------------------------------------------------
 
 TEST_CASE("the queue sentence: when waiting first lasted two scrapes, its peak, and the p99 at both times") {

@@ -11,8 +11,11 @@ them, preemptions and KV-cache usage on the p99 timeline's time axis, and its su
 queue built up and the cache filled, with the times and counts recomputed here from the file. A run
 killed with SIGKILL keeps the samples so far; a server that cannot be reached leaves gaps, counted;
 a bad line names the file, the line and the field; a sweep writes a timeline per level and a report
-of its folder lists none of them as a run or as a file passed over. No assertion depends on timing
-beyond a sanity bound on the clock's base.
+of its folder lists none of them as a run or as a file passed over. With `--power-url` a second
+simulator's /metrics stands in for NVIDIA's DCGM exporter: its samples go to X.power-timeline.jsonl
+in the same format, counted in run.end.power_timeline and noted by stats; both timelines close with a
+scrape at or after the last request's end; --power-url without --scrape-interval is a usage error. No
+assertion depends on timing beyond a sanity bound on the clock's base.
 
 Usage: test_load_scrape.py SERVESTAT_BINARY WORK_DIR [SHARED_DATA_DIR]   (run by ctest)
 """
@@ -49,6 +52,10 @@ def read_lines(file):
 
 def timeline_of(log):
     return log[:-len(".jsonl")] + ".metrics-timeline.jsonl"
+
+
+def power_timeline_of(log):
+    return log[:-len(".jsonl")] + ".power-timeline.jsonl"
 
 
 def long_workload():
@@ -277,7 +284,86 @@ def test_sweep_writes_one_per_level():
           "metrics-timeline" not in json.dumps(doc.get("left_out", [])), "no timeline listed as a run or passed over")
 
 
+def last_end(log):
+    """The latest t_end of the log's requests."""
+    return max(line["t_end"] for line in read_lines(log)[1:] if line.get("t_end") is not None)
+
+
+def test_power_url_sampled_beside_the_log():
+    sim = base.Simulator("--time-scale", "20", "--max-num-seqs", str(MAX_NUM_SEQS))
+    power = base.Simulator("--time-scale", "20")  # stands in for DCGM's exporter on a host of its own
+    os.makedirs(path("power"), exist_ok=True)
+    log = path("power/run.jsonl")
+    power_url = power.url + "/metrics"
+    try:
+        r = servestat("load", "--url", sim.url, "-q", "--workload", long_workload(), "--concurrency", 4, "-n", 12,
+                      "--heuristic-tokens", "--scrape-interval", INTERVAL, "--power-url", power_url, "-o", log)
+    finally:
+        sim.stop()
+        power.stop()
+    check(r.returncode == 0, f"load: exit {r.returncode}: {r.stderr[-600:]}")
+    file = power_timeline_of(log)
+    check(os.path.exists(file), f"{file} written beside the log: {sorted(os.listdir(path('power')))}")
+    if not os.path.exists(file):
+        return
+    lines = read_lines(file)
+    head, scrapes = lines[0], lines[1:]
+    check(head.get("servestat") == "metrics-timeline" and head.get("version") == 1 and head.get("url") == power_url
+          and head.get("interval") == INTERVAL, f"header: {head}")
+    samples = [s for s in scrapes if "values" in s]
+    failed = [s for s in scrapes if "error" in s]
+    check(len(samples) >= 2 and not failed, f"{len(samples)} samples, {len(failed)} failed")
+    ended = last_end(log)
+    # The closing scrape, taken once every request was logged: energy needs a sample past the last end.
+    check(scrapes and scrapes[-1]["t"] >= ended, f"the last power sample at {scrapes[-1]['t'] if scrapes else None} "
+                                                 f"is at or after the last request's end {ended}")
+    server_scrapes = read_lines(timeline_of(log))[1:]
+    check(server_scrapes and server_scrapes[-1]["t"] >= ended,
+          f"the /metrics timeline closes at or after the last end too: {server_scrapes[-1:]} against {ended}")
+    times = [s["t"] for s in scrapes]
+    check(all(b >= a for a, b in zip(times, times[1:])), f"times never decrease: {times}")
+    check(all("vllm:num_requests_running" in s["values"] for s in samples), "the second simulator's names")
+    end = read_lines(log)[0]["run"]["end"]
+    check(end.get("power_timeline") == {"file": "run.power-timeline.jsonl", "interval": INTERVAL,
+                                        "scrapes": len(samples), "failed": len(failed)},
+          f"run.end.power_timeline {end.get('power_timeline')} against the file's {len(samples)} samples")
+    check(end.get("metrics_timeline", {}).get("file") == "run.metrics-timeline.jsonl", "the server's own timeline too")
+    check(f"power from {power_url} sampled {len(samples)} times into run.power-timeline.jsonl" in r.stderr,
+          f"the summary line says where the power samples went: {r.stderr[-400:]}")
+
+    r = servestat("stats", log, "--json")
+    check(r.returncode == 0, f"stats: {r.stderr[-400:]}")
+    if r.returncode == 0:
+        notes = json.loads(r.stdout)["runs"][0]["notes"]
+        note = f"run.power-timeline.jsonl: the power endpoint {power_url} sampled {len(samples)} times every 0.1 s"
+        check(any(n.startswith(note) for n in notes), f"{note!r} in the notes: {notes}")
+    # Read as a folder: one run; the power timeline is neither a run nor a file passed over.
+    r = servestat("report", path("power"), "-o", path("power-report"))
+    check(r.returncode == 0, f"report of the folder: {r.stderr[-400:]}")
+    if r.returncode == 0:
+        with open(path("power-report/report.json")) as f:
+            doc = json.load(f)
+        check(len(doc["runs"]) == 1 and "power-timeline" not in json.dumps(doc.get("inputs", []))
+              and "power-timeline" not in json.dumps(doc.get("left_out", [])), "no power timeline listed as a run or passed over")
+
+
+def test_power_url_needs_scrape_interval():
+    log = path("no-interval.jsonl")
+    r = servestat("load", "--url", "http://127.0.0.1:9", "--model", "m", "--max-model-len", 4096, "--workload",
+                  long_workload(), "--concurrency", 1, "-n", 1, "--heuristic-tokens",
+                  "--power-url", "http://127.0.0.1:9400/metrics", "-o", log)
+    check(r.returncode == 2 and "--power-url" in r.stderr and "--scrape-interval" in r.stderr,
+          f"exit {r.returncode}: {r.stderr.strip()[-300:]!r}")
+    check(not os.path.exists(log) and not os.path.exists(power_timeline_of(log)), "nothing written")
+    r = servestat("load", "--url", "http://127.0.0.1:9", "--model", "m", "--max-model-len", 4096, "--workload",
+                  long_workload(), "--concurrency", 1, "-n", 1, "--heuristic-tokens", "--scrape-interval", 1,
+                  "--power-url", "gpu-node:9400/metrics", "-o", log)
+    check(r.returncode == 2 and "--power-url gpu-node:9400/metrics: expected http[s]://HOST[:PORT]/PATH" in r.stderr,
+          f"a URL without its scheme: exit {r.returncode}: {r.stderr.strip()[-300:]!r}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_queue_sampled_and_reported, test_killed_run_keeps_its_samples,
                               test_unreachable_server_leaves_gaps, test_bad_timeline_names_file_line_and_field,
-                              test_sweep_writes_one_per_level]))
+                              test_sweep_writes_one_per_level, test_power_url_sampled_beside_the_log,
+                              test_power_url_needs_scrape_interval]))

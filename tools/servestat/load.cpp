@@ -467,12 +467,28 @@ std::unique_ptr<load::run_observer> metrics_sampler_for(const load_args& a, cons
     return std::make_unique<load::metrics_sampler>(where, http_options_for(a, where), a.scrape_interval, log);
 }
 
+// The power endpoint is another host (DCGM's exporter beside the GPUs): the server's key and headers
+// are not sent there; its TLS is verified as --cacert and --insecure say.
+load::http_options power_http_options_for(const load_args& a, const load::endpoint& where) {
+    load::http_options o{.timeout = a.timeout};
+    if (where.tls) o.tls = load::make_tls_context({.ca_file = a.cacert, .insecure = a.insecure});
+    return o;
+}
+
+// --power-url: that endpoint sampled on --scrape-interval's schedule, beside the log.
+std::unique_ptr<load::run_observer> power_sampler_for(const load_args& a, const fs::path& log) {
+    auto what = load::power_endpoint(load::parse_scrape_url(a.power_url, "--power-url"), log);
+    auto options = power_http_options_for(a, what.where);
+    return std::make_unique<load::metrics_sampler>(std::move(what), std::move(options), a.scrape_interval);
+}
+
 // What watches one run (each sweep level gets its own).
 observers observers_for(const load_args& a, const run_point& point, const load::driver& driver) {
     observers out;
     out.push_back(std::make_unique<load::failure_guard>(
         load::failure_guard_options{a.max_connection_failures, a.max_error_rate, a.error_window, a.url}));
     if (a.scrape_interval > 0) out.push_back(metrics_sampler_for(a, point.log));
+    if (!a.power_url.empty()) out.push_back(power_sampler_for(a, point.log));
     out.push_back(std::make_unique<load::self_measure>());
     if (!a.until.empty())
         out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true),
@@ -558,7 +574,8 @@ load::http_options http_options_for(const load_args& a, const load::endpoint& wh
     }
     for (const auto& h : a.headers) o.headers.push_back(load::parse_header(h));
     if (where.tls) o.tls = load::make_tls_context({.ca_file = a.cacert, .insecure = a.insecure});
-    else if (!a.cacert.empty() || a.insecure) throw usage_error("--cacert and --insecure are for https:// URLs");
+    else if ((!a.cacert.empty() || a.insecure) && !a.power_url.starts_with("https://"))
+        throw usage_error("--cacert and --insecure are for https:// URLs");
     return o;
 }
 
@@ -1005,8 +1022,18 @@ load::token_counter server_token_counter_for(const std::string& url, const std::
     return counter;
 }
 
+// --power-url rides on --scrape-interval's schedule; its URL is checked before any request.
+void check_power_options(const load_args& a) {
+    if (a.power_url.empty()) return;
+    if (a.scrape_interval <= 0)
+        throw usage_error("--power-url is sampled on --scrape-interval's schedule: give --scrape-interval S as well "
+                          "(e.g. --scrape-interval 1)");
+    load::parse_scrape_url(a.power_url, "--power-url");
+}
+
 int run_load_command(const load_args& a) {
     check_auto_options(a);
+    check_power_options(a);
     load::parse_precision_targets(a.until, a.requests || a.duration || !a.trace.empty()); // usage errors before any request
     const auto where = load::parse_url(a.url);
     if (!a.sweep.empty() || !a.grid.empty()) return sweep_runner(a, where).run();

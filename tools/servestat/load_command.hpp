@@ -71,6 +71,7 @@ struct load_args {
     bool resume = false;
     bool scrape_metrics = false;
     double scrape_interval = 0; // seconds between samples of /metrics during the run; 0: none
+    std::string power_url;      // a Prometheus endpoint (DCGM's power) sampled on the same schedule; empty: none
     bool quiet = false;
 };
 

@@ -121,6 +121,9 @@ inline void add_load_options(CLI::App& cmd, load_args& a) {
     cmd.add_option("--scrape-interval", a.scrape_interval, "Sample the server's /metrics every S seconds during each "
                                                            "run, into X.metrics-timeline.jsonl beside the log X.jsonl")
         ->check(CLI::Range(0.01, 3600.0));
+    cmd.add_option("--power-url", a.power_url, "Also sample this Prometheus endpoint every --scrape-interval S, "
+                                               "e.g. the GPUs' power from DCGM's exporter, "
+                                               "http://gpu-node:9400/metrics, into X.power-timeline.jsonl");
     cmd.add_flag("-q,--quiet", a.quiet, "No progress line");
 }
 

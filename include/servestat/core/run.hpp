@@ -67,7 +67,8 @@ struct reported_value {
     std::string unit; // "s", "req/s", "tok/s", "tokens", "requests", ...
 };
 
-// The server's /metrics sampled during the run (ingest/metrics_timeline.hpp).
+// The server's /metrics sampled during the run, or another Prometheus endpoint such as the GPUs'
+// power (ingest/metrics_timeline.hpp).
 struct server_timeline;
 
 struct run_metadata {
@@ -94,7 +95,9 @@ struct run_metadata {
     // servestat load --scrape-interval: the timeline file beside the log, read whole; null when there
     // is none. Shared, so the run's statistics and views copy a pointer, not the samples.
     std::shared_ptr<const servestat::server_timeline> server_timeline;
-    // servestat load --power-url: the GPU power exporter's timeline beside the log, as server_timeline.
+    // servestat load --power-url: the power endpoint's timeline beside the log (X.power-timeline.jsonl,
+    // the same format: the GPUs' power and energy counters, e.g. DCGM's), read whole; null when there
+    // is none.
     std::shared_ptr<const servestat::server_timeline> power_timeline;
 };
 

@@ -3,6 +3,8 @@
 // The driver writes a line as each scrape ends (load/metrics_sampler.hpp), so a killed run keeps the
 // samples so far; every command that reads the log picks the file up as it does the
 // .metrics-before/after.prom scrapes, and the run carries it as run_metadata::server_timeline.
+// `--power-url URL` writes another Prometheus endpoint's samples (the GPUs' power, from NVIDIA's DCGM
+// exporter) in the same format into X.power-timeline.jsonl, carried as run_metadata::power_timeline.
 //
 // Each line holds every counter and gauge of that scrape by name, summed over its label sets as
 // prometheus_text.hpp sums them (a histogram contributes its _sum and _count); a failed scrape is a
@@ -76,6 +78,11 @@ namespace detail {
 // extension replaced, as for the .metrics-before/after.prom files).
 inline std::filesystem::path metrics_timeline_file(std::filesystem::path log) {
     return log.replace_extension(".metrics-timeline.jsonl");
+}
+
+// Where `servestat load --power-url` writes the power endpoint's timeline of the log `log`.
+inline std::filesystem::path power_timeline_file(std::filesystem::path log) {
+    return log.replace_extension(".power-timeline.jsonl");
 }
 
 // The file's first line. No key may be "log" or "summary": the file must not sniff as a servestat
@@ -289,8 +296,10 @@ inline server_timeline read_metrics_timeline(const std::filesystem::path& file) 
 
 namespace detail {
 
-inline std::string metrics_timeline_note(const std::filesystem::path& file, const server_timeline& s) {
-    std::string note = fmt::format("{}: the server's /metrics sampled {} time{}", file.filename().string(), s.scrapes(),
+// `sampled`: what the file holds samples of, as the note names it.
+inline std::string metrics_timeline_note(const std::filesystem::path& file, const server_timeline& s,
+                                         std::string_view sampled) {
+    std::string note = fmt::format("{}: {} sampled {} time{}", file.filename().string(), sampled, s.scrapes(),
                                    s.scrapes() == 1 ? "" : "s");
     if (s.interval > 0) note += fmt::format(" every {:g} s", s.interval);
     if (!s.t.empty()) note += fmt::format(" from t = {:.2f} s to {:.2f} s", s.t.front(), s.t.back());
@@ -302,16 +311,32 @@ inline std::string metrics_timeline_note(const std::filesystem::path& file, cons
     return note;
 }
 
-// Reads the timeline beside the log `log` into `meta`, when there is one. A malformed file is an
-// input_error naming it, line and field: it is read as strictly as the log.
-inline void add_metrics_timeline(run_metadata& meta, const std::filesystem::path& log) {
-    const auto file = metrics_timeline_file(log);
+// What a timeline holds samples of, as its note names it.
+inline std::string server_metrics_sampled(const server_timeline&) { return "the server's /metrics"; }
+inline std::string power_sampled(const server_timeline& s) {
+    return s.url.empty() ? "the power endpoint" : "the power endpoint " + s.url;
+}
+
+// The timeline `file` when there is one, with its note on the run and the file merged into it (so a
+// folder's reading neither takes it for a log nor lists it as passed over); null when there is none.
+// A malformed file is an input_error naming it, line and field: it is read as strictly as the log.
+inline std::shared_ptr<const server_timeline> timeline_beside(run_metadata& meta, const std::filesystem::path& file,
+                                                              std::string (*sampled)(const server_timeline&)) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) return;
+    if (!std::filesystem::is_regular_file(file, ec)) return nullptr;
     auto timeline = std::make_shared<server_timeline>(read_metrics_timeline(file));
-    meta.notes.push_back(metrics_timeline_note(file, *timeline));
+    meta.notes.push_back(metrics_timeline_note(file, *timeline, sampled(*timeline)));
     meta.source.merged.push_back(file.string());
-    meta.server_timeline = std::move(timeline);
+    return timeline;
+}
+
+// Reads the timelines beside the log `log` into `meta`, where there are: the server's /metrics
+// (--scrape-interval) and the power endpoint's (--power-url).
+inline void add_metrics_timeline(run_metadata& meta, const std::filesystem::path& log) {
+    if (auto timeline = timeline_beside(meta, metrics_timeline_file(log), server_metrics_sampled))
+        meta.server_timeline = std::move(timeline);
+    if (auto timeline = timeline_beside(meta, power_timeline_file(log), power_sampled))
+        meta.power_timeline = std::move(timeline);
 }
 
 } // namespace detail
