@@ -7,7 +7,8 @@ against vLLM's docs/features/per_request_metrics.md, in each place vLLM puts it,
 --enable-force-include-usage), the HTTP error cases (and the server still serving after
 them), keep-alive, 500 concurrent streams, clients that vanish (the engine's gauges go back to 0),
 queueing under the bad preset, the Responses API (/v1/responses: events, usage, previous_response_id),
-prefix caching (--enable-prefix-caching: cached tokens in usage and /metrics, shorter prefills), and
+prefix caching (--enable-prefix-caching: cached tokens in usage and /metrics, shorter prefills), the
+modelled GPU power (--gpu-power: DCGM's names on /metrics, the energy counter against the model), and
 SIGTERM. HTTPS is tested in test_simulate_tls.py.
 
 Expected token counts follow the documented heuristic (docs/simulator.md): a word of up to 4 ASCII
@@ -850,6 +851,82 @@ def test_kv_cache_capacity_preempts_and_metrics_show_it():
           f"a KV cache smaller than max_model_len + the null block is refused: {res.returncode} {res.stderr!r}")
 
 
+# ---- modelled GPU power (--gpu-power) -------------------------------------------------------------
+
+DCGM_SAMPLE = re.compile(r'^(DCGM_FI_DEV_[A-Z_]+)\{gpu="(\d+)",UUID="(GPU-[0-9a-f-]+)",pci_bus_id="([0-9A-F:.]+)",'
+                         r'device="nvidia(\d+)",modelName="([^"]+)",Hostname="([^"]+)"\} (\S+)$', re.M)
+
+
+def dcgm_scrape(sim):
+    """(the /metrics text, {name: {gpu: value}} of its DCGM samples, the client's clock when it came)."""
+    _, _, body = sim.request("GET", "/metrics", headers={})
+    at = time.monotonic()
+    text = body.decode()
+    samples = {}
+    for m in DCGM_SAMPLE.finditer(text):
+        name, gpu, uuid, bus, device, model, host, value = m.groups()
+        check(device == gpu and model == "servestat simulated GPU" and host == "servestat-simulate",
+              f"the exporter's labels, made up plainly: {m.group(0)}")
+        samples.setdefault(name, {})[int(gpu)] = value
+    return text, samples, at
+
+
+def energy_mj(samples):
+    """The energy counter summed over the GPUs, millijoules; each GPU's value must be whole mJ."""
+    values = samples.get("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", {})
+    check(all(re.fullmatch(r"\d+", v) for v in values.values()), f"whole millijoules: {values}")
+    return sum(int(v) for v in values.values() if v.isdigit())
+
+
+def test_modelled_gpu_power_on_metrics():
+    """--gpu-power 60:300 --gpus 2 at time scale 1: DCGM's names and labels, the idle draw over an idle
+    interval, and a lone request's energy, its busy time being its server-side e2e (docs/simulator.md)."""
+    _, _, body = server.request("GET", "/metrics", headers={})
+    check(b"DCGM_" not in body, "without --gpu-power /metrics has no DCGM names")
+    sim = Simulator("--gpu-power", "60:300", "--gpus", "2", "--enable-per-request-metrics")
+    try:
+        text, samples, t1 = dcgm_scrape(sim)
+        for name, kind, help_text in [("DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W)."),
+                                      ("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
+                                       "Total energy consumption since boot (in mJ).")]:
+            check(f"# HELP {name} {help_text}\n# TYPE {name} {kind}\n" in text, f"HELP and TYPE of {name}")
+            check(sorted(samples.get(name, {})) == [0, 1], f"one {name} sample per GPU: {samples.get(name)}")
+        uuids = set(re.findall(r'UUID="([^"]+)"', text))
+        check(len(uuids) == 2, f"each GPU its own UUID: {uuids}")
+        check(samples.get("DCGM_FI_DEV_POWER_USAGE") == {0: "60.000000", 1: "60.000000"},
+              f"idle: the idle draw, written as the exporter writes it: {samples.get('DCGM_FI_DEV_POWER_USAGE')}")
+        check(text.startswith("# HELP vllm:num_requests_running"), "vLLM's metrics come first, as before")
+        # An idle interval: 2 GPUs x 60 W, on the client's clock.
+        e1 = energy_mj(samples)
+        time.sleep(0.5)
+        _, samples, t2 = dcgm_scrape(sim)
+        e2 = energy_mj(samples)
+        expected = 2 * 60 * (t2 - t1) * 1000
+        check(abs((e2 - e1) - expected) <= 0.02 * expected + 2 * 60 * 20,
+              f"idle: {e2 - e1} mJ over {t2 - t1:.3f} s, expected {expected:.0f} (120 W)")
+        # A lone request keeps the engine busy from its arrival to its last token: queue + TTFT + decode.
+        status, _, out = sim.post("/v1/chat/completions", chat("hello there", 100, False))
+        busy = server_e2e(metrics_of(json.loads(out), "whole chat body"))
+        _, samples, t3 = dcgm_scrape(sim)
+        e3 = energy_mj(samples)
+        power = [float(v) for v in samples.get("DCGM_FI_DEV_POWER_USAGE", {}).values()]
+        check(status == 200 and 0.3 < busy < 2, f"the request's busy time: {busy:.3f} s")
+        expected = 2 * (60 * (t3 - t2) + 240 * busy) * 1000
+        check(abs((e3 - e2) - expected) <= 0.02 * expected + 2 * 60 * 20,
+              f"busy: {e3 - e2} mJ over {t3 - t2:.3f} s with {busy:.3f} s busy, expected {expected:.0f}")
+        check(len(power) == 2 and power[0] == power[1] and 60 < power[0] <= 300,
+              f"the gauge, a mean over the last second, between idle and busy after the request: {power}")
+        check(e1 <= e2 <= e3, f"the counter never goes down: {e1}, {e2}, {e3}")
+    finally:
+        sim.stop()
+    for args, why in [(["--gpus", "2"], "--gpus needs --gpu-power"),
+                      (["--gpu-power", "300:60"], "busy below idle"),
+                      (["--gpu-power", "60"], "no colon"),
+                      (["--gpu-power", "60:300", "--gpus", "0"], "no GPU")]:
+        res = subprocess.run([SERVESTAT, "simulate", "--port", "0", *args], capture_output=True, text=True, timeout=10)
+        check(res.returncode == 2 and ("gpu" in res.stderr.lower()), f"{why}: exit {res.returncode} {res.stderr!r}")
+
+
 def test_options_presets_and_overrides():
     res = subprocess.run([SERVESTAT, "simulate", "--list-presets"], capture_output=True, text=True)
     check(res.returncode == 0 and "l4-qwen2.5-3b-bad" in res.stdout and "l4-qwen2.5-3b-fair" in res.stdout,
@@ -895,5 +972,6 @@ if __name__ == "__main__":
                               test_500_concurrent_streams_all_complete,
                               test_vanished_clients_are_cancelled_and_the_server_goes_on,
                               test_bad_preset_queues_at_higher_concurrency,
-                              test_kv_cache_capacity_preempts_and_metrics_show_it, test_options_presets_and_overrides,
+                              test_kv_cache_capacity_preempts_and_metrics_show_it,
+                              test_modelled_gpu_power_on_metrics, test_options_presets_and_overrides,
                               test_sigterm_ends_streams_and_exits_0_quickly]))

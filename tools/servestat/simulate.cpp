@@ -1,6 +1,8 @@
 // `servestat simulate`: the simulated vLLM server. Its own translation unit: Beast compiles here only.
-#include <csignal> // SIGINT, SIGTERM
-#include <cstdio>  // std::fputs, std::fflush, stdout, stderr
+#include <csignal>  // SIGINT, SIGTERM
+#include <cstdio>   // std::fputs, std::fflush, stdout, stderr
+#include <optional> // std::optional
+#include <string>   // std::string
 
 #include <boost/asio/signal_set.hpp> // boost::asio::signal_set
 #include <fmt/format.h>              // fmt::format
@@ -36,6 +38,12 @@ std::string describe(const sim::engine_config& c) {
                        kv, caching);
 }
 
+std::string describe(const std::optional<sim::gpu_power_config>& power) {
+    if (!power) return {};
+    return fmt::format("; modelled GPU power on /metrics (DCGM's names): {} W idle, {} W busy, {} GPU{}",
+                       power->idle_watts, power->busy_watts, power->gpus, power->gpus == 1 ? "" : "s");
+}
+
 } // namespace
 
 int run_simulate_command(const simulate_args& a) {
@@ -54,6 +62,7 @@ int run_simulate_command(const simulate_args& a) {
     options.fail_after = a.fail_after;
     options.per_request_metrics = a.per_request_metrics;
     options.force_include_usage = a.force_include_usage;
+    options.gpu_power = simulate_gpu_power(a);
     sim::server server(options);
 
     boost::asio::signal_set signals(server.context(), SIGINT, SIGTERM);
@@ -64,7 +73,7 @@ int run_simulate_command(const simulate_args& a) {
                          : fmt::format("; failing {} of generation requests with HTTP 500 from {} s after the first",
                                        a.fail_rate, a.fail_after);
     const auto reporting = std::string(a.per_request_metrics ? "; per-request metrics in responses" : "") +
-                           (a.force_include_usage ? "; usage in every stream" : "");
+                           (a.force_include_usage ? "; usage in every stream" : "") + describe(options.gpu_power);
     std::fputs(fmt::format("servestat simulate: {}{}, time scale {}: {}{}{}\n", a.model,
                            a.preset.empty() ? std::string() : fmt::format(" (preset {})", a.preset), a.time_scale,
                            describe(options.engine), failing, reporting)

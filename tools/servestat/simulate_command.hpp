@@ -11,8 +11,9 @@
 #include <fmt/format.h> // fmt::format
 
 #include <servestat/core/errors.hpp> // usage_error
-#include <servestat/sim/engine.hpp>  // engine_config, validate
-#include <servestat/sim/presets.hpp> // find_preset, presets
+#include <servestat/sim/engine.hpp>    // engine_config, validate
+#include <servestat/sim/gpu_power.hpp> // gpu_power_config, parse_gpu_power
+#include <servestat/sim/presets.hpp>   // find_preset, presets
 
 namespace servestat::cli {
 
@@ -44,6 +45,9 @@ struct simulate_args {
     // vLLM's --enable-per-request-metrics and --enable-force-include-usage.
     bool per_request_metrics = false;
     bool force_include_usage = false;
+    // Modelled GPU power on /metrics: "IDLE:BUSY" watts per GPU (empty: off) over `gpus` GPUs.
+    std::string gpu_power;
+    std::int32_t gpus = 1;
 };
 
 // The preset (or the defaults) with the flags given on top; throws usage_error on an unknown preset
@@ -76,6 +80,13 @@ inline sim::engine_config simulate_engine_config(const simulate_args& a) {
     if (a.kv_cache_tokens) c.kv_cache_tokens = *a.kv_cache_tokens;
     sim::validate(c);
     return c;
+}
+
+// --gpu-power and --gpus, or nothing without --gpu-power; throws usage_error on a malformed or
+// impossible IDLE:BUSY.
+inline std::optional<sim::gpu_power_config> simulate_gpu_power(const simulate_args& a) {
+    if (a.gpu_power.empty()) return std::nullopt;
+    return sim::parse_gpu_power(a.gpu_power, a.gpus);
 }
 
 // Defined in simulate.cpp. Serves until SIGINT or SIGTERM; returns the exit code.

@@ -10,8 +10,9 @@
 #include <CLI/CLI.hpp>  // CLI::App
 #include <fmt/format.h> // fmt::format
 
-#include <servestat/sim/engine.hpp>  // engine_config
-#include <servestat/sim/presets.hpp> // presets
+#include <servestat/sim/engine.hpp>    // engine_config
+#include <servestat/sim/gpu_power.hpp> // max_simulated_gpus
+#include <servestat/sim/presets.hpp>   // presets
 
 #include "simulate_command.hpp" // simulate_args
 
@@ -99,6 +100,19 @@ inline void add_simulate_options(CLI::App& cmd, simulate_args& a) {
                  "tokens/s) in each response; streams carry it in the final usage chunk");
     cmd.add_flag("--enable-force-include-usage", a.force_include_usage,
                  "End every stream with the usage chunk, as if it asked with stream_options.include_usage");
+    auto* gpu_power = cmd.add_option("--gpu-power", a.gpu_power,
+                                     "Model GPU power on /metrics under DCGM's names (DCGM_FI_DEV_POWER_USAGE, "
+                                     "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION): watts per GPU while the engine is idle "
+                                     "and while it steps, e.g. 60:300 (a model, not a measurement; default off)")
+                          ->type_name("IDLE:BUSY")
+                          ->check([](const std::string& v) {
+                              return v.empty() ? std::string("an empty --gpu-power; expected IDLE:BUSY, e.g. 60:300")
+                                               : std::string();
+                          });
+    cmd.add_option("--gpus", a.gpus, "With --gpu-power: the GPUs the server runs on, each drawing the modelled power")
+        ->check(CLI::Range(1, static_cast<int>(sim::max_simulated_gpus)))
+        ->needs(gpu_power)
+        ->capture_default_str();
 }
 
 } // namespace servestat::cli

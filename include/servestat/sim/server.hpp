@@ -48,6 +48,7 @@
 #include "servestat/core/random.hpp"   // detail::mix64
 #include "servestat/core/text.hpp"     // detail::fnv1a
 #include "servestat/sim/engine.hpp"    // engine, engine_config, step_result
+#include "servestat/sim/gpu_power.hpp" // gpu_power_config, gpu_power_meter
 #include "servestat/sim/http_api.hpp"  // parse_generation_request, response_builder, api_error, request_metrics
 #include "servestat/sim/metrics.hpp"   // server_metrics, request_timings
 #include "servestat/sim/prefix_cache.hpp" // block_hashes
@@ -95,6 +96,9 @@ struct server_options {
     // vLLM's --enable-force-include-usage: a stream ends with the usage chunk (and so the metrics)
     // even when the request does not ask with stream_options.include_usage.
     bool force_include_usage = false;
+    // --gpu-power IDLE:BUSY, --gpus N: the modelled GPU power and energy on /metrics under DCGM's
+    // names (gpu_power.hpp). None: /metrics is vLLM's alone, byte for byte as without the option.
+    std::optional<gpu_power_config> gpu_power;
 };
 
 namespace detail {
@@ -190,6 +194,7 @@ public:
         if (!options_.tls_cert.empty() || !options_.tls_key.empty())
             tls_.emplace(detail::tls_context(options_.tls_cert, options_.tls_key));
         if (engine_.cache()) metrics_.enable_prefix_cache();
+        if (options_.gpu_power) power_.emplace(*options_.gpu_power);
         boost::system::error_code ec;
         const auto endpoint = resolve(options_.host, options_.port);
         if (acceptor_.open(endpoint.protocol(), ec); !ec)
@@ -256,10 +261,11 @@ private:
 
     // ---- time -------------------------------------------------------------------------------
 
-    double sim_now() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count() *
-               options_.time_scale;
+    // Seconds since start() as the client's clock sees them: /metrics times, the GPU energy's clock.
+    double client_now() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
     }
+    double sim_now() const { return client_now() * options_.time_scale; }
     std::chrono::steady_clock::time_point wall_time(double sim_seconds) const {
         return origin_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                              std::chrono::duration<double>(sim_seconds / options_.time_scale));
@@ -282,6 +288,8 @@ private:
             const double start = std::max(clock_, last_arrival_);
             const step_result step = engine_.step(start);
             clock_ = start + step.duration;
+            // The simulated schedule, on the client's clock: the GPUs are busy for the whole step.
+            if (power_) power_->record_step(start / options_.time_scale, clock_ / options_.time_scale);
             step_timer_.expires_at(wall_time(clock_));
             co_await step_timer_.async_wait(net::redirect_error(net::use_awaitable, ec));
             if (stopping_) break;
@@ -528,9 +536,10 @@ private:
             }
             if (path == "/metrics") {
                 require(request, http::verb::get, "GET");
-                return {text_response(http::status::ok, version, keep, metrics_content_type,
-                                      metrics_.render(options_.model, engine_.running(), engine_.waiting(),
-                                                      engine_.kv_cache_usage())),
+                std::string body = metrics_.render(options_.model, engine_.running(), engine_.waiting(),
+                                                   engine_.kv_cache_usage());
+                if (power_) power_->append_samples(body, client_now());
+                return {text_response(http::status::ok, version, keep, metrics_content_type, std::move(body)),
                         std::nullopt, std::nullopt};
             }
             throw api_error(404, "NotFoundError", fmt::format("No route for {}", path));
@@ -919,6 +928,7 @@ private:
     engine engine_;
     response_store store_; // conversations of stored /v1/responses answers
     server_metrics metrics_;
+    std::optional<gpu_power_meter> power_; // with --gpu-power only
     std::optional<detail::net::ssl::context> tls_; // HTTPS when set
     detail::net::ip::tcp::acceptor acceptor_;
     detail::net::steady_timer wake_;        // cancelled when a request arrives at an idle engine
