@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 
-from checks import check, run_tests
+from checks import check, run_tests, start_simulator
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 T_975_DF4 = 2.776445
@@ -123,7 +123,8 @@ def test_good_tokens_and_the_kpi_table():
     check("J / out tok" in md and "J / good out tok" in md, "the KPI table has the energy columns")
     check("3.00 J (2.47–3.53)" in md, "the KPI cell shows the figure with its interval")
     check("7.50 J" in md, "and the good-token figure")
-    check("150 W on average, from DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" in md, "the note names the source and mean power")
+    check("150 W on average, from DCGM\\_FI\\_DEV\\_TOTAL\\_ENERGY\\_CONSUMPTION" in md,
+          "the note names the source and mean power (markdown escapes the underscores)")
     with open(os.path.join(out, "report.html")) as f:
         html = f.read()
     check("<th>J / out tok</th>" in html, "the html KPI table too")
@@ -169,6 +170,66 @@ def test_compare_before_and_after():
     check("J / output token" in md and "−1.00 J (−33.3%)" in md, "the run-level row before → after")
 
 
+def timeline_value(file, name, at):
+    """`name` on the timeline `file` at time `at`, linear between samples (the counter's reading)."""
+    with open(file) as f:
+        points = [(s["t"], s["values"][name]) for s in map(json.loads, list(f)[1:]) if name in s.get("values", {})]
+    for (t0, v0), (t1, v1) in zip(points, points[1:]):
+        if t0 <= at <= t1:
+            return v0 + (v1 - v0) * (at - t0) / (t1 - t0)
+    return None
+
+
+def test_against_the_simulator():
+    """`servestat load --scrape-interval` against `servestat simulate --gpu-power`: DCGM's counter on the
+    server's /metrics timeline gives every run an energy with its interval, equal to the counter's rise
+    over the run's span divided by the log's output tokens."""
+    folder = os.path.join(WORK, "live")
+    os.makedirs(folder, exist_ok=True)
+    workload, log = os.path.join(folder, "w.jsonl"), os.path.join(folder, "run.jsonl")
+    res = servestat("workload", "--preset", "mix_70_30", "-n", 60, "--seed", 5, "-o", workload)
+    check(res.returncode == 0, f"workload: {res.stderr[-300:]}")
+    with open(os.path.join(folder, "simulator.log"), "w") as sim_log:
+        proc, port = start_simulator(SERVESTAT, sim_log, "--time-scale", "20", "--gpu-power", "60:300", "--gpus", "2")
+        try:
+            res = servestat("load", "--url", f"http://127.0.0.1:{port}", "-q", "--workload", workload, "--concurrency", "8",
+                            "-n", "60", "--heuristic-tokens", "--scrape-interval", "0.05", "-o", log)
+        finally:
+            proc.kill()
+            proc.wait()
+    check(res.returncode == 0, f"load: exit {res.returncode}: {res.stderr[-600:]}")
+    stats = as_json(servestat("stats", "--json", "--slo", "e2e=10", log), "stats --json")
+    energy = stats["runs"][0]["energy"] if stats.get("runs") else None
+    check(energy and energy["joules"] is not None, f"an energy from the simulator's counter: {energy}")
+    if not energy or energy["joules"] is None:
+        return
+    check(energy["source"].startswith("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter) on run.metrics-timeline.jsonl"),
+          f"the counter, not the gauge: {energy['source']}")
+    with open(log) as f:
+        lines = [json.loads(line) for line in f if line.strip()][1:]
+    first = min(r["t_sent"] for r in lines)
+    last = max(r["t_end"] for r in lines)
+    output = sum(r["output_tokens"] for r in lines if r["status"] == "ok")
+    timeline = os.path.join(folder, "run.metrics-timeline.jsonl")
+    start, end = (timeline_value(timeline, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", t) for t in (first, last))
+    check(start is not None and end is not None, f"the timeline's samples span the run {first}–{last}")
+    if start is None or end is None:
+        return
+    joules = (end - start) / 1000
+    check(close(energy["joules"], joules, 1e-6), f"the counter's rise over the run, {joules} J: {energy['joules']}")
+    check(close(energy["j_per_output_token"]["value"], joules / output, 1e-6),
+          f"{joules} J / {output} output tokens: {energy['j_per_output_token']}")
+    # Two GPUs of 60 to 300 W each: the mean lies between 120 and 600 W.
+    check(120 <= energy["mean_watts"] <= 600, f"mean power within the model's bounds: {energy['mean_watts']}")
+    figure = energy["j_per_output_token"]
+    check(figure["ci"] is not None and figure["ci"][0] <= figure["value"] <= figure["ci"][1],
+          f"an interval around the value by batch means: {figure}")
+    good = energy["j_per_good_output_token"]
+    check(good is not None and good["value"] is not None and good["value"] >= figure["value"],
+          f"J per good output token, at least J per output token: {good}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_counter_on_the_metrics_timeline, test_good_tokens_and_the_kpi_table,
-                              test_power_metric_and_the_power_timeline, test_compare_before_and_after]))
+                              test_power_metric_and_the_power_timeline, test_compare_before_and_after,
+                              test_against_the_simulator]))
