@@ -99,7 +99,7 @@ TEST_CASE("a schema 1.5 AIPerf aggregate reads its metrics, run_info and section
     // Warm-up is never measured data: its 9000 ms latency is nowhere among the values.
     for (const auto& v : run.meta.reported) CHECK(v.value != 9.0);
     CHECK(has_note(run, "warmup_metrics (1 metrics of AIPerf's warm-up requests) left out"));
-    CHECK(has_note(run, "telemetry_data (GPU telemetry) is present and not read"));
+    CHECK(has_note(run, "telemetry_data (GPU telemetry) of 1 GPU (1 × NVIDIA H100) from 1 endpoint is not read"));
     CHECK(has_note(run, "AIPerf marks this run's submission invalid: context_overflow_rate."));
     // run_info: the seed, the trial, the sweep's coordinates by their last path component.
     CHECK(run.meta.params["random_seed"] == 44);

@@ -11,6 +11,7 @@
 #include <cstdint>      // std::int32_t, std::int64_t
 #include <filesystem>   // std::filesystem::path
 #include <optional>     // std::optional
+#include <set>          // std::set
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -28,6 +29,7 @@
 #include "servestat/ingest/csv.hpp"             // csv_reader, csv_record, quote_cell
 #include "servestat/ingest/json_document.hpp"   // json_place, parse_json_documents, first_json_char, ...
 #include "servestat/ingest/aiperf_phases.hpp"   // aiperf_file_phase_context
+#include "servestat/ingest/aiperf_telemetry.hpp" // describe_aiperf_telemetry, aiperf_energy_tag, ...
 #include "servestat/ingest/nvidia_export.hpp"   // nvidia_member, nvidia_epoch_ns, aiperf_time_unit, ...
 #include "servestat/ingest/reader.hpp"          // log_format, read_options
 
@@ -305,10 +307,68 @@ inline void read_aiperf_token_setting(const nlohmann::json& prompt, std::string_
     }
 }
 
+// The layout of AIPerf 0.8 and later (its own dev/results files and nardnahcalab/paretoruns' 0.12.0
+// runs): models.items[].name, datasets[] ({name, type, path | prompts.isl/osl | osl, entries}) and
+// phases[] ({name, kind, type, requests, concurrency, exclude_from_results, ...}). The first model and
+// dataset describe the run; the one profiling phase gives the load (a phase of kind profiling, or named
+// so, or not excluded from results), the warm-up phase its request count. With several profiling
+// phases none is taken: each phase is a run of its own (aiperf_phases.hpp).
+inline void read_aiperf_models_datasets_phases(const nlohmann::json& config, const json_place& place,
+                                               aiperf_summary_info& out) {
+    if (const auto* models = nvidia_member(config, "models"); models && models->is_object() && out.model.empty())
+        if (const auto* items = nvidia_member(*models, "items"); items && items->is_array() && !items->empty() &&
+                                                                   (*items)[0].is_object())
+            if (const auto name = nvidia_optional_string((*items)[0], "name", place, "input_config.models.items[0]"))
+                out.model = *name;
+    if (const auto* datasets = nvidia_member(config, "datasets"); datasets && datasets->is_array() && !datasets->empty() &&
+                                                                  (*datasets)[0].is_object()) {
+        const auto& dataset = (*datasets)[0];
+        const std::string path = "input_config.datasets[0]";
+        if (out.workload.empty())
+            if (const auto file = nvidia_optional_string(dataset, "path", place, path)) out.workload = *file;
+        const auto* prompts = nvidia_member(dataset, "prompts");
+        const auto& lengths = prompts && prompts->is_object() ? *prompts : dataset;
+        for (const std::string key : {"isl", "osl"})
+            if (const auto* tokens = nvidia_member(lengths, key); tokens && tokens->is_object()) {
+                if (const auto* mean = nvidia_member(*tokens, "mean"); mean && mean->is_number()) out.params[key] = *mean;
+                if (const auto* sd = nvidia_member(*tokens, "stddev"); sd && sd->is_number())
+                    out.params[key + "_stddev"] = *sd;
+            }
+    }
+    const auto* phases = nvidia_member(config, "phases");
+    if (!phases || !phases->is_array()) return;
+    const nlohmann::json* profiling = nullptr;
+    std::size_t profiling_phases = 0;
+    for (const auto& phase : *phases) {
+        if (!phase.is_object()) continue;
+        const auto text = [&](std::string_view key) {
+            const auto* v = nvidia_member(phase, key);
+            return v && v->is_string() ? v->get<std::string>() : std::string();
+        };
+        const std::string kind = text("kind");
+        const bool warmup = kind == "warmup" || (kind.empty() && text("name") == "warmup");
+        const auto* exclude = nvidia_member(phase, "exclude_from_results");
+        const bool excluded = exclude && exclude->is_boolean() && exclude->get<bool>();
+        if (warmup) {
+            if (const auto* n = nvidia_member(phase, "requests"); n && n->is_number_integer())
+                out.params["warmup_request_count"] = *n;
+        } else if (kind == "profiling" || (kind.empty() && !excluded)) {
+            profiling = &phase;
+            ++profiling_phases;
+        }
+    }
+    if (profiling_phases != 1) return;
+    for (const auto& [key, value] : profiling->items()) {
+        if (!value.is_number() || key == "exclude_from_results") continue;
+        out.params[key == "requests" ? std::string("request_count") : key] = value;
+    }
+}
+
 // input_config: what the user asked AIPerf for (the CLI's options), a partial echo in which only
 // the options the user set appear.
 inline void read_aiperf_input_config(const nlohmann::json& config, const json_place& place, aiperf_summary_info& out) {
     json_object(config, place, "input_config");
+    read_aiperf_models_datasets_phases(config, place, out);
     if (const auto* endpoint = nvidia_member(config, "endpoint")) {
         json_object(*endpoint, place, "input_config.endpoint");
         if (const auto* names = nvidia_member(*endpoint, "model_names")) {
@@ -372,7 +432,9 @@ inline void read_aiperf_run_info(const nlohmann::json& info, const json_place& p
 }
 
 // What a schema 1.x document says besides its metrics, each a note: warm-up metrics (1.4), which are
-// never measured data; GPU telemetry, which servestat does not read; an invalid submission (1.5).
+// never measured data; GPU telemetry, whose per-GPU statistics servestat does not read
+// (aiperf_telemetry.hpp: AIPerf's run-level energy figures are metric blocks, read as such); an
+// invalid submission (1.5).
 inline void read_aiperf_sections(const nlohmann::json& doc, const json_place& place, aiperf_summary_info& out) {
     if (const auto* warmup = nvidia_member(doc, "warmup_metrics")) {
         json_object(*warmup, place, "warmup_metrics");
@@ -381,9 +443,7 @@ inline void read_aiperf_sections(const nlohmann::json& doc, const json_place& pl
                                             "is never measured data.", warmup->size()));
     }
     if (const auto* telemetry = nvidia_member(doc, "telemetry_data"); telemetry && telemetry->is_object())
-        if (const auto* endpoints = nvidia_member(*telemetry, "endpoints"); endpoints && endpoints->is_object() &&
-                                                                            !endpoints->empty())
-            out.notes.emplace_back("telemetry_data (GPU telemetry) is present and not read.");
+        if (auto note = describe_aiperf_telemetry(doc, *telemetry)) out.notes.push_back(std::move(*note));
     if (const auto* reasons = nvidia_member(doc, "runtime_submission_invalid_reasons")) {
         json_array(*reasons, place, "runtime_submission_invalid_reasons");
         std::string list;
@@ -552,6 +612,7 @@ inline std::pair<std::string, std::string> aiperf_csv_metric(std::string_view ce
             if (unit.empty() && known.tag.ends_with("request_count")) unit = "requests";
             return {std::string(known.tag), unit};
         }
+    if (const auto energy = aiperf_energy_tag(cell)) return {std::string(*energy), unit}; // platform added later
     return {aiperf_snake_case(cell), unit};
 }
 
@@ -577,14 +638,22 @@ inline aiperf_summary_info read_aiperf_summary_csv_rows(const std::filesystem::p
     bool any = false;
     bool telemetry = false; // inside the GPU telemetry table (Endpoint,GPU_Index,...), which is not read
     std::size_t telemetry_rows = 0;
+    std::optional<std::size_t> platform_column; // the telemetry table's Platform column (AIPerf 0.12)
+    std::set<std::string> platforms;            // what it names: the prefix of the energy metrics' JSON tags
+    std::set<std::string> energy_tags;          // energy rows read, under their platform-less tags
     while (csv.next(row)) {
         if (trim_spaces(row.fields.front()) == "Endpoint" && row.fields.size() > 1 &&
             trim_spaces(row.fields[1]) == "GPU_Index") {
             telemetry = true;
+            platform_column.reset();
+            for (std::size_t c = 0; c < row.fields.size(); ++c)
+                if (trim_spaces(row.fields[c]) == "Platform") platform_column = c;
             continue;
         }
         if (telemetry && trim_spaces(row.fields.front()) != "Metric") {
             ++telemetry_rows;
+            if (platform_column && *platform_column < row.fields.size())
+                if (const auto p = trim_spaces(row.fields[*platform_column]); !p.empty()) platforms.insert(std::string(p));
             continue;
         }
         telemetry = false;
@@ -599,6 +668,7 @@ inline aiperf_summary_info read_aiperf_summary_csv_rows(const std::filesystem::p
         if (row.fields.size() != header.size())
             throw input_error(name, row.line, "", fmt::format("expected {} columns, found {}", header.size(), row.fields.size()));
         auto [tag, unit] = aiperf_csv_metric(row.fields.front());
+        if (is_aiperf_energy_tag(tag)) energy_tags.insert(tag);
         std::vector<aiperf_stat> stats;
         for (std::size_t c = 1; c < row.fields.size(); ++c)
             if (!trim_spaces(row.fields[c]).empty())
@@ -610,6 +680,7 @@ inline aiperf_summary_info read_aiperf_summary_csv_rows(const std::filesystem::p
         any = true;
     }
     if (!any) throw input_error(name, 0, "", header.empty() ? "empty file" : "no metric rows after the header");
+    name_aiperf_csv_energy(out.reported, energy_tags, platforms, out.notes);
     if (telemetry_rows > 0)
         out.notes.push_back(fmt::format("The GPU telemetry table ({} rows) is not read.", telemetry_rows));
     return out;
