@@ -110,6 +110,13 @@ TEST_CASE("servestat's own output tokens over the records give AIPerf's joules p
         CHECK(close(tokens, *reported(run, "aiperf.total_osl"), 1e-12));
         const double joules = *reported(run, "aiperf.nvidia_total_gpu_energy");
         CHECK(close(1000 * joules / tokens, *reported(run, "aiperf.nvidia_energy_per_output_token"), 1e-12));
+        // And so servestat's energy per token (stats/energy.hpp) is AIPerf's, from its total.
+        REQUIRE(s.energy);
+        CHECK(s.energy->source == "aiperf.nvidia_total_gpu_energy (the result file's total)");
+        REQUIRE(s.energy->per_output_token.value);
+        CHECK(close(1000 * *s.energy->per_output_token.value, *reported(run, "aiperf.nvidia_energy_per_output_token"), 1e-9));
+        CHECK(close(*s.energy->output_tokens_per_joule.value, *reported(run, "aiperf.nvidia_output_tokens_per_joule"), 1e-9));
+        CHECK_FALSE(s.energy->per_output_token.ci); // one total: no windows
     }
 }
 

@@ -20,7 +20,7 @@
 #include <span>        // std::span
 #include <string>      // std::string
 #include <string_view> // std::string_view
-#include <utility>     // std::move
+#include <utility>     // std::move, std::pair
 #include <vector>      // std::vector
 
 #include <fmt/format.h> // fmt::format
@@ -349,10 +349,11 @@ inline energy_pair energy_figures(double joules, std::optional<double> tokens, c
     return out;
 }
 
-// A result file's own total energy, by the names its reader gives it: InferenceX's harness and
-// TensorRT-LLM's NVML figure.
+// A result file's own total energy, by the names its reader gives it: AIPerf's GPU telemetry (NVIDIA
+// or AMD), InferenceX's harness and TensorRT-LLM's NVML figure.
 inline std::optional<std::pair<double, std::string>> reported_energy(const run_metadata& meta) {
-    for (const char* name : {"inferencex.total_gpu_energy_j", "trtllm.energy.total_energy_j", "aiperf.energy.total_j"})
+    for (const char* name : {"aiperf.nvidia_total_gpu_energy", "aiperf.amd_total_gpu_energy", "inferencex.total_gpu_energy_j",
+                             "trtllm.energy.total_energy_j"})
         if (const auto* v = find_reported(meta, name); v && std::isfinite(v->value) && v->value > 0)
             return std::pair{v->value, std::string(name)};
     return std::nullopt;
