@@ -142,7 +142,7 @@ TEST_CASE("energy per token: the trapezoid rule between samples, the power held 
     CHECK(*s.energy->joules == Approx(1125));
     CHECK(*s.energy->per_output_token.value == Approx(1125.0 / 250));
     REQUIRE(s.energy->notes.size() == 1);
-    CHECK(s.energy->notes[0].find("0.5 s after the last sample") != std::string::npos);
+    CHECK(s.energy->notes[0] == "the power at the nearer sample is held over the run's 0.5 s after the last");
     // 5 s hold two scrape intervals of 2 s: too few for five windows each one interval wide.
     CHECK_FALSE(s.energy->per_output_token.ci);
     CHECK(s.energy->per_output_token.why.find("hold 2 scrape intervals of 2 s") != std::string::npos);

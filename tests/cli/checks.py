@@ -17,6 +17,21 @@ def check(condition, what):
         print("FAIL:", what)
 
 
+def as_json(res, what):
+    """The JSON a command printed, checking it exited 0; {} (and a failure) where it did not."""
+    check(res.returncode == 0, f"{what}: exit {res.returncode}, stderr {res.stderr!r}")
+    try:
+        return json.loads(res.stdout)
+    except ValueError:
+        check(False, f"{what}: not JSON: {res.stdout[:200]!r}")
+        return {}
+
+
+def close(a, b, rel=1e-9):
+    """a and b both given and within `rel` of b."""
+    return a is not None and b is not None and abs(a - b) <= rel * max(abs(b), 1e-12)
+
+
 def holds_data_sets(folder):
     """Whether `folder` looks like a data folder (shared/data: a SOURCE.md per set), not a test's work."""
     if not os.path.isdir(folder):

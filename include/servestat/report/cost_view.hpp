@@ -9,7 +9,7 @@
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
 #include <string>    // std::string
-#include <utility>   // std::pair
+#include <utility>   // std::pair, std::move
 #include <vector>    // std::vector
 
 #include <fmt/format.h> // fmt::format
@@ -198,31 +198,37 @@ inline std::string cost_delta_text(const cost_change& c) {
 
 } // namespace detail
 
+// A per-token figure's row of the run-level table, before → after (cost here, energy in
+// energy_view.hpp): no interval of the change and no p (one number per run and side), a verdict
+// only where the two sides' intervals do not overlap.
+inline json figure_change_row(const std::string& name, const std::string& pair, std::string before, std::string after,
+                              std::string change, cost_verdict result) {
+    return {{"name", name},
+            {"metric", name},
+            {"pair", pair},
+            {"before", std::move(before)},
+            {"after", std::move(after)},
+            {"change", std::move(change)},
+            {"ci", missing_value},
+            {"p", missing_value},
+            {"verdict", std::string(describe(result))},
+            {"css", result == cost_verdict::improved    ? "improved"
+                    : result == cost_verdict::regressed ? "regressed"
+                                                        : "neutral"},
+            {"significant", result != cost_verdict::not_shown_to_differ},
+            {"before_mark", ""},
+            {"after_mark", ""}};
+}
+
 // The costs before → after as rows of the run-level table: each side's value with its own interval,
 // the change, no interval of the change (one number per run and side), and a verdict only where the
 // two intervals do not overlap (compare/cost_change.hpp).
 inline json cost_change_rows(const std::optional<run_cost>& before, const std::optional<run_cost>& after,
                              const std::string& pair = {}) {
     json rows = json::array();
-    for (const auto& c : compare_costs(before, after)) {
-        const bool decided = c.result != cost_verdict::not_shown_to_differ;
-        const std::string name = detail::cost_row_name(c.name);
-        rows.push_back({{"name", name},
-                        {"metric", name},
-                        {"pair", pair},
-                        {"before", cost_text(c.before)},
-                        {"after", cost_text(c.after)},
-                        {"change", detail::cost_delta_text(c)},
-                        {"ci", missing_value},
-                        {"p", missing_value},
-                        {"verdict", std::string(describe(c.result))},
-                        {"css", c.result == cost_verdict::improved    ? "improved"
-                                : c.result == cost_verdict::regressed ? "regressed"
-                                                                      : "neutral"},
-                        {"significant", decided},
-                        {"before_mark", ""},
-                        {"after_mark", ""}});
-    }
+    for (const auto& c : compare_costs(before, after))
+        rows.push_back(figure_change_row(detail::cost_row_name(c.name), pair, cost_text(c.before), cost_text(c.after),
+                                         detail::cost_delta_text(c), c.result));
     return rows;
 }
 

@@ -8,11 +8,13 @@
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
+#include <utility>   // std::move
 #include <vector>    // std::vector
 
 #include <fmt/format.h> // fmt::format
 
-#include "servestat/compare/cost_change.hpp"  // cost_change, compare_energy, describe(cost_verdict)
+#include "servestat/compare/cost_change.hpp"  // compare_energy
+#include "servestat/report/cost_view.hpp"     // figure_change_row
 #include "servestat/report/change_text.hpp"   // detail::signed_percent, detail::with_sign
 #include "servestat/report/format.hpp"        // missing_value
 #include "servestat/report/stats_json.hpp"    // json
@@ -148,28 +150,13 @@ inline json energy_change_rows(const std::optional<run_energy>& before, const st
                                const std::string& pair = {}) {
     json rows = json::array();
     for (const auto& c : compare_energy(before, after)) {
-        const bool decided = c.result != cost_verdict::not_shown_to_differ;
-        const std::string name = c.name == "per_output_token" ? "J / output token" : "J / good output token";
         std::string change = missing_value;
         if (c.delta) {
             change = detail::with_sign(format_joules(std::abs(*c.delta)), *c.delta);
             if (c.relative) change += " (" + detail::signed_percent(*c.relative) + ")";
         }
-        rows.push_back({{"name", name},
-                        {"metric", name},
-                        {"pair", pair},
-                        {"before", energy_text(c.before)},
-                        {"after", energy_text(c.after)},
-                        {"change", change},
-                        {"ci", missing_value},
-                        {"p", missing_value},
-                        {"verdict", std::string(describe(c.result))},
-                        {"css", c.result == cost_verdict::improved    ? "improved"
-                                : c.result == cost_verdict::regressed ? "regressed"
-                                                                      : "neutral"},
-                        {"significant", decided},
-                        {"before_mark", ""},
-                        {"after_mark", ""}});
+        rows.push_back(figure_change_row(c.name == "per_output_token" ? "J / output token" : "J / good output token", pair,
+                                         energy_text(c.before), energy_text(c.after), std::move(change), c.result));
     }
     return rows;
 }

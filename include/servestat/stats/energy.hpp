@@ -187,10 +187,13 @@ inline std::optional<energy_curve> energy_curve_over(const power_series& p, doub
                           p.name, s.t.front(), s.t.back(), first, last, step);
         return std::nullopt;
     }
-    if (before > 0 || after > 0)
-        notes.push_back(fmt::format("the power at the nearer sample is held over the run's {:.3g} s before the first and "
-                                    "{:.3g} s after the last sample",
-                                    std::max(0.0, before), std::max(0.0, after)));
+    // Said where it matters: a scrape's first or last few milliseconds beyond the samples do not.
+    if (std::max(0.0, before) + std::max(0.0, after) > 0.01 * (last - first)) {
+        std::string held;
+        if (before > 0) held = fmt::format("{:.3g} s before the first sample", before);
+        if (after > 0) held += fmt::format("{}{:.3g} s after the last", held.empty() ? "" : " and ", after);
+        notes.push_back("the power at the nearer sample is held over the run's " + held);
+    }
     double widest = 0, at = 0;
     for (std::size_t i = 1; i < s.t.size(); ++i)
         if (s.t[i] - s.t[i - 1] > widest) {
