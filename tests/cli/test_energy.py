@@ -108,6 +108,8 @@ def test_good_tokens_and_the_kpi_table():
     check(res.returncode == 0, f"report: {res.stderr}")
     with open(os.path.join(out, "report.md")) as f:
         md = f.read()
+    check("run-a: 26 requests" in md and "; 3.00 J (2.47–3.53) per output token at 150 W." in md,
+          "the summary's run sentence ends with the energy per token and the mean power")
     check("J / out tok" in md and "J / good out tok" in md, "the KPI table has the energy columns")
     check("3.00 J (2.47–3.53)" in md, "the KPI cell shows the figure with its interval")
     check("7.50 J" in md, "and the good-token figure")
@@ -156,6 +158,9 @@ def test_compare_before_and_after():
     with open(os.path.join(out, "compare.md")) as f:
         md = f.read()
     check("J / output token" in md and "−1.00 J (−33.3%)" in md, "the run-level row before → after")
+    summary = md.split("## Summary", 1)[-1].split("\n|", 1)[0]
+    check("- Energy per output token: 3.00 J (2.47–3.53) → 2.00 J (1.65–2.35), −33.3%, improved: the intervals do not "
+          "overlap." in summary, f"the summary tells the energy change, which no latency statistic shows: {summary!r}")
 
 
 def timeline_value(file, name, at):

@@ -793,6 +793,31 @@ inline std::string net_sentence(const comparison& c, const std::vector<change_gr
                        gains.empty() ? "s" : "", before_short);
 }
 
+// Per-token figures whose two sides' intervals do not overlap (cost, energy): one sentence each, for
+// they are not among the statistics the other sentences count. "Energy per output token: 3.00 J
+// (2.47–3.53) → 2.00 J (1.65–2.35), −33.3%, improved: the intervals do not overlap." At most three.
+inline std::vector<std::string> per_token_sentences(const comparison& c) {
+    std::vector<std::string> out;
+    const auto tell = [&](const compared_pair& p, const char* what, const cost_change& x, const std::string& before,
+                          const std::string& after) {
+        if (x.result == cost_verdict::not_shown_to_differ || out.size() >= 3) return;
+        out.push_back(fmt::format("{}{}: {} → {}{}, {}: the intervals do not overlap.", load_prefix(c, p), what, before, after,
+                                  x.relative ? ", " + signed_percent(*x.relative) : std::string(), describe(x.result)));
+    };
+    for (const auto& p : c.pairs) {
+        const auto& rc = p.comparison;
+        for (const auto& x : compare_costs(rc.before.cost, rc.after.cost))
+            tell(p, x.name == "per_1m_output"  ? "Cost per 1M output tokens"
+                    : x.name == "per_1m_total" ? "Cost per 1M tokens"
+                                               : "Cost per 1M good output tokens",
+                 x, cost_text(x.before), cost_text(x.after));
+        for (const auto& x : compare_energy(rc.before.energy, rc.after.energy))
+            tell(p, x.name == "per_output_token" ? "Energy per output token" : "Energy per good output token", x,
+                 energy_text(x.before), energy_text(x.after));
+    }
+    return out;
+}
+
 } // namespace detail
 
 // At most five sentences a reader can act on: the trade-off, the largest gain and the largest cost
@@ -838,6 +863,7 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             if (k.before != k.after) out.push_back({4, detail::knee_sentence(param, k)});
     }
     if (auto t = detail::throughput_summary(c, v); !t.empty()) out.push_back({5, std::move(t)});
+    for (auto& s : detail::per_token_sentences(c)) out.push_back({6, std::move(s)});
     if (auto net = detail::net_sentence(c, groups, v); !net.empty()) out.push_back({11, std::move(net)});
     if (auto noise = detail::within_run_noise_sentence(c); !noise.empty()) out.push_back({8, std::move(noise)});
     return out;

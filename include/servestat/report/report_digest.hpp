@@ -18,6 +18,7 @@
 
 #include "servestat/report/digest.hpp"        // summary_sentence, kpi_source, common_stem
 #include "servestat/report/few_samples.hpp"   // marked_seconds, few_samples_mark_of
+#include "servestat/report/energy_view.hpp"   // output_energy_figure, energy_text
 #include "servestat/report/findings.hpp"      // finding
 #include "servestat/report/format.hpp"        // format_seconds, format_share, format_rate
 #include "servestat/stats/run_stats.hpp"      // run_stats
@@ -136,6 +137,10 @@ inline std::string headline_sentence(const run_stats& r) {
     if (e50 && e99) out += fmt::format("; e2e p50 {}, p99 {}", marked_seconds(e2e, 50), marked_seconds(e2e, 99));
     const auto t50 = find_percentile(r, "all", metric::ttft, 50), t99 = find_percentile(r, "all", metric::ttft, 99);
     if (t50 && t99) out += fmt::format("; TTFT p50 {}, p99 {}", marked_seconds(ttft, 50), marked_seconds(ttft, 99));
+    // Where the GPUs' power was sampled or reported, what a token took (energy_view.hpp).
+    if (const energy_figure* j = output_energy_figure(r.energy); j && j->value)
+        out += fmt::format("; {} per output token{}", energy_text(*j),
+                           r.energy->mean_watts ? fmt::format(" at {:.0f} W", *r.energy->mean_watts) : std::string());
     return out + ".";
 }
 
