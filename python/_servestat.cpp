@@ -52,6 +52,9 @@ struct analysis_kwargs {
     std::size_t threads;
     double confidence; // of each percentile's and mean's interval
     std::vector<std::string> factors, roles; // NAME=REGEX, NAME=ROLE: the CLI's --factor and --role
+    std::optional<double> cost_per_hour;    // --cost-per-hour
+    std::optional<int> gpus;                // --gpus
+    std::string power_metric;               // --power-metric
 
     void apply(app::analysis_args& a) const {
         if (!percentiles.empty()) a.percentiles = percentiles;
@@ -66,6 +69,9 @@ struct analysis_kwargs {
         a.threads = threads;
         a.factors = factors;
         a.roles = roles;
+        a.cost_per_hour = cost_per_hour;
+        a.gpus = gpus;
+        a.power_metric = power_metric;
     }
 };
 
@@ -398,10 +404,11 @@ PYBIND11_MODULE(_servestat, m) {
 
     py::class_<analysis_kwargs>(m, "AnalysisOptions")
         .def(py::init<std::vector<double>, std::string, int, std::int32_t, std::int32_t, std::vector<std::string>,
-                      std::string, std::string, std::size_t, double, std::vector<std::string>, std::vector<std::string>>(),
+                      std::string, std::string, std::size_t, double, std::vector<std::string>, std::vector<std::string>,
+                      std::optional<double>, std::optional<int>, std::string>(),
              py::arg("percentiles"), py::arg("method"), py::arg("ddof"), py::arg("short_max"), py::arg("long_min"),
              py::arg("buckets"), py::arg("slo"), py::arg("sweep_by"), py::arg("threads"), py::arg("confidence"),
-             py::arg("factors"), py::arg("roles"));
+             py::arg("factors"), py::arg("roles"), py::arg("cost_per_hour"), py::arg("gpus"), py::arg("power_metric"));
     py::class_<compare_kwargs>(m, "CompareOptions")
         .def(py::init<std::string, double, double, std::size_t, std::uint64_t, std::vector<std::string>, std::string,
                       std::vector<std::string>, std::string>(),

@@ -119,7 +119,13 @@ TEST_CASE("energy per token: DCGM's counter in mJ is preferred to the gauge and 
     REQUIRE(s.energy);
     CHECK(*s.energy->joules == Approx(750));
     CHECK(*s.energy->per_output_token.value == Approx(3));
-    CHECK(s.energy->source.find("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter)") == 0);
+    CHECK(s.energy->source == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter) on run.power-timeline.jsonl");
+
+    SECTION("a series of several GPUs says how many it summed") {
+        tl->label_sets["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"] = std::vector<double>(6, 2.0);
+        CHECK(analyze(r).energy->source ==
+              "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter, summed over 2 GPUs) on run.power-timeline.jsonl");
+    }
 
     SECTION("a counter that goes back is a reset: no energy, and why") {
         auto reset = timeline("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter", seconds(0, 5),

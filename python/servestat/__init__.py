@@ -86,12 +86,15 @@ def _pairs(mapping):
 
 
 def _options(percentiles=_DEFAULT_PERCENTILES, method="linear", ddof=1, slo=None, buckets=None, short_max=64,
-             long_min=2048, sweep_by=None, threads=0, confidence=0.95, factor=None, role=None):
+             long_min=2048, sweep_by=None, threads=0, confidence=0.95, factor=None, role=None, cost_per_hour=None,
+             gpus=None, power_metric=None):
     """The options every analysis takes, as the CLI's flags name them (docs/cli.md); confidence is the level
     of each percentile's interval (order statistics) and each mean's (Student's t). factor and role correct
-    how the runs were read (docs/sweeps.md#how-runs-are-read): {"name": "regex"} and {"name": "load"}."""
+    how the runs were read (docs/sweeps.md#how-runs-are-read): {"name": "regex"} and {"name": "load"}.
+    cost_per_hour (with gpus) prices the tokens, power_metric names the power gauge (docs/metrics.md)."""
     return _core.AnalysisOptions(list(percentiles), method, ddof, short_max, long_min, _buckets(buckets),
-                                 _listed(slo), sweep_by or "", threads, confidence, _pairs(factor), _pairs(role))
+                                 _listed(slo), sweep_by or "", threads, confidence, _pairs(factor), _pairs(role),
+                                 cost_per_hour, gpus, power_metric or "")
 
 
 class Run:
@@ -237,11 +240,12 @@ def _runs(side):
 def compare(before, after, *, percentiles=(50, 90, 99), method="linear", noise="2%", alpha=0.05, confidence=0.95,
             resamples=2000, seed=None, metrics=None, out_dir=None, formats=("md", "html", "json"),
             title="Before / after comparison", slo=None, buckets=None, short_max=64, long_min=2048, sweep_by=None,
-            threads=0):
+            threads=0, cost_per_hour=None, gpus=None, power_metric=None):
     """Before/after: per statistic the change, its bootstrap interval, the Mann-Whitney p and a verdict; the
     document of `servestat compare --json`. before/after: a Run, Runs or a path. With out_dir, also writes
     compare.md/.html/.json and plots there."""
-    options = _options(percentiles, method, 1, slo, buckets, short_max, long_min, sweep_by, threads, confidence)
+    options = _options(percentiles, method, 1, slo, buckets, short_max, long_min, sweep_by, threads, confidence,
+                       cost_per_hour=cost_per_hour, gpus=gpus, power_metric=power_metric)
     extra = _core.CompareOptions(str(noise), alpha, confidence, resamples,
                                  _core.default_seed if seed is None else seed, list(metrics or []),
                                  os.fspath(out_dir) if out_dir else "", list(formats), title)

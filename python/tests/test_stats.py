@@ -30,6 +30,13 @@ def test_options_reach_the_statistics_as_the_clis_flags_do(cli, logs):
     want = cli("stats", "--json", "--percentiles", "50,99.9", "--method", "hazen", "--ddof", "0", "--slo",
                "ttft=0.5,e2e=10", "--bucket", "tiny=0:16", "--short-max", "32", "--long-min", "1024", logs[0])
     assert got.text == want
+    # The price and the power gauge reach the cost and the energy as --cost-per-hour, --gpus and --power-metric.
+    priced = servestat.read(logs[0]).stats(cost_per_hour=3.6, gpus=2, power_metric="my_gpu_watts")
+    assert priced.text == cli("stats", "--json", "--cost-per-hour", "3.6", "--gpus", "2", "--power-metric", "my_gpu_watts",
+                              logs[0])
+    run = json.loads(priced.text)["runs"][0]
+    assert run["cost"]["deployment_per_hour"] == 7.2
+    assert run["energy"]["why"].startswith("--power-metric my_gpu_watts: ")
 
 
 def test_a_directory_reads_as_runs_whose_sweeps_are_found_as_the_cli_finds_them(cli):

@@ -28,11 +28,11 @@ def servestat(*args):
     return subprocess.run([SERVESTAT, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
-def write_run(folder, label, watts, series="DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", timeline="metrics"):
+def write_run(folder, label, watts, series="DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", timeline="metrics", params=None):
     """The five-window log X.jsonl and X.<timeline>-timeline.jsonl with `series` at `watts`, sampled each second."""
     os.makedirs(folder, exist_ok=True)
     log = os.path.join(folder, label + ".jsonl")
-    lines = [json.dumps({"servestat": "log", "version": 1, "run": {"label": label, "params": {}}})]
+    lines = [json.dumps({"servestat": "log", "version": 1, "run": {"label": label, "params": params or {}}})]
     n = 0
     for w, per_request in enumerate([8, 12, 10, 10, 10]):
         for j in range(5):
@@ -163,6 +163,22 @@ def test_compare_before_and_after():
           "overlap." in summary, f"the summary tells the energy change, which no latency statistic shows: {summary!r}")
 
 
+def test_sweep_sentence_and_chart():
+    folder = os.path.join(WORK, "sweep")
+    for c, watts in [(1, 100), (2, 150), (4, 300)]:
+        write_run(folder, f"c{c}", watts, params={"concurrency": c})
+    out = os.path.join(folder, "report")
+    res = servestat("report", folder, "-o", out)
+    check(res.returncode == 0, f"report of the sweep: {res.stderr[-400:]}")
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    # 100, 150 and 300 W over the same 250 tokens in 5 s: 2, 3 and 6 J per token.
+    check("Energy per output token is lowest at c=1: 2.00 J (1.65–2.35); at c=4 it is 6.00 J (4.95–7.05)." in md,
+          "the sweep says where the energy per token is lowest, and what it is at the top load")
+    plots = os.listdir(os.path.join(out, "plots"))
+    check(any(p.endswith("-energy-per-token.svg") for p in plots), f"the chart of energy against load: {plots}")
+
+
 def timeline_value(file, name, at):
     """The counter `name` on the timeline `file` at time `at`: linear between samples, and beyond the first
     or last at the slope of the nearest pair (docs/metrics.md#energy-per-token)."""
@@ -198,8 +214,8 @@ def test_against_the_simulator():
     check(energy and energy["joules"] is not None, f"an energy from the simulator's counter: {energy}")
     if not energy or energy["joules"] is None:
         return
-    check(energy["source"].startswith("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter) on run.metrics-timeline.jsonl"),
-          f"the counter, not the gauge: {energy['source']}")
+    check(energy["source"] == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ counter, summed over 2 GPUs) on "
+                              "run.metrics-timeline.jsonl", f"the counter of both GPUs, not the gauge: {energy['source']}")
     with open(log) as f:
         lines = [json.loads(line) for line in f if line.strip()][1:]
     first = min(r["t_sent"] for r in lines)
@@ -227,4 +243,4 @@ def test_against_the_simulator():
 if __name__ == "__main__":
     sys.exit(run_tests(WORK, [test_counter_on_the_metrics_timeline, test_good_tokens_and_the_kpi_table,
                               test_power_metric_and_the_power_timeline, test_compare_before_and_after,
-                              test_against_the_simulator]))
+                              test_sweep_sentence_and_chart, test_against_the_simulator]))

@@ -160,7 +160,9 @@ inline std::optional<std::string> describe_aiperf_telemetry(const nlohmann::json
     if (rises > 0 && platforms.size() == 1) {
         const std::string total_tag = *platforms.begin() + "_total_gpu_energy";
         const auto* total = aiperf_telemetry_object(doc, total_tag);
-        const auto total_j = total ? aiperf_telemetry_number(*total, "avg") : std::nullopt;
+        // Assigned apart rather than by ?: which g++ 12 reads as maybe uninitialized (-Wmaybe-uninitialized).
+        std::optional<double> total_j;
+        if (total) total_j = aiperf_telemetry_number(*total, "avg");
         note += fmt::format(" Its {} is the rise of each GPU's energy counter over the telemetry window (summary.start_time to end_time: {} J over the {} GPU{})",
                             rise_tag, shortest_number(rise_j), rises, rises == 1 ? "" : "s");
         if (total_j && std::abs(*total_j - rise_j) <= 1e-9 * std::abs(*total_j) + 1e-9)

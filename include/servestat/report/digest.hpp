@@ -343,14 +343,18 @@ inline std::string kpi_energy_note(std::span<const kpi_source> sources) {
         const auto& e = s.stats->energy;
         if (!e) continue;
         if (!first) first = &*e;
-        add(origins, s.name + ": " + energy_source_text(*e));
+        const energy_figure* shown = output_energy_figure(e);
+        add(origins, s.name + ": " + energy_source_text(*e) +
+                         (shown && shown->ci ? "; its interval by " + shown->method : std::string()));
         for (const energy_figure* f : {output_energy_figure(e), good_energy_figure(e)})
             if (f && f->value && !f->ci) add(reasons, f->why);
     }
     if (!first) return {};
-    std::string out = "J / out tok: the GPUs' energy over the run per output token";
+    std::string out = "J / out tok: the GPUs' energy over the whole run (whole-board power of every GPU counted, idle "
+                      "draw included) per output token; it belongs to the run, as its rates do";
     if (std::any_of(sources.begin(), sources.end(), [](const kpi_source& s) { return good_energy_figure(s.stats->energy); }))
-        out += "; J / good out tok: per output token of the requests that met every SLO";
+        out += "; J / good out tok: the same energy per output token of the requests that each met every SLO "
+               "(the requests goodput counts)";
     out += fmt::format(". In parentheses the {:g}% interval: batch means of energy against tokens over time windows within "
                        "a run, Student's t between runs where one configuration ran more than once "
                        "(docs/metrics.md#energy-per-token).",

@@ -115,6 +115,11 @@ inline std::string energy_line(const run_energy& e) {
 
 // ---- sweeps --------------------------------------------------------------------------------------
 
+// The figure a sweep's energy is told by: per good output token where its levels had SLOs.
+inline bool sweep_energy_is_good(const sweep_analysis& a) {
+    return std::any_of(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return good_energy_figure(r.energy) != nullptr; });
+}
+
 inline const energy_figure* sweep_energy_figure(const sweep_row& row, bool good) {
     return good ? good_energy_figure(row.energy) : output_energy_figure(row.energy);
 }
@@ -123,7 +128,7 @@ inline const energy_figure* sweep_energy_figure(const sweep_row& row, bool good)
 // what it is at the highest load when that is another. Empty where no level has an energy.
 inline std::string sweep_energy_sentence(const sweep_analysis& a) {
     if (std::none_of(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return r.energy && r.energy->joules; })) return {};
-    const bool good = std::any_of(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return good_energy_figure(r.energy); });
+    const bool good = sweep_energy_is_good(a);
     const std::string what = good ? "Energy per good output token" : "Energy per output token";
     const sweep_row* best = nullptr;
     for (const auto& row : a.rows) {

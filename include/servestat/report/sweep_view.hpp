@@ -20,6 +20,7 @@
 #include "servestat/plot/line.hpp"           // line_chart, line_options
 #include "servestat/plot/stacked_bars.hpp"   // stacked_bar_chart
 #include "servestat/report/cost_view.hpp"    // cost_value_text, cost_ci_json, good_output_figure, sweep_cost_sentence
+#include "servestat/report/energy_view.hpp"  // sweep_energy_figure, sweep_energy_is_good
 #include "servestat/report/few_samples.hpp"  // few_samples_mark
 #include "servestat/report/format.hpp"       // format_seconds, format_share, format_interval
 #include "servestat/report/intervals.hpp"    // interval_note, interval_band_label, detail::text_or_null
@@ -650,33 +651,45 @@ inline std::vector<plot_file> sweep_plots(const sweep_analysis& a, const std::st
             plot::line_chart(ttft, {"TTFT p50 / p99 against " + param + " — " + name, param, "time to first token (s)"}, o));
     }
 
-    // Cost per good token (per output token without SLOs) against load, with its interval as a band:
-    // only where the runs were priced.
-    const bool good = sweep_cost_is_good(a);
-    plot::named_points cost{good ? "$ per 1M good output tokens" : "$ per 1M output tokens", {}, {}};
-    const auto priced = std::find_if(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return r.cost.has_value(); });
-    const double cost_confidence = priced == a.rows.end() ? confidence : priced->cost->confidence;
-    plot::band cost_band{0, {}, {}, {}, interval_band_label(cost_confidence),
-                         fmt::format("{}: {:g}% confidence interval", cost.name, 100 * cost_confidence)};
-    for (const auto& row : a.rows) {
-        const cost_figure* f = sweep_cost_figure(row, good);
-        if (!f || !f->value) continue;
-        const double x = detail::plotted_load(a, row.load, log_x);
-        cost.x.push_back(x);
-        cost.y.push_back(*f->value);
-        cost_band.x.push_back(x);
-        cost_band.low.push_back(f->ci ? f->ci->low : std::numeric_limits<double>::quiet_NaN());
-        cost_band.high.push_back(f->ci ? f->ci->high : std::numeric_limits<double>::quiet_NaN());
-    }
-    if (cost.x.size() > 1) {
+    // Cost and energy per good token (per output token without SLOs) against load, each with its
+    // interval as a band: only where the levels have the figure.
+    const auto per_token_chart = [&](const std::string& series_name, const std::string& slug, const std::string& title,
+                                     const std::string& y_label, double figure_confidence, auto&& figure_of) {
+        plot::named_points points{series_name, {}, {}};
+        plot::band band{0, {}, {}, {}, interval_band_label(figure_confidence),
+                        fmt::format("{}: {:g}% confidence interval", series_name, 100 * figure_confidence)};
+        for (const auto& row : a.rows) {
+            const cost_figure* f = figure_of(row);
+            if (!f || !f->value) continue;
+            const double x = detail::plotted_load(a, row.load, log_x);
+            points.x.push_back(x);
+            points.y.push_back(*f->value);
+            band.x.push_back(x);
+            band.low.push_back(f->ci ? f->ci->low : std::numeric_limits<double>::quiet_NaN());
+            band.high.push_back(f->ci ? f->ci->high : std::numeric_limits<double>::quiet_NaN());
+        }
+        if (points.x.size() < 2) return;
         plot::line_options o = base;
-        if (std::any_of(cost_band.low.begin(), cost_band.low.end(), [](double v) { return std::isfinite(v); }))
-            o.bands.push_back(std::move(cost_band));
-        const std::string title = (good ? "Cost per good token against " : "Cost per token against ") + param + " — " + name;
-        const std::vector<plot::named_points> series{cost};
-        add(good ? "cost-per-good-token" : "cost-per-token", title,
-            plot::line_chart(series, {title, param, good ? "USD per 1M good output tokens" : "USD per 1M output tokens"}, o));
-    }
+        if (std::any_of(band.low.begin(), band.low.end(), [](double v) { return std::isfinite(v); }))
+            o.bands.push_back(std::move(band));
+        const std::vector<plot::named_points> series{std::move(points)};
+        add(slug, title, plot::line_chart(series, {title, param, y_label}, o));
+    };
+    const bool good = sweep_cost_is_good(a);
+    const auto priced = std::find_if(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return r.cost.has_value(); });
+    per_token_chart(good ? "$ per 1M good output tokens" : "$ per 1M output tokens", good ? "cost-per-good-token" : "cost-per-token",
+                    (good ? "Cost per good token against " : "Cost per token against ") + param + " — " + name,
+                    good ? "USD per 1M good output tokens" : "USD per 1M output tokens",
+                    priced == a.rows.end() ? confidence : priced->cost->confidence,
+                    [good](const sweep_row& row) { return sweep_cost_figure(row, good); });
+    const bool good_energy = sweep_energy_is_good(a);
+    const auto measured = std::find_if(a.rows.begin(), a.rows.end(), [](const sweep_row& r) { return r.energy.has_value(); });
+    per_token_chart(good_energy ? "J per good output token" : "J per output token",
+                    good_energy ? "energy-per-good-token" : "energy-per-token",
+                    (good_energy ? "Energy per good token against " : "Energy per token against ") + param + " — " + name,
+                    good_energy ? "J per good output token" : "J per output token",
+                    measured == a.rows.end() ? confidence : measured->energy->confidence,
+                    [good_energy](const sweep_row& row) { return sweep_energy_figure(row, good_energy); });
 
     // The notebook's "knee visualization": p99 against throughput, each point labelled by its load.
     plot::named_points tradeoff{"load levels", {}, {}};

@@ -12,7 +12,7 @@
 // Between replicates it is Student's t over the runs, as for cost.
 #pragma once
 
-#include <algorithm>   // std::min, std::max, std::sort, std::all_of
+#include <algorithm>   // std::min, std::max, std::max_element, std::sort, std::all_of
 #include <cmath>       // std::isfinite, std::isnan, std::floor, std::sqrt
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem::path
@@ -136,6 +136,19 @@ struct power_series {
     std::string name;
     bool counter = false; // mJ since some moment; else a gauge in W
 };
+
+namespace detail {
+
+// ", summed over 8 GPUs" where the series had more than one label set (DCGM: one per GPU): a reader
+// judging the watts needs to know how many boards they are.
+inline std::string gpus_text(const power_series& p) {
+    const auto it = p.timeline->label_sets.find(p.name);
+    if (it == p.timeline->label_sets.end() || it->second.empty()) return {};
+    const double most = *std::max_element(it->second.begin(), it->second.end());
+    return most > 1 ? fmt::format(", summed over {:.0f} {}", most, p.name.starts_with("DCGM_") ? "GPUs" : "label sets") : std::string();
+}
+
+} // namespace detail
 
 // The series to integrate: the one --power-metric names (a gauge in W), else DCGM's energy counter,
 // else DCGM's power gauge; the power timeline (--power-url) before the server's own. None without
@@ -408,7 +421,8 @@ inline std::optional<run_energy> energy_of_run(const run_metadata& meta, const r
     std::optional<energy_curve> curve;
     double step = 0;
     if (series) {
-        out.source = fmt::format("{} ({}) on {}", series->name, series->counter ? "mJ counter" : "W gauge, trapezoid rule",
+        out.source = fmt::format("{} ({}{}) on {}", series->name, series->counter ? "mJ counter" : "W gauge, trapezoid rule",
+                                 detail::gpus_text(*series),
                                  std::filesystem::path(series->timeline->file).filename().string());
         if (!span || !in.rates.timed_by_requests) {
             out.why = t ? "the run's requests have no shared clock to set against the power samples"
