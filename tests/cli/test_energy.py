@@ -161,6 +161,8 @@ def test_compare_before_and_after():
     summary = md.split("## Summary", 1)[-1].split("\n|", 1)[0]
     check("- Energy per output token: 3.00 J (2.47–3.53) → 2.00 J (1.65–2.35), −33.3%, improved: the intervals do not "
           "overlap." in summary, f"the summary tells the energy change, which no latency statistic shows: {summary!r}")
+    check("- No latency, throughput or success statistic changed significantly" in summary,
+          f"and does not say that no statistic changed: {summary!r}")
 
 
 def test_sweep_sentence_and_chart():

@@ -852,10 +852,13 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             out.push_back({6 + best->score, std::string(direction == verdict::improved ? "Largest gain: " : "Largest cost: ") +
                                                 group_sentence(param, *best, v)});
     }
+    // Cost and energy have verdicts of their own: where one moved, "no statistic" would contradict it.
+    auto per_token = detail::per_token_sentences(c);
     if (merged.empty() && detail::has_untested(c)) out.push_back({9, detail::untested_summary(c)});
     else if (merged.empty())
-        out.push_back({9, fmt::format("No statistic changed significantly: every difference is within the ±{} noise "
+        out.push_back({9, fmt::format("No {} changed significantly: every difference is within the ±{} noise "
                                       "band or not significant (Mann–Whitney p ≥ {:g}).",
+                                      per_token.empty() ? "statistic" : "latency, throughput or success statistic",
                                       detail::percent_text(v.noise), v.alpha)});
     if (c.sweep) {
         for (const auto& s : c.sweep->capacity) out.push_back({detail::capacity_moved(s) ? 7.0 : 2.0, detail::capacity_sentence(param, s)});
@@ -863,7 +866,7 @@ inline std::vector<summary_sentence> compare_summary(const comparison& c, const 
             if (k.before != k.after) out.push_back({4, detail::knee_sentence(param, k)});
     }
     if (auto t = detail::throughput_summary(c, v); !t.empty()) out.push_back({5, std::move(t)});
-    for (auto& s : detail::per_token_sentences(c)) out.push_back({6, std::move(s)});
+    for (auto& s : per_token) out.push_back({6, std::move(s)});
     if (auto net = detail::net_sentence(c, groups, v); !net.empty()) out.push_back({11, std::move(net)});
     if (auto noise = detail::within_run_noise_sentence(c); !noise.empty()) out.push_back({8, std::move(noise)});
     return out;
