@@ -93,8 +93,10 @@ inline std::string configuration_name(const nlohmann::ordered_json& config) {
 }
 
 // The server command with {key} replaced by the configuration's values; a placeholder the grid does
-// not define is a usage error (a typo would otherwise start the same server every time).
-inline std::string substitute(std::string_view command, const nlohmann::ordered_json& config) {
+// not define is a usage error (a typo would otherwise start the same server every time), naming the
+// option that defines them (--grid; a tune space's dimensions come from --space).
+inline std::string substitute(std::string_view command, const nlohmann::ordered_json& config,
+                              std::string_view defined_by = "--grid") {
     const auto is_name = [](std::string_view key) {
         return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
@@ -115,7 +117,7 @@ inline std::string substitute(std::string_view command, const nlohmann::ordered_
             continue;
         }
         if (!config.contains(std::string(key)))
-            throw usage_error(fmt::format("--server-cmd uses {{{}}}, which no --grid defines", key));
+            throw usage_error(fmt::format("--server-cmd uses {{{}}}, which no {} defines", key, defined_by));
         out.append(command.substr(i, open - i)).append(value_text(config[std::string(key)]));
         i = close + 1;
     }
