@@ -20,6 +20,7 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <system_error> // std::errc
+#include <utility>      // std::move
 #include <vector>       // std::vector
 
 #include <fmt/format.h>      // fmt::format
