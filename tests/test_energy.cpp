@@ -266,6 +266,30 @@ TEST_CASE("energy is shown to three significant digits, the interval to the valu
           "trapezoid rule) on run.power-timeline.jsonl\n");
 }
 
+TEST_CASE("a sweep's energy sentence: the lowest level, and levels within 2% without intervals told as even") {
+    sweep_analysis a;
+    a.curve.param = "concurrency";
+    const auto level = [](double load, double joules, std::optional<interval> ci) {
+        sweep_row row;
+        row.load = load;
+        run_energy e;
+        e.joules = 1;
+        e.per_output_token.value = joules;
+        e.per_output_token.ci = ci;
+        if (!ci) e.per_output_token.why = "the result file gives one total, not the power over time: no windows";
+        row.energy = e;
+        return row;
+    };
+    a.rows = {level(1, 0.551, std::nullopt), level(4, 0.263, std::nullopt), level(8, 0.2635, std::nullopt)};
+    CHECK(report::sweep_energy_sentence(a) ==
+          "Energy per output token is about the same at c=4 and c=8: 0.263 J and 0.264 J (within 2%; no intervals: the "
+          "result file gives one total, not the power over time: no windows).");
+    a.rows.back() = level(8, 0.30, std::nullopt);
+    CHECK(report::sweep_energy_sentence(a) == "Energy per output token is lowest at c=4: 0.263 J; at c=8 it is 0.300 J.");
+    a.rows = {level(1, 2, interval{1.65, 2.35}), level(4, 2.02, interval{1.7, 2.3})};
+    CHECK(report::sweep_energy_sentence(a) == "Energy per output token is lowest at c=1: 2.00 J (1.65–2.35); at c=4 it is 2.02 J (1.70–2.30).");
+}
+
 TEST_CASE("energy per token: without power samples or a reported energy there is none") {
     run r = five_windows();
     CHECK_FALSE(analyze(r).energy);

@@ -136,14 +136,21 @@ inline std::string sweep_energy_sentence(const sweep_analysis& a) {
         if (f && f->value && (!best || *f->value < *sweep_energy_figure(*best, good)->value)) best = &row;
     }
     if (!best) return fmt::format("{}: none at any level.", what);
-    std::string out = fmt::format("{} is lowest at {}: {}", what, servestat::detail::format_load(a.curve.param, best->load),
-                                  energy_text(*sweep_energy_figure(*best, good)));
     const sweep_row& top = a.rows.back();
-    if (&top != best) {
-        const energy_figure* f = sweep_energy_figure(top, good);
-        out += f && f->value ? fmt::format("; at {} it is {}", servestat::detail::format_load(a.curve.param, top.load), energy_text(*f))
-                             : fmt::format("; at {} there is none", servestat::detail::format_load(a.curve.param, top.load));
-    }
+    const energy_figure& lowest = *sweep_energy_figure(*best, good);
+    const energy_figure* at_top = sweep_energy_figure(top, good);
+    // Without intervals, a lowest that the top load matches within 2% is no finding: say they are even.
+    if (&top != best && at_top && at_top->value && !lowest.ci && !at_top->ci && *at_top->value < 1.02 * *lowest.value)
+        return fmt::format("{} is about the same at {} and {}: {} and {} (within 2%; no intervals: {}).", what,
+                           servestat::detail::format_load(a.curve.param, best->load),
+                           servestat::detail::format_load(a.curve.param, top.load), energy_text(lowest),
+                           energy_text(*at_top), lowest.why);
+    std::string out = fmt::format("{} is lowest at {}: {}", what, servestat::detail::format_load(a.curve.param, best->load),
+                                  energy_text(lowest));
+    if (&top != best)
+        out += at_top && at_top->value
+                   ? fmt::format("; at {} it is {}", servestat::detail::format_load(a.curve.param, top.load), energy_text(*at_top))
+                   : fmt::format("; at {} there is none", servestat::detail::format_load(a.curve.param, top.load));
     return out + ".";
 }
 
