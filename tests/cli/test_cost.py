@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import sys
 
-from checks import check, run_tests
+from checks import as_json, check, close, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 T_975 = {2: 4.302653, 4: 2.776445, 9: 2.262157, 19: 2.093024}
@@ -27,19 +27,6 @@ T_975 = {2: 4.302653, 4: 2.776445, 9: 2.262157, 19: 2.093024}
 
 def servestat(*args):
     return subprocess.run([SERVESTAT, *args], capture_output=True, text=True)
-
-
-def as_json(res, what):
-    check(res.returncode == 0, f"{what}: exit {res.returncode}, stderr {res.stderr!r}")
-    try:
-        return json.loads(res.stdout)
-    except ValueError:
-        check(False, f"{what}: not JSON: {res.stdout[:200]!r}")
-        return {}
-
-
-def close(a, b, rel=1e-9):
-    return a is not None and b is not None and abs(a - b) <= rel * max(abs(b), 1e-12)
 
 
 def write_log(path, label, requests, params=None, started_at="2026-01-12T00:00:00Z"):

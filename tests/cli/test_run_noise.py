@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import sys
 
-from checks import check, run_tests
+from checks import as_json, check, run_tests
 
 SERVESTAT, WORK = sys.argv[1], sys.argv[2]
 T_2, T_4 = 4.302653, 2.776445
@@ -27,15 +27,6 @@ T_2, T_4 = 4.302653, 2.776445
 
 def servestat(*args):
     return subprocess.run([SERVESTAT, *args], capture_output=True, text=True)
-
-
-def as_json(res, what):
-    check(res.returncode == 0, f"{what}: exit {res.returncode}, stderr {res.stderr!r}")
-    try:
-        return json.loads(res.stdout)
-    except ValueError:
-        check(False, f"{what}: not JSON: {res.stdout[:200]!r}")
-        return {}
 
 
 def close(a, b, rel=1e-6):
