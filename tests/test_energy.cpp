@@ -22,7 +22,7 @@ using namespace servestat;
 
 namespace {
 
-constexpr double t_975_df4 = 2.776445, t_975_df2 = 4.302653, t_975_df9 = 2.262157;
+constexpr double t_975_df4 = 2.776445, t_975_df2 = 4.302653;
 
 request_record request(double sent, double end, std::int32_t output) {
     request_record r;
@@ -223,6 +223,7 @@ TEST_CASE("energy per token: a result file's total energy, with no interval insi
 TEST_CASE("energy between runs: Student's t over the runs' figures") {
     const auto figure = [](double v) {
         run_energy e;
+        e.joules = 1000 * v;
         e.per_output_token.value = v;
         e.output_tokens_per_joule.value = 1 / v;
         e.mean_watts = 100 * v;
@@ -239,6 +240,15 @@ TEST_CASE("energy between runs: Student's t over the runs' figures") {
     CHECK(e->per_output_token.ci->high == Approx(3 + t_975_df2 / std::sqrt(3.0)).epsilon(1e-6));
     CHECK(e->per_output_token.method == "between 3 runs");
     CHECK(*e->mean_watts == Approx(300));
+    CHECK(*e->joules == Approx(3000)); // the runs' mean: what the views read as "there is an energy"
+
+    run_energy uncovered;
+    uncovered.why = "the energy counter went back at t = 3.00 s (a reset)";
+    const run_energy* with_uncovered[] = {&a, &uncovered};
+    const auto none = energy_between_runs(with_uncovered);
+    REQUIRE(none);
+    CHECK_FALSE(none->joules);
+    CHECK(none->why == "1 of the 2 runs has no energy (the energy counter went back at t = 3.00 s (a reset))");
 
     const run_energy* with_missing[] = {&a, nullptr};
     CHECK_FALSE(energy_between_runs(with_missing));
@@ -293,7 +303,6 @@ TEST_CASE("a sweep's energy sentence: the lowest level, and levels within 2% wit
 TEST_CASE("energy per token: without power samples or a reported energy there is none") {
     run r = five_windows();
     CHECK_FALSE(analyze(r).energy);
-    (void)t_975_df9;
 }
 
 } // namespace test_energy

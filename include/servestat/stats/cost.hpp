@@ -16,6 +16,7 @@
 #include <cmath>     // std::isfinite, std::floor, std::sqrt
 #include <cstddef>   // std::size_t
 #include <functional> // std::function
+#include <memory>    // std::make_shared
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
@@ -169,7 +170,9 @@ inline batch_means_rate batch_means(const timed_tokens_walk& ends, std::size_t c
     return out;
 }
 
-inline std::string batch_means_method(const batch_means_rate& b) {
+// `b`: a batch_means_rate, or energy's batch_means_ratio (the same windows' fields).
+template <class Windows>
+std::string batch_means_method(const Windows& b) {
     std::string out = fmt::format("batch means over {} windows of {:.3g} s; lag-1 autocorrelation {:.2f}", b.windows,
                                   b.window_seconds, b.lag1);
     if (b.still_correlated)
@@ -288,6 +291,33 @@ inline void place_in_windows(token_rate_basis& b, const std::optional<run_span>&
     b.span = span->last - span->first;
 }
 
+// The requests that met every SLO (what goodput counts, goodput.hpp), how many, their output tokens
+// (`output(i)` a request's count, or none) and the walk over their ends for the windows: the good
+// figures of cost and energy both rest on it.
+struct good_output {
+    token_rate_basis basis;
+    std::size_t requests = 0;
+    double tokens = 0;
+};
+
+template <class Output>
+good_output good_output_of(const request_table& t, const std::vector<slo>& slos, Output output,
+                           const std::optional<run_span>& span, const run_rates& r) {
+    good_output out;
+    out.basis.requests_word = "requests that met every SLO";
+    // Shared: the walk outlives this function, inside the basis returned.
+    auto met = std::make_shared<std::vector<bool>>(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        (*met)[i] = meets_slos(t, i, slos);
+        out.requests += (*met)[i] ? 1 : 0;
+        if (const auto n = (*met)[i] ? output(i) : std::nullopt) out.tokens += *n;
+    }
+    std::size_t untimed = 0;
+    walk_counted(t, [met, output](std::size_t i) { return (*met)[i] ? output(i) : std::nullopt; }, out.basis, untimed);
+    place_in_windows(out.basis, span, r, untimed);
+    return out;
+}
+
 } // namespace detail
 
 // The costs of a run from its requests: output and total tokens as output_tps and total_tps count
@@ -323,25 +353,12 @@ inline run_cost cost_of_run(const request_table& t, const run_rates& r, const de
     out.per_1m_total = cost_figure_of(p, a, confidence);
     if (slos.empty()) return out;
 
-    token_rate_basis g;
-    g.requests_word = "requests that met every SLO";
-    // Good is what goodput counts (goodput.hpp): ok, and every SLO's metric present and met.
-    std::vector<bool> met(t.size());
-    std::size_t good_requests = 0, untimed_good = 0;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        met[i] = meets_slos(t, i, slos);
-        good_requests += met[i] ? 1 : 0;
-    }
-    const auto good = [&met, output](std::size_t i) { return met[i] ? output(i) : std::nullopt; };
-    double good_tokens = 0;
-    for (std::size_t i = 0; i < t.size(); ++i)
-        if (const auto n = good(i)) good_tokens += *n;
-    detail::walk_counted(t, good, g, untimed_good);
-    if (r.duration && !r.nothing_completed && good_tokens > 0) g.rate = good_tokens / *r.duration;
+    auto good = detail::good_output_of(t, slos, output, span, r);
+    token_rate_basis& g = good.basis;
+    if (r.duration && !r.nothing_completed && good.tokens > 0) g.rate = good.tokens / *r.duration;
     g.no_rate = r.nothing_completed || !r.duration ? detail::no_rate_reason(r, "output")
-                : good_requests == 0               ? std::string("no request met every SLO")
+                : good.requests == 0               ? std::string("no request met every SLO")
                                                    : std::string("the requests that met every SLO carry no output tokens");
-    detail::place_in_windows(g, span, r, untimed_good);
     out.per_1m_good_output = cost_figure_of(p, g, confidence);
     return out;
 }
@@ -406,19 +423,31 @@ inline cost_figure figure_between_runs(std::span<const cost_figure* const> runs,
     return out;
 }
 
+namespace detail {
+
+// One figure between `runs`, each run's picked by `figure(run)` (a cost's or an energy's).
+template <class Run, class Pick>
+cost_figure between_runs_of(std::span<const Run* const> runs, double confidence, const char* what, Pick figure) {
+    std::vector<const cost_figure*> figures;
+    for (const auto* r : runs) figures.push_back(figure(*r));
+    return figure_between_runs(figures, confidence, what);
+}
+
+// Whether a configuration's runs can be taken together: some, and none without the figures.
+template <class Run>
+bool every_run_has(std::span<const Run* const> runs) {
+    return !runs.empty() && std::all_of(runs.begin(), runs.end(), [](const Run* r) { return r != nullptr; });
+}
+
+} // namespace detail
+
 // The costs of one configuration measured by `runs` (two or more), at the first run's price and
 // confidence; the good-token figure only where every run has one (every run had SLOs).
 inline std::optional<run_cost> cost_between_runs(std::span<const run_cost* const> runs) {
-    if (runs.empty()) return std::nullopt;
-    for (const auto* r : runs)
-        if (r == nullptr) return std::nullopt;
+    if (!detail::every_run_has(runs)) return std::nullopt;
     if (runs.size() == 1) return *runs.front();
     run_cost out{runs.front()->price, runs.front()->confidence, {}, {}, std::nullopt};
-    const auto between = [&](auto&& figure) {
-        std::vector<const cost_figure*> figures;
-        for (const auto* r : runs) figures.push_back(figure(*r));
-        return figure_between_runs(figures, out.confidence);
-    };
+    const auto between = [&](auto&& figure) { return detail::between_runs_of(runs, out.confidence, "costs", figure); };
     out.per_1m_output = between([](const run_cost& r) { return &r.per_1m_output; });
     out.per_1m_total = between([](const run_cost& r) { return &r.per_1m_total; });
     const bool good = std::all_of(runs.begin(), runs.end(), [](const run_cost* r) { return r->per_1m_good_output.has_value(); });

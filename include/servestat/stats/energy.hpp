@@ -12,7 +12,7 @@
 // Between replicates it is Student's t over the runs, as for cost.
 #pragma once
 
-#include <algorithm>   // std::min, std::max, std::max_element, std::sort, std::all_of
+#include <algorithm>   // std::min, std::max, std::max_element, std::sort, std::all_of, std::find_if, std::count_if
 #include <cmath>       // std::isfinite, std::isnan, std::floor, std::sqrt
 #include <cstddef>     // std::size_t
 #include <filesystem>  // std::filesystem::path
@@ -28,8 +28,8 @@
 #include "servestat/core/request_table.hpp"      // request_table, is_present
 #include "servestat/core/run.hpp"                // run_metadata, find_reported
 #include "servestat/ingest/metrics_timeline.hpp" // server_timeline
-#include "servestat/stats/cost.hpp"              // cost_figure, run_rates, run_span, timed_tokens_walk, lag1_autocorrelation, figure_between_runs
-#include "servestat/stats/goodput.hpp"           // slo, meets_slos
+#include "servestat/stats/cost.hpp"              // cost_figure, run_rates, timed_tokens_walk, lag1_autocorrelation, detail::good_output_of
+#include "servestat/stats/goodput.hpp"           // slo
 #include "servestat/stats/student_t.hpp"         // mean_t_interval
 
 namespace servestat {
@@ -342,12 +342,8 @@ inline energy_pair energy_figures(double joules, std::optional<double> tokens, c
         without("batch means over time windows", m.why);
         return out;
     }
-    std::string method = fmt::format("batch means over {} windows of {:.3g} s; lag-1 autocorrelation {:.2f}", m.windows,
-                                     m.window_seconds, m.lag1);
-    if (m.still_correlated)
-        method += fmt::format(" (still above {:g} at {} windows: the interval may be too narrow)", merge_above_lag1, m.windows);
     for (auto* f : {&out.per_token, &out.tokens_per_joule}) {
-        f->method = method;
+        f->method = batch_means_method(m);
         f->windows = m.windows;
         f->window_seconds = m.window_seconds;
         f->lag1 = m.lag1;
@@ -356,12 +352,13 @@ inline energy_pair energy_figures(double joules, std::optional<double> tokens, c
         out.per_token.why = out.tokens_per_joule.why = "no Student's t interval of the windows";
         return out;
     }
-    out.per_token.ci = m.ci;
-    if (m.ci->low > 0) out.tokens_per_joule.ci = interval{1 / m.ci->high, 1 / m.ci->low};
-    else
-        out.tokens_per_joule.why = out.per_token.why =
+    if (!(m.ci->low > 0)) {
+        out.per_token.why = out.tokens_per_joule.why =
             fmt::format("the interval of J per token reaches {:.4g}, so tokens per J has no upper bound", m.ci->low);
-    if (!(m.ci->low > 0)) out.per_token.ci.reset();
+        return out;
+    }
+    out.per_token.ci = m.ci;
+    out.tokens_per_joule.ci = interval{1 / m.ci->high, 1 / m.ci->low};
     return out;
 }
 
@@ -463,52 +460,44 @@ inline std::optional<run_energy> energy_of_run(const run_metadata& meta, const r
     out.output_tokens_per_joule = std::move(figures.tokens_per_joule);
     if (!in.with_slos) return out;
 
-    // Good is what goodput counts (goodput.hpp), as for the cost per good token.
-    token_rate_basis g;
-    g.requests_word = "requests that met every SLO";
-    std::vector<bool> met;
+    // Good as for the cost per good token; a run known by its totals brings its own counts.
+    detail::good_output good{{}, in.good_requests, in.good_output_tokens.value_or(0)};
+    good.basis.requests_word = "requests that met every SLO";
     std::optional<double> good_tokens = in.good_output_tokens;
-    std::size_t good_requests = in.good_requests;
     if (t) {
-        met.resize(t->size());
-        good_requests = 0;
-        double sum = 0;
-        for (std::size_t i = 0; i < t->size(); ++i) {
-            met[i] = meets_slos(*t, i, slos);
-            good_requests += met[i] ? 1 : 0;
-            if (const auto n = met[i] ? output_of(i) : std::nullopt) sum += *n;
-        }
-        good_tokens = sum;
-        std::size_t untimed_good = 0;
-        const auto good = [&met, output_of](std::size_t i) { return met[i] ? output_of(i) : std::nullopt; };
-        detail::walk_counted(*t, good, g, untimed_good);
-        detail::place_in_windows(g, span, in.rates, untimed_good);
+        good = detail::good_output_of(*t, slos, output_of, span, in.rates);
+        good_tokens = good.tokens;
     }
     const std::string no_good = in.rates.nothing_completed ? "nothing completed"
-                                : good_requests == 0        ? "no request met every SLO"
+                                : good.requests == 0        ? "no request met every SLO"
                                 : !good_tokens              ? "no count of the good requests' output tokens"
                                                             : "the requests that met every SLO carry no output tokens";
-    auto good = detail::energy_figures(*out.joules, good_tokens, no_good, curve ? &*curve : nullptr, step, g,
-                                       in.confidence, no_curve);
-    out.per_good_output_token = std::move(good.per_token);
+    out.per_good_output_token =
+        detail::energy_figures(*out.joules, good_tokens, no_good, curve ? &*curve : nullptr, step, good.basis, in.confidence,
+                               no_curve)
+            .per_token;
     return out;
 }
 
 // The energy of one configuration measured by `runs` (two or more): each figure's mean over the runs
 // with Student's t between them; none unless every run has an energy.
 inline std::optional<run_energy> energy_between_runs(std::span<const run_energy* const> runs) {
-    if (runs.empty()) return std::nullopt;
-    for (const auto* r : runs)
-        if (r == nullptr) return std::nullopt;
+    if (!detail::every_run_has(runs)) return std::nullopt;
     if (runs.size() == 1) return *runs.front();
     run_energy out;
     out.confidence = runs.front()->confidence;
     out.source = runs.front()->source;
-    const auto between = [&](auto&& figure) {
-        std::vector<const energy_figure*> figures;
-        for (const auto* r : runs) figures.push_back(figure(*r));
-        return figure_between_runs(figures, out.confidence, "values");
-    };
+    // The views read `joules` as "there is an energy": the runs' mean, or none with the first's why.
+    const auto lacks = [](const run_energy* r) { return !r->joules; };
+    if (const auto first = std::find_if(runs.begin(), runs.end(), lacks); first != runs.end()) {
+        const auto n = std::count_if(runs.begin(), runs.end(), lacks);
+        out.why = fmt::format("{} of the {} runs {} no energy ({})", n, runs.size(), n == 1 ? "has" : "have", (*first)->why);
+        return out;
+    }
+    double joules = 0;
+    for (const auto* r : runs) joules += *r->joules;
+    out.joules = joules / static_cast<double>(runs.size());
+    const auto between = [&](auto&& figure) { return detail::between_runs_of(runs, out.confidence, "values", figure); };
     out.per_output_token = between([](const run_energy& r) { return &r.per_output_token; });
     out.output_tokens_per_joule = between([](const run_energy& r) { return &r.output_tokens_per_joule; });
     if (std::all_of(runs.begin(), runs.end(), [](const run_energy* r) { return r->per_good_output_token.has_value(); }))
