@@ -336,6 +336,22 @@ struct run_point {
     fs::path log;
     nlohmann::ordered_json params = nlohmann::ordered_json::object(); // the swept and grid values
     load::load_pattern pattern;
+    std::optional<load::steady::time_point> stop_at; // tune's budget: no new request after it
+};
+
+// Drains the run once its deadline has passed: the requests in flight end and are logged, so a time
+// budget never loses a completed request. Checked as each request ends, which under load is often.
+class deadline_observer final : public load::run_observer {
+public:
+    explicit deadline_observer(load::steady::time_point at) : at_(at) {}
+    std::optional<load::stop_request> observe(const load::request_result&) override {
+        if (load::steady::now() < at_) return std::nullopt;
+        return load::stop_request{std::string(deadline_stop), "the tune's time budget ended"};
+    }
+    static constexpr const char* deadline_stop = "deadline";
+
+private:
+    load::steady::time_point at_;
 };
 
 // `concurrency` 0: not a closed loop; `rate` 0: not an open loop.
@@ -490,6 +506,7 @@ observers observers_for(const load_args& a, const run_point& point, const load::
     if (a.scrape_interval > 0) out.push_back(metrics_sampler_for(a, point.log));
     if (!a.power_url.empty()) out.push_back(power_sampler_for(a, point.log));
     out.push_back(std::make_unique<load::self_measure>());
+    if (point.stop_at) out.push_back(std::make_unique<deadline_observer>(*point.stop_at));
     if (!a.until.empty())
         out.push_back(std::make_unique<load::precision_observer>(load::parse_precision_targets(a.until, true),
                                                                  [&driver] { return driver.in_flight(); }));
@@ -1029,6 +1046,69 @@ void check_power_options(const load_args& a) {
         throw usage_error("--power-url is sampled on --scrape-interval's schedule: give --scrape-interval S as well "
                           "(e.g. --scrape-interval 1)");
     load::parse_scrape_url(a.power_url, "--power-url");
+}
+
+// ---- level_runner (load_command.hpp): tune's servers and levels ----
+
+struct level_runner::state {
+    explicit state(const load_args& args) : a(args), where(load::parse_url(args.url)) {}
+    const load_args& a;
+    load::endpoint where;
+    load::http_options options;
+    std::optional<load::server_process> server;
+    std::optional<load::server_info> info;
+    std::optional<prepared_workload> workload;
+};
+
+level_runner::level_runner(const load_args& a) : state_(std::make_unique<state>(a)) {
+    state_->options = http_options_for(a, state_->where);
+}
+
+level_runner::~level_runner() = default;
+
+std::string level_runner::start_server(const std::string& command, const fs::path& log, double timeout,
+                                       const std::function<bool()>& keep_waiting) {
+    auto& s = *state_;
+    s.server.emplace(command, log);
+    const bool ready = load::wait_until_ready(s.where, s.options, timeout,
+                                              [&] { return s.server->running() && keep_waiting(); });
+    if (!ready) {
+        const auto why = !keep_waiting()       ? std::string("interrupted while it started")
+                         : s.server->running() ? fmt::format("not ready within {} s", timeout)
+                                               : fmt::format("the server {} before it was ready", s.server->exit_status());
+        s.server.reset();
+        return why;
+    }
+    if (!s.workload) { // the first server that answers tells the model, its context and its tokenizer
+        s.info = load::read_models(s.where, s.options, s.a.model);
+        s.workload = prepare_workload(s.a, s.where, s.options, *s.info);
+        if (!s.workload->sessions.empty()) throw usage_error("tune runs closed-loop levels: a session workload is not tuned");
+    }
+    return {};
+}
+
+std::string level_runner::server_gone() {
+    auto& s = *state_;
+    if (!s.server) return "not started";
+    return s.server->running() ? std::string() : s.server->exit_status();
+}
+
+void level_runner::stop_server() { state_->server.reset(); }
+
+level_runner::outcome level_runner::run(const std::string& label, const fs::path& log,
+                                        const nlohmann::ordered_json& params, std::int32_t concurrency,
+                                        load::steady::time_point deadline) {
+    auto& s = *state_;
+    run_point point;
+    point.label = label;
+    point.log = log;
+    point.params = params;
+    point.pattern = pattern_for(s.a, *s.workload, concurrency, 0.0);
+    point.stop_at = deadline;
+    boost::asio::io_context io;
+    load::driver driver = make_driver(io, s.where, s.options, s.a);
+    const auto totals = run_one(s.a, driver, point, *s.workload, *s.info);
+    return {totals.stopped, totals.drained_kind == deadline_observer::deadline_stop, totals.sent, totals.ok};
 }
 
 int run_load_command(const load_args& a) {

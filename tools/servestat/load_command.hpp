@@ -3,11 +3,17 @@
 // are load_options.hpp's, so load.cpp compiles without CLI11.
 #pragma once
 
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::int32_t, std::uint64_t
-#include <optional> // std::optional
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <chrono>     // std::chrono::steady_clock
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int32_t, std::uint64_t
+#include <filesystem> // std::filesystem::path
+#include <functional> // std::function
+#include <memory>     // std::unique_ptr
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include <servestat/load/token_counter.hpp> // token_counter
 
@@ -76,6 +82,40 @@ struct load_args {
 };
 
 int run_load_command(const load_args& a); // load.cpp
+
+// For `servestat tune` (tune_command.hpp, compiled in main.cpp): one server started per measurement
+// and the closed-loop levels run against it, with the load command's requests, warm-up, logs and
+// failure guard. Defined in load.cpp, so that only one translation unit compiles Beast.
+class level_runner {
+public:
+    explicit level_runner(const load_args& a);
+    ~level_runner();
+    level_runner(const level_runner&) = delete;
+    level_runner& operator=(const level_runner&) = delete;
+
+    // Starts `command` (its output into `log`) and waits until /v1/models answers, at most `timeout`
+    // seconds and while `keep_waiting()` holds. Empty when ready; otherwise why not, with the log's
+    // last lines. The workload is prepared against the first server that answers.
+    std::string start_server(const std::string& command, const std::filesystem::path& log, double timeout,
+                             const std::function<bool()>& keep_waiting);
+    // Empty while the server runs; "exited with status 1" once it has ended.
+    std::string server_gone();
+    void stop_server();
+
+    struct outcome {
+        bool interrupted = false;     // SIGINT or SIGTERM stopped it
+        bool out_of_time = false;     // the deadline drained it
+        std::size_t sent = 0, ok = 0;
+    };
+    // One level at `concurrency`, logged to `log` under `label` with `params` in its header; new
+    // requests stop at `deadline` (those in flight end and are logged).
+    outcome run(const std::string& label, const std::filesystem::path& log, const nlohmann::ordered_json& params,
+                std::int32_t concurrency, std::chrono::steady_clock::time_point deadline);
+
+private:
+    struct state;
+    std::unique_ptr<state> state_;
+};
 
 // Counts tokens with the server's /tokenize (load.cpp: it speaks HTTP); `model` empty: the first
 // model /v1/models lists. Throws when the server cannot be reached.

@@ -16,6 +16,7 @@
 #include "simulate_options.hpp" // simulate_args, add_simulate_options, run_simulate_command
 #include "stats_command.hpp"  // stats_args, run_stats_command
 #include "summarize_command.hpp" // summarize_args, run_summarize_command
+#include "tune_command.hpp"      // tune_args, add_tune_options, run_tune_command
 #include "version.hpp"        // version_line
 #include "workload_command.hpp" // workload_args, run_workload_command
 
@@ -71,6 +72,11 @@ int main(int argc, char** argv) {
                                                 "(closed or open loop, trace replay, sweeps)");
     servestat::cli::add_load_options(*load_cmd, load);
 
+    servestat::cli::tune_args tune;
+    auto* tune_cmd = app.add_subcommand("tune", "Search server settings (a server started per configuration) for "
+                                                "the most capacity within the SLOs, with intervals and a report");
+    servestat::cli::add_tune_options(*tune_cmd, tune);
+
     servestat::cli::workload_args workload;
     auto* workload_cmd = app.add_subcommand("workload", "Workload JSONL for `servestat load`: prompt mixes by token "
                                                         "bucket (the notebook's presets), or synthetic prompts");
@@ -101,6 +107,7 @@ int main(int argc, char** argv) {
         if (compare_cmd->parsed()) return servestat::cli::run_compare_command(compare);
         if (knee_cmd->parsed()) return servestat::cli::run_knee_command(knee);
         if (load_cmd->parsed()) return servestat::cli::run_load_command(load);
+        if (tune_cmd->parsed()) return servestat::cli::run_tune_command(tune);
         if (workload_cmd->parsed())
             return servestat::cli::run_workload_command(workload, [](const servestat::cli::workload_args& w) {
                 return servestat::cli::server_token_counter_for(w.url, w.api_key, w.model);
