@@ -1,5 +1,6 @@
 // A grid of two sweep parameters (max_num_seqs by concurrency) coloured by a measure (p99, tokens/s),
-// each cell's value printed in it, the cells never run marked "–", a sweet spot outlined.
+// each cell's value printed in it, the cells never run marked "–", cells that could not be measured
+// (a server that crashed) crossed "✗", a sweet spot outlined.
 #pragma once
 
 #include <algorithm>   // std::min, std::clamp
@@ -40,6 +41,11 @@ struct heatmap_options {
     bool lower_is_better = false;
     std::vector<heat_cell> highlighted; // outlined, e.g. the sweet spot
     std::string highlight_label = "highlighted";
+    // Cells tried without a value (a tune configuration whose server ran out of memory): a pale red
+    // fill and "✗" instead of the grey "–" of cells never run, so "not tried" and "cannot work" are
+    // told apart; named in the legend by crossed_label. Their values, if any, are not drawn.
+    std::vector<heat_cell> crossed;
+    std::string crossed_label = "infeasible";
 };
 
 namespace detail {
@@ -91,6 +97,10 @@ inline std::optional<double> heat_value(const heat_table& t, std::size_t row, st
 }
 
 inline constexpr const char* missing_fill = "#e0e0e0";
+// Red-tinted, unlike any viridis colour and unlike missing_fill; its text dark red.
+inline constexpr const char* crossed_fill = "#f6d3cb";
+inline constexpr const char* crossed_text = "#9c2a0e";
+inline constexpr const char* crossed_mark = "✗";
 
 // Maps a value to its colour: the table's range onto viridis, dark to bright towards "better".
 struct heat_scale {
@@ -152,6 +162,22 @@ inline void draw_cell(frame& f, const heat_table& t, const chart_labels& labels,
                    {.anchor = "middle", .size = text_size, .fill = v ? readable_on(fill) : "#555555"});
 }
 
+inline bool is_crossed(const heatmap_options& o, std::size_t row, std::size_t column) {
+    for (const auto& c : o.crossed)
+        if (c.row == row && c.column == column) return true;
+    return false;
+}
+
+inline void draw_crossed_cell(frame& f, const heat_table& t, const chart_labels& labels, const heatmap_options& o,
+                              int text_size, std::size_t row, std::size_t column) {
+    const auto box = cell_at(f, t, row, column);
+    const std::string where = fmt::format("{} {}, {} {}", labels.y_label, t.rows[row], labels.x_label, t.columns[column]);
+    f.svg.rect(box.x + 1, box.y + 1, box.w - 2, box.h - 2, crossed_fill, where + ": " + o.crossed_label);
+    if (fits(box, crossed_mark, text_size))
+        f.svg.text(box.x + box.w / 2, box.y + box.h / 2 + 0.35 * text_size, crossed_mark,
+                   {.anchor = "middle", .size = text_size, .bold = true, .fill = crossed_text});
+}
+
 // A closed rectangle as polyline points: unlike frame's outline it takes a stroke width.
 inline std::string ring_points(double x0, double y0, double x1, double y1) {
     return fmt::format("{0},{1} {2},{1} {2},{3} {0},{3} {0},{1}", px(x0), px(y0), px(x1), px(y1));
@@ -180,7 +206,7 @@ inline void row_axis(frame& f, const heat_table& t) {
 // In the right margin: what the colours mean (a bar from the largest value at the top to the
 // smallest), then boxes for a missing cell and a highlighted one where the chart has them.
 inline void colour_legend(frame& f, const heat_table& t, const heat_scale& colour, bool any_missing,
-                          const heatmap_options& o) {
+                          bool any_crossed, const heatmap_options& o) {
     // The heading on two lines, unit under name, when one would run past the canvas.
     const std::string name = t.value_name.empty() ? "value" : t.value_name;
     const std::string heading = t.unit.empty() ? name : name + " (" + t.unit + ")";
@@ -213,6 +239,11 @@ inline void colour_legend(frame& f, const heat_table& t, const heat_scale& colou
         f.svg.text(left + 24, y, "– not run / no value");
         y += 22;
     }
+    if (any_crossed) {
+        f.svg.rect(left, y - 11, 18, 14, crossed_fill);
+        fitted(left + 24, y, std::string(crossed_mark) + " " + o.crossed_label);
+        y += 22;
+    }
     if (!o.highlighted.empty()) {
         f.svg.polyline(ring_points(left, y - 12, left + 18, y + 4), "#000000", 3);
         fitted(left + 24, y, o.highlight_label);
@@ -224,11 +255,12 @@ inline void colour_legend(frame& f, const heat_table& t, const heat_scale& colou
 inline std::string heatmap_chart(const heat_table& t, const chart_labels& labels, const heatmap_options& options) {
     frame f(labels);
     detail::range r;
-    bool any_missing = false;
+    bool any_missing = false, any_crossed = false;
     for (std::size_t row = 0; row < t.rows.size(); ++row)
         for (std::size_t column = 0; column < t.columns.size(); ++column) {
             const auto v = detail::heat_value(t, row, column);
-            if (v) r.add(*v);
+            if (detail::is_crossed(options, row, column)) any_crossed = true;
+            else if (v) r.add(*v);
             else any_missing = true;
         }
     if (!r.any) {
@@ -240,11 +272,14 @@ inline std::string heatmap_chart(const heat_table& t, const chart_labels& labels
     const int text_size = detail::cell_text_size(f, t);
     for (std::size_t row = 0; row < t.rows.size(); ++row)
         for (std::size_t column = 0; column < t.columns.size(); ++column)
-            detail::draw_cell(f, t, labels, colour, text_size, row, column);
+            if (detail::is_crossed(options, row, column))
+                detail::draw_crossed_cell(f, t, labels, options, text_size, row, column);
+            else
+                detail::draw_cell(f, t, labels, colour, text_size, row, column);
     for (const auto& c : options.highlighted)
         if (c.row < t.rows.size() && c.column < t.columns.size()) detail::outline_cell(f, detail::cell_at(f, t, c.row, c.column));
     detail::row_axis(f, t);
-    detail::colour_legend(f, t, colour, any_missing, options);
+    detail::colour_legend(f, t, colour, any_missing, any_crossed, options);
     return std::move(f).finish();
 }
 
