@@ -596,6 +596,7 @@ private:
             }
             levels.push_back(reading(m.levels.back()).level);
             say(level_text(m.levels.back()));
+            warn_unbounded(levels.back());
             account();
             save();
         }
@@ -633,18 +634,45 @@ private:
         return false;
     }
 
+    // A percentile of too few requests has no upper confidence bound (a p95 at 95% needs 59): the
+    // capacity's lower end then falls to 0, which is true and useless. Said once, with the remedy.
+    void warn_unbounded(const load::tune_level& l) {
+        for (std::size_t k = 0; k < levels_.slos.size() && !warned_unbounded_; ++k)
+            if (l.slos[k].value && !l.slos[k].high) {
+                warned_unbounded_ = true;
+                say(fmt::format("warning: at c={} the {} rests on too few requests to bound it above, so the "
+                                "capacity's interval reaches down to 0; give more requests per level (-n)",
+                                load::detail::tune_number(l.load), load::slo_text(levels_.slos[k], levels_.percentile)));
+            }
+    }
+
     std::string level_text(const level_record& l) {
         const auto& r = reading(l);
         std::string slos;
         for (std::size_t k = 0; k < levels_.slos.size(); ++k) {
             const auto& v = r.level.slos[k].value;
+            const auto& reading_k = r.level.slos[k];
+            const auto bound = [](const std::optional<double>& x) { return x ? fmt::format("{:.3g}", *x) : std::string("?"); };
             slos += fmt::format("; {} {}", load::slo_text(levels_.slos[k], levels_.percentile),
-                                v ? fmt::format("at {:.3g} s", *v) : std::string("has no value"));
+                                v ? fmt::format("at {:.3g} s ({}–{})", *v, bound(reading_k.low), bound(reading_k.high))
+                                  : std::string("has no value"));
         }
         return fmt::format("  c={}: {} of {} ok{}", load::detail::tune_number(l.load), l.ok, l.sent, slos);
     }
 
     // ---- the answer ----
+
+    // Every finished measurement of the configuration met the SLOs up to its highest level.
+    bool every_level_met(const load::tune_point& at) {
+        bool any = false;
+        for (const auto& m : runs_)
+            if (m.at == at && m.status == "done") {
+                const auto c = load::estimate_capacity(levels_of(m), levels_);
+                if (!c || !c->at_least) return false;
+                any = true;
+            }
+        return any;
+    }
 
     int exit_code(const load::tune_plan& plan, bool stopped) const {
         if (stopped_by_signal_) return exit_interrupted;
@@ -680,6 +708,7 @@ private:
     level_runner runner_{a_.load};
     clock::time_point began_, deadline_;
     bool stopped_by_signal_ = false;
+    bool warned_unbounded_ = false;
 };
 
 inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& plan, bool stopped) {
@@ -747,6 +776,12 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
                                     : start->estimate->mean != 0 ? json(best.estimate->mean / start->estimate->mean)
                                                                  : json()},
                           {"distinguishable", !same && !load::detail::overlap(best.estimate->ci, start->estimate->ci)}};
+        }
+        if (objective_ == load::tune_objective::capacity && every_level_met(best.at)) {
+            r["at_least"] = levels_.max;
+            say(fmt::format("warning: {} met the SLOs at every load up to --load-max {:g} in every run: its capacity "
+                            "is at least that, and a higher --load-max would tell how far it goes",
+                            best.name, levels_.max));
         }
         r["runner_up"] = json();
         if (plan.runner_up) {

@@ -225,6 +225,9 @@ struct recommendation {
     std::size_t runs = 0;
     std::optional<start_comparison> start;
     std::optional<runner_up> second;
+    // Capacity only: every load up to the highest tried met the SLOs in every run, so the value is a
+    // floor, not an estimate; the highest load tried.
+    std::optional<double> at_least;
 };
 
 struct latency_pair {
@@ -361,7 +364,11 @@ inline std::optional<recommendation> read_recommendation(const field& root) {
                           required_interval(member(*f, "ci")),
                           count(member(*f, "runs")),
                           read_start_comparison(*f),
-                          read_runner_up(*f)};
+                          read_runner_up(*f),
+                          [&]() -> std::optional<double> {
+                              const auto a = optional_member(*f, "at_least");
+                              return a ? std::optional<double>(number(*a)) : std::nullopt;
+                          }()};
 }
 
 inline std::optional<latency_pair> read_latency_pair(const field& row, const std::string& key) {
@@ -544,7 +551,12 @@ inline paragraph nothing_met(const tune_document& d) {
 inline void value_clause(paragraph& p, const tune_document& d, const recommendation& r) {
     const std::string value = number_text(r.value) + (d.objective.unit.empty() ? "" : " " + d.objective.unit);
     const std::string ci = fmt::format(" ({} CI {})", confidence_text(d.confidence), interval_text(r.ci));
-    if (d.objective.is_capacity()) p.plain("It serves ").bold(value).plain(" within " + slo_word(d) + ci);
+    if (d.objective.is_capacity() && r.at_least)
+        p.plain("It serves ")
+            .bold("at least " + number_text(*r.at_least) + (d.objective.unit.empty() ? "" : " " + d.objective.unit))
+            .plain(" within " + slo_word(d) + ": every load up to the highest tried met it in every run (a higher "
+                   "--load-max measures how far it goes)");
+    else if (d.objective.is_capacity()) p.plain("It serves ").bold(value).plain(" within " + slo_word(d) + ci);
     else p.plain("Its " + d.objective.label + " is ").bold(value).plain(ci);
 }
 
