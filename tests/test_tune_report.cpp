@@ -94,10 +94,10 @@ TEST_CASE("the recommendation and its value are bold in both formats, and come b
 TEST_CASE("a search stopped by the budget is provisional, and a runner-up that overlaps is not told apart") {
     const auto view = tune_report_view(budget_spent());
     REQUIRE(view["answer"].size() == 2);
-    CHECK(view["answer"][0]["text"] ==
-          "Provisional: the budget was spent before the search settled. The planner's conclusion: the budget is "
-          "spent: max_num_batched_tokens1024-max_num_seqs64 leads at 38 (34.8–41.2), not told apart from "
-          "max_num_batched_tokens1024-max_num_seqs128; 11 of 25 configurations measured.");
+    // In plain words: the planner's sentence, with its file-name configuration names, is kept for
+    // "How the search went". One configuration is kept (1024 × 128): one other not told apart.
+    CHECK(view["answer"][0]["text"] == "Provisional: the budget ran out before the search settled. 11 of 25 "
+                                       "configurations were measured, and the best is not yet told apart from 1 other.");
     const std::string answer = view["recommendation_text"];
     CHECK(answer.starts_with("Best so far: max_num_batched_tokens=1024, max_num_seqs=64. It serves 38"));
     CHECK(contains(answer, "The runner-up, max_num_batched_tokens=1024, max_num_seqs=128 (33.2, CI 30.1–36.3), is not "
@@ -107,12 +107,13 @@ TEST_CASE("a search stopped by the budget is provisional, and a runner-up that o
     CHECK(listed(view, "status")[1] == "kept");
 }
 
-TEST_CASE("an interrupted search says so, with the planner's last conclusion") {
+TEST_CASE("an interrupted search says so, and how far it got") {
     auto tune = fixture();
     tune["end"] = "searching";
     const auto view = tune_report_view(tune);
-    CHECK(std::string(view["answer"][0]["text"]).starts_with("Provisional: the search was interrupted before it ended. "
-                                                             "The planner's conclusion: settled: "));
+    // The fixture's search had settled: nothing kept, so nothing said of others.
+    CHECK(view["answer"][0]["text"] == "Provisional: the search was interrupted before it ended (--resume goes on). 11 "
+                                       "of 25 configurations were measured.");
     CHECK(std::string(view["search_line"]).starts_with("Interrupted after measuring 11 of 25 configurations"));
 }
 
@@ -342,6 +343,25 @@ TEST_CASE("a malformed tune.json is refused, naming the field and what was expec
     CHECK_THROWS_WITH(render_tune_report(bad_interval), "tune.json: recommendation.ci: expected [low, high] (two numbers)");
 
     CHECK_THROWS_AS(render_tune_report(ordered_json::array()), servestat::input_error);
+}
+
+TEST_CASE("a capacity that met the SLO at every load tried is a floor, and so is a runner-up's") {
+    auto tune = fixture();
+    tune["recommendation"]["at_least"] = 64;
+    tune["recommendation"]["runner_up"]["at_least"] = 64;
+    tune["prompt_costs"]["at_capacity"] = {{"load", 32},
+                                           {"short", {{"n", 50}, {"ttft_p95", 0.0075}, {"e2e_p95", 1.0}}},
+                                           {"long", {{"n", 50}, {"ttft_p95", 0.07}, {"e2e_p95", 0.12}}}};
+    const auto view = tune_report_view(tune);
+    const std::string answer = view["recommendation_text"];
+    CHECK(contains(answer, "It serves at least 64 concurrent streams within the SLO: every load up to the highest "
+                           "tried met it in each of its 2 runs, so this is a floor (a higher --load-max measures how "
+                           "far it goes)"));
+    CHECK(contains(answer, "The runner-up, max_num_batched_tokens=1024, max_num_seqs=128, also met it at every load up "
+                           "to 64: the two are not told apart until a higher --load-max finds where each stops."));
+    CHECK(contains(view["prompt_costs"]["sentence"].get<std::string>(),
+                   "At c=32, the highest load it met the SLOs at, the recommendation gives short prompts a TTFT p95 of "
+                   "7.50 ms and long prompts a TTFT p95 of 70.0 ms (end-to-end p95 120 ms)."));
 }
 
 } // namespace test_tune_report

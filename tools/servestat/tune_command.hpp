@@ -39,6 +39,9 @@
 namespace servestat::cli {
 
 struct tune_args {
+    // Every measurement starts a cold server: each level sends 10 requests first, left out of its log,
+    // unless --warmup says otherwise.
+    tune_args() { load.warmup = 10; }
     load_args load; // the server, the workload and how requests are made; load.output is the folder
     std::vector<std::string> space;
     std::string server_cmd;
@@ -691,6 +694,8 @@ private:
     nlohmann::ordered_json summary_json(const load::tune_plan& plan, bool stopped);
     nlohmann::ordered_json measurement_json(const measurement_record& m);
     nlohmann::ordered_json prompt_costs_json(const load::tune_plan& plan);
+    nlohmann::ordered_json at_capacity_json(const load::tune_point& at);
+    static const load::tune_verdict* find_verdict_of(const load::tune_plan& plan, const load::tune_point& at);
     void write_report(const nlohmann::ordered_json& j) const;
 
     const tune_args& a_;
@@ -788,6 +793,7 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
             const auto& up = plan.verdicts[*plan.runner_up];
             auto u = verdict_json(up);
             u["distinguishable"] = !load::detail::overlap(best.estimate->ci, up.estimate->ci);
+            if (objective_ == load::tune_objective::capacity && every_level_met(up.at)) u["at_least"] = levels_.max;
             r["runner_up"] = u;
         }
         j["recommendation"] = r;
@@ -906,12 +912,19 @@ inline nlohmann::ordered_json tune_runner::prompt_costs_json(const load::tune_pl
     json out;
     out["load"] = chosen;
     const bool has_start = rows.back().role == std::string("start");
+    const auto* start_verdict = has_start ? find_verdict_of(plan, rows.back().at) : nullptr;
+    const auto start_capacity = start_verdict && start_verdict->estimate && objective_ == load::tune_objective::capacity
+                                    ? fmt::format(" (their capacity, {:.3g}, is interpolated between the loads run)",
+                                                  start_verdict->estimate->mean)
+                                    : std::string();
     out["note"] = fmt::format("at c={}, {}", load::detail::tune_number(chosen),
-                              met ? (has_start ? "the highest load the starting settings meet the SLOs at"
+                              met ? (has_start ? "the highest load all of them ran at which the starting settings meet "
+                                                 "the SLOs" + start_capacity
                                                : "the highest load every configuration shown ran and the last one "
                                                  "meets the SLOs at")
                                   : "the highest load every configuration shown ran (none of them meets the SLOs at "
                                     "a load the others ran)");
+    out["at_capacity"] = at_capacity_json(rows.front().at);
     out["rows"] = json::array();
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& r = reading(*each[i].at(chosen));
@@ -922,6 +935,37 @@ inline nlohmann::ordered_json tune_runner::prompt_costs_json(const load::tune_pl
                                {"long", side_json(r.long_prompts)}});
     }
     return out;
+}
+
+inline const load::tune_verdict* tune_runner::find_verdict_of(const load::tune_plan& plan, const load::tune_point& at) {
+    for (const auto& v : plan.verdicts)
+        if (v.at == at) return &v;
+    return nullptr;
+}
+
+// The configuration's highest level meeting the SLOs, in its first finished measurement: what short
+// and long prompts pay where it would run.
+inline nlohmann::ordered_json tune_runner::at_capacity_json(const load::tune_point& at) {
+    using json = nlohmann::ordered_json;
+    for (const auto& m : runs_) {
+        if (m.at != at || m.status != "done") continue;
+        const auto levels = levels_of(m);
+        const auto sorted = load::detail::by_load(levels);
+        const auto b = load::detail::bracket_of(sorted, levels_);
+        if (!b.last_pass) return nullptr;
+        const double load = sorted[*b.last_pass]->load;
+        for (const auto& l : m.levels)
+            if (l.status == "done" && l.load == load) {
+                const auto& r = reading(l);
+                const auto side = [](const std::optional<level_reading::side>& x) {
+                    if (!x) return json();
+                    return json{{"n", x->n}, {"ttft_p95", optional_number(x->ttft)}, {"e2e_p95", optional_number(x->e2e)}};
+                };
+                return {{"load", load}, {"short", side(r.short_prompts)}, {"long", side(r.long_prompts)}};
+            }
+        return nullptr;
+    }
+    return nullptr;
 }
 
 inline void tune_runner::write_report(const nlohmann::ordered_json& j) const {

@@ -215,6 +215,7 @@ struct runner_up {
     double value = 0;
     interval ci;
     bool distinguishable = false;
+    std::optional<double> at_least; // capacity: it too met the SLOs at every load tried, up to this
 };
 
 struct recommendation {
@@ -242,6 +243,9 @@ struct prompt_cost_row {
 struct prompt_costs {
     std::string note;
     std::vector<prompt_cost_row> rows;
+    // The recommendation at the highest load it met the SLOs at: what prompts pay where it would run.
+    std::optional<double> capacity_load;
+    std::optional<latency_pair> capacity_short, capacity_long;
 };
 
 struct decision {
@@ -352,6 +356,7 @@ inline std::optional<runner_up> read_runner_up(const field& f) {
     runner_up r{text(member(*second, "name")), std::nullopt, number(member(*second, "value")),
                 required_interval(member(*second, "ci")), boolean(member(*second, "distinguishable"))};
     if (const auto settings = optional_member(*second, "configuration")) r.settings = configuration_object(*settings);
+    if (const auto floor = optional_member(*second, "at_least")) r.at_least = number(*floor);
     return r;
 }
 
@@ -385,6 +390,11 @@ inline std::optional<prompt_costs> read_prompt_costs(const field& root) {
     for (const auto& row : elements(member(*f, "rows")))
         p.rows.push_back({text(member(row, "name")), one_of(member(row, "role"), {"recommended", "runner-up", "start"}),
                           read_latency_pair(row, "short"), read_latency_pair(row, "long")});
+    if (const auto top = optional_member(*f, "at_capacity")) {
+        p.capacity_load = number(member(*top, "load"));
+        p.capacity_short = read_latency_pair(*top, "short");
+        p.capacity_long = read_latency_pair(*top, "long");
+    }
     return p;
 }
 
@@ -508,11 +518,18 @@ struct paragraph {
 
 inline std::string slo_word(const tune_document& d) { return d.slos.size() == 1 ? "the SLO" : "every SLO"; }
 
+// In plain words, not the planner's sentence (whose configuration names are file-name parts): how
+// far the search got and what is still open. The planner's sentence is under "How the search went".
 inline paragraph provisional_note(const tune_document& d) {
     paragraph p;
-    p.bold(d.end == "budget" ? "Provisional: the budget was spent before the search settled."
-                             : "Provisional: the search was interrupted before it ended.");
-    return p.plain(" The planner's conclusion: " + with_full_stop(d.conclusion));
+    p.bold(d.end == "budget" ? "Provisional: the budget ran out before the search settled."
+                             : "Provisional: the search was interrupted before it ended (--resume goes on).");
+    const auto kept = static_cast<std::size_t>(std::count_if(d.configurations.begin(), d.configurations.end(),
+                                                             [](const auto& c) { return c.status == "kept"; }));
+    std::string open = fmt::format(" {} of {} measured", d.measured, plural(d.grid_size, "configuration was", "configurations were"));
+    if (d.best && kept > 0)
+        open += fmt::format(", and the best is not yet told apart from {}", plural(kept, "other", "others"));
+    return p.plain(open + ".");
 }
 
 // "the server exited with status 1 before it was ready (3 configurations); out of memory (1 configuration)"
@@ -554,8 +571,9 @@ inline void value_clause(paragraph& p, const tune_document& d, const recommendat
     if (d.objective.is_capacity() && r.at_least)
         p.plain("It serves ")
             .bold("at least " + number_text(*r.at_least) + (d.objective.unit.empty() ? "" : " " + d.objective.unit))
-            .plain(" within " + slo_word(d) + ": every load up to the highest tried met it in every run (a higher "
-                   "--load-max measures how far it goes)");
+            .plain(" within " + slo_word(d) + ": every load up to the highest tried met it" +
+                   (r.runs == 1 ? std::string() : " in each of its " + std::to_string(r.runs) + " runs") +
+                   ", so this is a floor (a higher --load-max measures how far it goes)");
     else if (d.objective.is_capacity()) p.plain("It serves ").bold(value).plain(" within " + slo_word(d) + ci);
     else p.plain("Its " + d.objective.label + " is ").bold(value).plain(ci);
 }
@@ -592,6 +610,10 @@ inline std::string start_sentence(const tune_document& d, const recommendation& 
 
 inline std::string runner_up_sentence(const tune_document& d, const runner_up& second) {
     const std::string settings = second.settings ? settings_text(*second.settings) : name_as_settings(d, second.name);
+    if (second.at_least && d.best && d.best->at_least)
+        return fmt::format(" The runner-up, {}, also met it at every load up to {}: the two are not told apart "
+                           "until a higher --load-max finds where each stops.",
+                           settings, number_text(*second.at_least));
     const std::string which = fmt::format("The runner-up, {} ({}, CI {}),", settings, number_text(second.value),
                                           interval_text(second.ci));
     return second.distinguishable
@@ -678,6 +700,19 @@ inline std::string long_prompt_sentence(const prompt_costs& c) {
                        100 * biggest_change);
 }
 
+// "At c=64, the highest load it met the SLO at, the recommendation gives short prompts a TTFT p95 of
+// 7.5 ms and long prompts 70 ms (end-to-end 120 ms)": where it would run, not only where the start can.
+inline std::string capacity_sentence(const prompt_costs& c) {
+    if (!c.capacity_load || !c.capacity_long) return {};
+    const auto& l = *c.capacity_long;
+    std::string shorts;
+    if (c.capacity_short && c.capacity_short->ttft_p95)
+        shorts = fmt::format("short prompts a TTFT p95 of {} and ", format_seconds(c.capacity_short->ttft_p95));
+    return fmt::format("At c={}, the highest load it met the SLOs at, the recommendation gives {}long prompts a TTFT "
+                       "p95 of {} (end-to-end p95 {}).",
+                       number_text(*c.capacity_load), shorts, format_seconds(l.ttft_p95), format_seconds(l.e2e_p95));
+}
+
 inline json prompt_costs_view(const tune_document& d) {
     if (!d.costs || d.costs->rows.empty()) return nullptr;
     json rows = json::array();
@@ -690,7 +725,8 @@ inline json prompt_costs_view(const tune_document& d) {
                         {"long_n", n_cell(r.long_prompts)},
                         {"long_ttft", seconds_cell(r.long_prompts, &latency_pair::ttft_p95)},
                         {"long_e2e", seconds_cell(r.long_prompts, &latency_pair::e2e_p95)}});
-    const std::string sentence = long_prompt_sentence(*d.costs);
+    std::string sentence = long_prompt_sentence(*d.costs);
+    if (const auto top = capacity_sentence(*d.costs); !top.empty()) sentence += (sentence.empty() ? "" : " ") + top;
     return {{"note", capitalised(with_full_stop(d.costs->note))},
             {"has_sentence", !sentence.empty()},
             {"sentence", sentence},
