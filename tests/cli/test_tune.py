@@ -11,7 +11,10 @@ answer is the grid's best or indistinguishable from it, with fewer configuration
 configuration runs out of memory (a wrapper exits as vLLM does), and the search goes on around it.
 The search is interrupted with SIGINT once three measurements are done; --resume measures only what
 is missing. The simulator runs 50 times faster than the wall clock, so every time in the SLO and the
-logs is the simulated time / 50: 20 ms is 1 s of the L4's.
+logs is the simulated time / 50: 20 ms is 1 s of the L4's. Loads stop at 32 streams, where the
+partial-prefill configurations' short TTFT p95 (about 7 ms) lies far below the SLO and the bad
+settings' (about 27 ms) above it: the finding does not hang on the timing noise of an accelerated
+simulator on a busy machine built with sanitizers.
 
 Usage: test_tune.py SERVESTAT WORK_DIR
 """
@@ -28,7 +31,7 @@ from checks import check, run_tests
 SERVESTAT = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 
-SPACE = ["max_num_partial_prefills=1,2,4", "max_num_batched_tokens=512,2048,8192"]
+SPACE = ["max_num_partial_prefills=1,2,3,4", "max_num_batched_tokens=512,2048,8192"]
 START = ["max_num_partial_prefills=1", "max_num_batched_tokens=8192"]
 OUT_OF_MEMORY = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
 
@@ -48,18 +51,18 @@ def servestat(*args, timeout=120):
 
 
 def server_cmd(port):
-    # 4 partial prefills with an 8192-token budget: the server dies before it is ready, as vLLM does
-    # when the profile run does not fit.
-    return (f"if [ {{max_num_partial_prefills}} = 4 ] && [ {{max_num_batched_tokens}} = 8192 ]; then "
+    # One configuration's server dies before it is ready, as vLLM does when its profile run does not
+    # fit: the spread's first corner, so that it is tried however slowly the machine runs.
+    return (f"if [ {{max_num_partial_prefills}} = 2 ] && [ {{max_num_batched_tokens}} = 512 ]; then "
             f"echo '{OUT_OF_MEMORY}' >&2; exit 1; fi; "
             f"exec {SERVESTAT} simulate --port {port} --preset l4-qwen2.5-3b-bad --time-scale 50 --seed 1 "
             f"--max-num-partial-prefills {{max_num_partial_prefills}} --max-long-partial-prefills 1 "
             f"--max-num-batched-tokens {{max_num_batched_tokens}}")
 
 
-def tune_args(workload, port, out, space=SPACE, start=START, budget="25s"):
+def tune_args(workload, port, out, space=SPACE, start=START, budget="30s"):
     args = ["tune", "--url", f"http://127.0.0.1:{port}", "--workload", workload, "-n", 160, "--max-tokens", 16, "-q",
-            "--server-cmd", server_cmd(port), "--slo", "short:ttft=0.02", "--load-start", 4, "--load-max", 64,
+            "--server-cmd", server_cmd(port), "--slo", "short:ttft=0.02", "--load-start", 4, "--load-max", 32,
             "--budget", budget, "--server-timeout", 20, "-o", out]
     for s in space:
         args += ["--space", s]
@@ -139,15 +142,15 @@ def test_experiment_5():
         check(os.stat(os.path.join(out, log)).st_mtime_ns == mtime, f"{log} was measured again")
     keys = [(m["name"], m["index"]) for m in manifest["measurements"]]
     check(len(keys) == len(set(keys)), f"a measurement recorded twice: {keys}")
-    check(manifest["used_seconds"] <= 25 + 5, f"the budget is a hard limit: {manifest['used_seconds']} s of 25")
+    check(manifest["used_seconds"] <= 30 + 5, f"the budget is a hard limit: {manifest['used_seconds']} s of 30")
 
     t = read_json(os.path.join(out, "tune.json"))
     configurations = {c["name"]: c for c in t["configurations"]}
     check(t["end"] in ("settled", "budget"), f"end: {t['end']}")
-    check(len(configurations) < 9, f"tune measured {len(configurations)} of the grid's 9 configurations")
+    check(len(configurations) < 12, f"tune measured {len(configurations)} of the grid's 12 configurations")
 
     # The configuration that ran out of memory: infeasible, with its log's last lines, never run again.
-    oom = configurations.get("max_num_partial_prefills4-max_num_batched_tokens8192")
+    oom = configurations.get("max_num_partial_prefills2-max_num_batched_tokens512")
     check(oom is not None, "the out-of-memory corner (a spread point) was tried")
     if oom:
         check(oom["status"] == "infeasible", f"out of memory: {oom['status']}")
@@ -175,9 +178,17 @@ def test_experiment_5():
           f"gain over the start: {rec['start']}")
     check(rec["value"] > start["ci"][1], "the recommendation's capacity lies above the start's interval")
 
+    # A CI gate: the settings in use are told apart as worse than the answer (exit 1). Resumed with the
+    # budget spent or the search settled, nothing more is measured.
+    runs_before = len(read_json(os.path.join(out, "tune-manifest.json"))["measurements"])
+    r = servestat(*args, "--resume", "--fail-on", "start-beaten")
+    check(r.returncode == 1, f"--fail-on start-beaten: exit {r.returncode}: {r.stderr[-400:]}")
+    check(len(read_json(os.path.join(out, "tune-manifest.json"))["measurements"]) <= runs_before + 1,
+          "a finished search resumed measures at most what its budget has left")
+
     # The rest of the grid, measured here: none is told apart as better than the answer.
     names = {}
-    for p in ("1", "2", "4"):
+    for p in ("1", "2", "3", "4"):
         for b in ("512", "2048", "8192"):
             names[f"max_num_partial_prefills{p}-max_num_batched_tokens{b}"] = (p, b)
     for name, (p, b) in names.items():

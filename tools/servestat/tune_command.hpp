@@ -25,7 +25,7 @@
 #include <servestat/app/output_folder.hpp>     // app::create_output_folder
 #include <servestat/core/errors.hpp>           // usage_error, input_error
 #include <servestat/core/visible_controls.hpp> // write_terminal
-#include <servestat/load/sweep_plan.hpp>       // parse_dimension, tail_lines, value_text
+#include <servestat/load/sweep_plan.hpp>       // parse_dimension, tail_lines, value_text, write_manifest_file
 #include <servestat/load/tune_objective.hpp>   // tune_level, next_tune_load, measure_objective, estimate_capacity
 #include <servestat/load/tune_search.hpp>      // plan_tune, tune_plan
 #include <servestat/load/tune_space.hpp>       // parse_space, server_command, configuration_name
@@ -316,9 +316,8 @@ public:
             stopped = !measure(new_record(next.at, load::to_string(next.step), next.why));
         }
         plan = load::plan_tune(space_, measurements(), 0, search_);
-        const auto j = summary_json(plan, stopped);
-        write_report(j);
-        return exit_code(plan, stopped);
+        write_report(summary_json(plan));
+        return exit_code(plan);
     }
 
 private:
@@ -423,15 +422,7 @@ private:
         j["used_seconds"] = used_seconds();
         j["measurements"] = nlohmann::ordered_json::array();
         for (const auto& m : runs_) j["measurements"].push_back(to_json(m, space_));
-        const auto file = dir_ / manifest_name;
-        auto temporary = file;
-        temporary += ".tmp";
-        {
-            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-            out << j.dump(2) << "\n";
-            if (!out) throw error(fmt::format("{}: cannot write the manifest", temporary.string()));
-        }
-        fs::rename(temporary, file); // atomic: an interrupt leaves the old manifest or the new one
+        load::write_manifest_file(dir_ / manifest_name, j.dump(2) + "\n");
     }
 
     // ---- measuring ----
@@ -450,15 +441,13 @@ private:
         m.reason = std::move(reason);
         m.status = "interrupted"; // until it is done: --resume goes on with it
         runs_.push_back(std::move(m));
-        current_ = runs_.size() - 1;
-        return current_;
+        return runs_.size() - 1;
     }
 
     // Measurements a previous invocation left unfinished, in their order.
     bool finish_unfinished() {
         for (std::size_t i = 0; i < runs_.size(); ++i)
             if (!runs_[i].finished()) {
-                current_ = i;
                 std::erase_if(runs_[i].levels, [](const auto& l) { return l.status != "done"; });
                 if (!measure(i)) return false;
             }
@@ -677,7 +666,7 @@ private:
         return any;
     }
 
-    int exit_code(const load::tune_plan& plan, bool stopped) const {
+    int exit_code(const load::tune_plan& plan) const {
         if (stopped_by_signal_) return exit_interrupted;
         const auto asked = [&](const char* what) {
             return std::find(a_.fail_on.begin(), a_.fail_on.end(), what) != a_.fail_on.end();
@@ -687,11 +676,10 @@ private:
         if (asked("start-beaten") && start_ && plan.best && plan.verdicts[*plan.best].at != *start_)
             for (const auto& v : plan.verdicts)
                 if (v.at == *start_ && v.status == load::tune_status::dropped) return exit_gate;
-        (void)stopped;
         return 0;
     }
 
-    nlohmann::ordered_json summary_json(const load::tune_plan& plan, bool stopped);
+    nlohmann::ordered_json summary_json(const load::tune_plan& plan);
     nlohmann::ordered_json measurement_json(const measurement_record& m);
     nlohmann::ordered_json prompt_costs_json(const load::tune_plan& plan);
     nlohmann::ordered_json at_capacity_json(const load::tune_point& at);
@@ -708,7 +696,6 @@ private:
     std::optional<load::tune_point> start_;
     nlohmann::ordered_json settings_;
     std::vector<measurement_record> runs_;
-    std::size_t current_ = 0;
     std::map<std::string, level_reading> readings_;
     level_runner runner_{a_.load};
     clock::time_point began_, deadline_;
@@ -716,7 +703,7 @@ private:
     bool warned_unbounded_ = false;
 };
 
-inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& plan, bool stopped) {
+inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& plan) {
     using json = nlohmann::ordered_json;
     json j;
     j["servestat_tune"] = 1;
@@ -755,7 +742,6 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
     j["end"] = stopped_by_signal_ ? "searching" : load::to_string(plan.end);
     j["conclusion"] = stopped_by_signal_ ? "interrupted before the search ended (--resume goes on): " + plan.conclusion
                                          : plan.conclusion;
-    (void)stopped;
 
     const auto verdict_json = [&](const load::tune_verdict& v) {
         return json{{"name", v.name},
@@ -764,16 +750,11 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
                     {"ci", v.estimate ? json::array({v.estimate->ci.low, v.estimate->ci.high}) : json()},
                     {"runs", v.runs}};
     };
-    const auto find_verdict = [&](const load::tune_point& at) -> const load::tune_verdict* {
-        for (const auto& v : plan.verdicts)
-            if (v.at == at) return &v;
-        return nullptr;
-    };
     if (plan.best) {
         const auto& best = plan.verdicts[*plan.best];
         auto r = verdict_json(best);
         r["start"] = json();
-        if (const auto* start = start_ ? find_verdict(*start_) : nullptr; start && start->estimate) {
+        if (const auto* start = start_ ? find_verdict_of(plan, *start_) : nullptr; start && start->estimate) {
             const bool same = start->at == best.at;
             r["start"] = {{"value", start->estimate->mean},
                           {"ci", json::array({start->estimate->ci.low, start->estimate->ci.high})},

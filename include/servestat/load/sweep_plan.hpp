@@ -177,16 +177,21 @@ inline nlohmann::ordered_json to_json(const manifest& m) {
 }
 
 // Written to a temporary file and renamed, so a sweep killed mid-write leaves the previous manifest.
-inline void write_manifest(const std::filesystem::path& dir, const manifest& m) {
-    const auto file = dir / manifest_file_name;
+// Written beside `file` and renamed over it: an interrupt leaves the old manifest or the new one,
+// never half of one.
+inline void write_manifest_file(const std::filesystem::path& file, const std::string& text) {
     auto temporary = file;
     temporary += ".tmp";
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << to_json(m).dump(2) << "\n";
+        out << text;
         if (!out) throw error(fmt::format("{}: cannot write the manifest", temporary.string()));
     }
     std::filesystem::rename(temporary, file);
+}
+
+inline void write_manifest(const std::filesystem::path& dir, const manifest& m) {
+    write_manifest_file(dir / manifest_file_name, to_json(m).dump(2) + "\n");
 }
 
 inline manifest manifest_of(const nlohmann::ordered_json& j, const std::string& name) {
