@@ -349,19 +349,26 @@ TEST_CASE("a capacity that met the SLO at every load tried is a floor, and so is
     auto tune = fixture();
     tune["recommendation"]["at_least"] = 64;
     tune["recommendation"]["runner_up"]["at_least"] = 64;
+    configuration_named(tune, "max_num_batched_tokens1024-max_num_seqs64")["at_least"] = 64;
     tune["prompt_costs"]["at_capacity"] = {{"load", 32},
                                            {"short", {{"n", 50}, {"ttft_p95", 0.0075}, {"e2e_p95", 1.0}}},
                                            {"long", {{"n", 50}, {"ttft_p95", 0.07}, {"e2e_p95", 0.12}}}};
     const auto view = tune_report_view(tune);
     const std::string answer = view["recommendation_text"];
     CHECK(contains(answer, "It serves at least 64 concurrent streams within the SLO: every load up to the highest "
-                           "tried met it in each of its 2 runs, so this is a floor (a higher --load-max measures how "
-                           "far it goes)"));
+                           "tried (--load-max 64) met it in each of its 2 runs, so this is a floor (a higher --load-max "
+                           "measures how far it goes), at least 3.0× the starting settings"));
     CHECK(contains(answer, "The runner-up, max_num_batched_tokens=1024, max_num_seqs=128, also met it at every load up "
-                           "to 64: the two are not told apart until a higher --load-max finds where each stops."));
+                           "to 64: none of them is told apart until a higher --load-max finds where each stops (of a "
+                           "tie, the first in the space's order leads)."));
     CHECK(contains(view["prompt_costs"]["sentence"].get<std::string>(),
                    "At c=32, the highest load it met the SLOs at, the recommendation gives short prompts a TTFT p95 of "
                    "7.50 ms and long prompts a TTFT p95 of 70.0 ms (end-to-end p95 120 ms)."));
+    // Its cells say "≥ 64", not an interval of no width: in the table over the space (bold, the
+    // recommendation) and in the list of every configuration.
+    const auto files = render_tune_report(tune);
+    CHECK(contains(files.markdown, "| **≥ 64** |"));
+    CHECK(contains(files.markdown, "| best | 2 | ≥ 64 |"));
 }
 
 } // namespace test_tune_report

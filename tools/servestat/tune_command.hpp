@@ -789,6 +789,7 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
         c["start"] = start_ && *start_ == v.at;
         c["status"] = load::to_string(v.status);
         c["reason"] = v.why;
+        if (objective_ == load::tune_objective::capacity && every_level_met(v.at)) c["at_least"] = levels_.max;
         c["measurements"] = json::array();
         for (const auto& m : runs_)
             if (m.at == v.at && m.finished()) c["measurements"].push_back(measurement_json(m));
@@ -895,12 +896,12 @@ inline nlohmann::ordered_json tune_runner::prompt_costs_json(const load::tune_pl
     const bool has_start = rows.back().role == std::string("start");
     const auto* start_verdict = has_start ? find_verdict_of(plan, rows.back().at) : nullptr;
     const auto start_capacity = start_verdict && start_verdict->estimate && objective_ == load::tune_objective::capacity
-                                    ? fmt::format(" (their capacity, {:.3g}, is interpolated between the loads run)",
+                                    ? fmt::format("; their capacity, {:.3g}, is interpolated between the loads run",
                                                   start_verdict->estimate->mean)
                                     : std::string();
     out["note"] = fmt::format("at c={}, {}", load::detail::tune_number(chosen),
-                              met ? (has_start ? "the highest load all of them ran at which the starting settings meet "
-                                                 "the SLOs" + start_capacity
+                              met ? (has_start ? "the highest load at which the starting settings met the SLOs (all of "
+                                                 "them ran it" + start_capacity + ")"
                                                : "the highest load every configuration shown ran and the last one "
                                                  "meets the SLOs at")
                                   : "the highest load every configuration shown ran (none of them meets the SLOs at "

@@ -199,6 +199,7 @@ struct configuration {
     std::size_t runs = 0, position = 0; // position: its place in tune.json, the last tie-break
     std::optional<double> value;
     std::optional<interval> ci;
+    std::optional<double> at_least; // capacity: every load up to this met the SLOs in every run
     std::vector<measurement> measurements;
 };
 
@@ -338,6 +339,7 @@ inline configuration read_configuration(const field& f, const std::vector<dimens
     c.runs = count(member(f, "runs"));
     c.value = number_or_null(member(f, "value"));
     c.ci = interval_or_null(member(f, "ci"));
+    if (const auto floor = optional_member(f, "at_least")) c.at_least = number(*floor);
     c.position = position;
     for (const auto& m : elements(member(f, "measurements"))) c.measurements.push_back(read_measurement(m, slo_count));
     return c;
@@ -571,7 +573,8 @@ inline void value_clause(paragraph& p, const tune_document& d, const recommendat
     if (d.objective.is_capacity() && r.at_least)
         p.plain("It serves ")
             .bold("at least " + number_text(*r.at_least) + (d.objective.unit.empty() ? "" : " " + d.objective.unit))
-            .plain(" within " + slo_word(d) + ": every load up to the highest tried met it" +
+            .plain(" within " + slo_word(d) + ": every load up to the highest tried (--load-max " +
+                   number_text(*r.at_least) + ") met it" +
                    (r.runs == 1 ? std::string() : " in each of its " + std::to_string(r.runs) + " runs") +
                    ", so this is a floor (a higher --load-max measures how far it goes)");
     else if (d.objective.is_capacity()) p.plain("It serves ").bold(value).plain(" within " + slo_word(d) + ci);
@@ -610,10 +613,15 @@ inline std::string start_sentence(const tune_document& d, const recommendation& 
 
 inline std::string runner_up_sentence(const tune_document& d, const runner_up& second) {
     const std::string settings = second.settings ? settings_text(*second.settings) : name_as_settings(d, second.name);
-    if (second.at_least && d.best && d.best->at_least)
-        return fmt::format(" The runner-up, {}, also met it at every load up to {}: the two are not told apart "
-                           "until a higher --load-max finds where each stops.",
-                           settings, number_text(*second.at_least));
+    if (second.at_least && d.best && d.best->at_least) {
+        const auto floors = static_cast<std::size_t>(std::count_if(
+            d.configurations.begin(), d.configurations.end(), [](const configuration& c) { return c.at_least.has_value(); }));
+        const std::string others = floors > 2 ? fmt::format(", as did {}", plural(floors - 2, "other", "others")) : "";
+        return fmt::format(" The runner-up, {}, also met it at every load up to {}{}: none of them is told apart until "
+                           "a higher --load-max finds where each stops (of a tie, the first in the space's order "
+                           "leads).",
+                           settings, number_text(*second.at_least), others);
+    }
     const std::string which = fmt::format("The runner-up, {} ({}, CI {}),", settings, number_text(second.value),
                                           interval_text(second.ci));
     return second.distinguishable
@@ -626,7 +634,9 @@ inline paragraph recommendation_paragraph(const tune_document& d, const recommen
     p.bold(fmt::format("{} {}.", provisional(d) ? "Best so far:" : "Deploy", settings_text(r.settings))).plain(" ");
     value_clause(p, d, r);
     const bool compared = d.start && r.start && !start_is_recommended(d);
-    p.plain(compared ? gain_clause(d, *r.start) + "." : ".");
+    std::string gain = compared ? gain_clause(d, *r.start) : std::string();
+    if (r.at_least && gain.starts_with(", ") && r.start && r.start->ratio) gain.insert(2, "at least ");
+    p.plain(gain + ".");
     if (const auto s = start_sentence(d, r); !s.empty()) p.plain(s);
     if (r.second) p.plain(runner_up_sentence(d, *r.second));
     return p;
@@ -836,11 +846,17 @@ inline std::string space_line(const tune_document& d) {
     return plot::line_chart(all, {space_title(d, {}), dim.name, y_label, plot::axis_unit::from_label, plot::axis_unit::plain}, o);
 }
 
+// "32.5 (30.1–34.9)", or "≥ 32" for a capacity that met the SLOs at every load tried: a floor has no
+// interval to claim.
+inline std::string configuration_value(const configuration& c) {
+    return c.at_least ? "≥ " + number_text(*c.at_least) : value_with_interval(c.value, c.ci);
+}
+
 inline json cell_view(const tune_document& d, const configuration* c) {
     const bool recommended = c && d.best && c->name == d.best->name;
     std::string t;
     if (c && c->status == "infeasible") t = "✗ infeasible";
-    else if (c) t = value_with_interval(c->value, c->ci);
+    else if (c) t = configuration_value(*c);
     return {{"text", t}, {"bold", recommended}, {"blank", t.empty()}};
 }
 
@@ -1082,7 +1098,7 @@ inline json configurations_view(const tune_document& d) {
                        {"start", c->start},
                        {"status", c->status},
                        {"runs", std::to_string(c->runs)},
-                       {"value", value_with_interval(c->value, c->ci)},
+                       {"value", configuration_value(*c)},
                        {"reason", c->reason},
                        {"has_logs", !logs.empty()},
                        {"logs", std::move(logs)}});
