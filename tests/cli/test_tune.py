@@ -60,9 +60,10 @@ def server_cmd(port):
             f"--max-num-batched-tokens {{max_num_batched_tokens}}")
 
 
-def tune_args(workload, port, out, space=SPACE, start=START, budget="30s"):
+def tune_args(workload, port, out, space=SPACE, start=START, budget="25s"):
     args = ["tune", "--url", f"http://127.0.0.1:{port}", "--workload", workload, "-n", 160, "--max-tokens", 16, "-q",
             "--server-cmd", server_cmd(port), "--slo", "short:ttft=0.02", "--load-start", 4, "--load-max", 32,
+            "--resolution", 0.25,
             "--budget", budget, "--server-timeout", 20, "-o", out]
     for s in space:
         args += ["--space", s]
@@ -142,7 +143,7 @@ def test_experiment_5():
         check(os.stat(os.path.join(out, log)).st_mtime_ns == mtime, f"{log} was measured again")
     keys = [(m["name"], m["index"]) for m in manifest["measurements"]]
     check(len(keys) == len(set(keys)), f"a measurement recorded twice: {keys}")
-    check(manifest["used_seconds"] <= 30 + 5, f"the budget is a hard limit: {manifest['used_seconds']} s of 30")
+    check(manifest["used_seconds"] <= 25 + 5, f"the budget is a hard limit: {manifest['used_seconds']} s of 25")
 
     t = read_json(os.path.join(out, "tune.json"))
     configurations = {c["name"]: c for c in t["configurations"]}

@@ -626,7 +626,7 @@ private:
         return false;
     }
 
-    // A percentile of too few requests has no upper confidence bound (a p95 at 95% needs 59): the
+    // A percentile of too few requests has no upper confidence bound (a p95 at 95% needs 72): the
     // capacity's lower end then falls to 0, which is true and useless. Said once, with the remedy.
     void warn_unbounded(const load::tune_level& l) {
         for (std::size_t k = 0; k < levels_.slos.size() && !warned_unbounded_; ++k)

@@ -26,7 +26,7 @@
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/core/errors.hpp"        // usage_error
-#include "servestat/load/failure_guard.hpp" // is_failure_stop
+#include "servestat/load/failure_stop.hpp" // is_failure_stop
 #include "servestat/stats/goodput.hpp"      // slo
 #include "servestat/stats/run_stats.hpp"    // run_stats, find_percentile
 

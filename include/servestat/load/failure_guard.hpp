@@ -11,17 +11,11 @@
 #include <fmt/format.h>      // fmt::format
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
+#include "servestat/load/failure_stop.hpp" // server_gone_kind, error_rate_kind, is_failure_stop
 #include "servestat/load/run_observer.hpp" // run_observer, stop_request
 
 namespace servestat::load {
 
-// stop_request kinds of the guard, as run.end.reason and the sweep manifest keep them.
-inline constexpr std::string_view server_gone_kind = "server_gone";
-inline constexpr std::string_view error_rate_kind = "error_rate";
-
-// Whether a run that stopped sending for `kind` stopped because its server was gone or failing
-// (the command then exits 4), rather than because it had what it needed.
-inline bool is_failure_stop(std::string_view kind) { return kind == server_gone_kind || kind == error_rate_kind; }
 
 struct failure_guard_options {
     // Connection failures in a row (status transport) that end the run; 0 = never. 10 by default:

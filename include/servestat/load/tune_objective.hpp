@@ -17,7 +17,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/errors.hpp"      // usage_error
-#include "servestat/load/failure_guard.hpp" // is_failure_stop
+#include "servestat/load/failure_stop.hpp" // is_failure_stop
 #include "servestat/load/tune_search.hpp" // objective_direction, tune_measurement, detail::tune_number, detail::better
 #include "servestat/stats/cost.hpp"       // deployment_price, cost_figure
 #include "servestat/stats/goodput.hpp"    // slo, parse_slos
