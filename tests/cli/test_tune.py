@@ -62,7 +62,7 @@ def server_cmd(port):
 
 def tune_args(workload, port, out, space=SPACE, start=START, budget="25s"):
     args = ["tune", "--url", f"http://127.0.0.1:{port}", "--workload", workload, "-n", 160, "--max-tokens", 16, "-q",
-            "--server-cmd", server_cmd(port), "--slo", "short:ttft=0.02", "--load-start", 4, "--load-max", 32,
+            "--server-cmd", server_cmd(port), "--slo", "short:ttft=0.02", "--load-start", 8, "--load-max", 32,
             "--resolution", 0.25,
             "--budget", budget, "--server-timeout", 20, "-o", out]
     for s in space:

@@ -98,8 +98,8 @@ inline void add_tune_options(CLI::App& cmd, tune_args& a) {
     cmd.add_option("--max-error", a.max_error, "A level fails when its error rate exceeds the lowest below it by "
                                                "more than this")
         ->capture_default_str();
-    cmd.add_option("--config-timeout", a.config_timeout, "Seconds one measurement's levels may take; then its "
-                                                         "objective is judged on the levels run")
+    cmd.add_option("--config-timeout", a.config_timeout, "Seconds one measurement may take, its server's start "
+                                                         "included; then its objective is judged on the levels run")
         ->check(CLI::PositiveNumber);
     cmd.add_option("--short-max", a.short_max, "Short prompts: at most this many tokens")->capture_default_str();
     cmd.add_option("--long-min", a.long_min, "Long prompts: at least this many tokens")->capture_default_str();
