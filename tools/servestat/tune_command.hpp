@@ -712,9 +712,8 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
     const auto workload = fs::path(a_.load.workload).stem().string();
     j["title"] = a_.title.empty() ? fmt::format("Tuning {} ({})", names, workload) : a_.title;
     j["workload"] = workload;
-    const char* labels[] = {"capacity", "throughput within the SLOs", "cost per good output token"};
     j["objective"] = {{"name", load::to_string(objective_)},
-                      {"label", labels[static_cast<int>(objective_)]},
+                      {"label", load::label_of(objective_)},
                       {"unit", load::unit_of(objective_)},
                       {"direction", search_.direction == load::objective_direction::higher_is_better ? "higher_is_better"
                                                                                                    : "lower_is_better"},

@@ -53,6 +53,15 @@ inline objective_direction direction_of(tune_objective o) noexcept {
                                                     : objective_direction::higher_is_better;
 }
 
+inline const char* label_of(tune_objective o) noexcept {
+    switch (o) {
+    case tune_objective::capacity: return "capacity";
+    case tune_objective::throughput: return "throughput within the SLOs";
+    case tune_objective::cost_per_good_token: return "cost per good output token";
+    }
+    return "";
+}
+
 inline const char* unit_of(tune_objective o) noexcept {
     switch (o) {
     case tune_objective::capacity: return "concurrent streams";
