@@ -94,8 +94,8 @@ public:
     level_runner& operator=(const level_runner&) = delete;
 
     // Starts `command` (its output into `log`) and waits until /v1/models answers, at most `timeout`
-    // seconds and while `keep_waiting()` holds. Empty when ready; otherwise why not, with the log's
-    // last lines. The workload is prepared against the first server that answers.
+    // seconds and while `keep_waiting()` holds. Empty when ready; otherwise why not ("not ready within
+    // 900 s"). The workload is prepared against the first server that answers.
     std::string start_server(const std::string& command, const std::filesystem::path& log, double timeout,
                              const std::function<bool()>& keep_waiting);
     // Empty while the server runs; "exited with status 1" once it has ended.
