@@ -258,9 +258,10 @@ inline nlohmann::ordered_json optional_number(const std::optional<double>& v) {
     return v && std::isfinite(*v) ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
 }
 
-inline nlohmann::ordered_json interval_json(const std::optional<interval>& ci) {
-    if (!ci) return nullptr;
-    return nlohmann::ordered_json::array({ci->low, ci->high});
+// A prompt group's count and p95s, as tune.json's prompt_costs holds them; null when it had none.
+inline nlohmann::ordered_json side_json(const std::optional<level_reading::side>& s) {
+    if (!s) return nullptr;
+    return {{"n", s->n}, {"ttft_p95", optional_number(s->ttft)}, {"e2e_p95", optional_number(s->e2e)}};
 }
 
 // ---- the search -------------------------------------------------------------------------------------
@@ -399,12 +400,12 @@ private:
         const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
         if (j.is_discarded() || !j.is_object() || !j.contains("measurements") || !j["measurements"].is_array())
             throw input_error(file, 0, "measurements", "not a tune manifest");
-        const auto before = j.value("settings", nlohmann::ordered_json::object());
-        for (const auto& [key, value] : settings_.items())
-            if (!before.contains(key) || before[key] != value)
-                throw usage_error(fmt::format("--resume: {} was written with {} {}, and this search has {}; a search "
-                                              "goes on only with the settings it began with (the budget may change)",
-                                              file, key, before.contains(key) ? before[key].dump() : "none", value.dump()));
+        const auto changes =
+            load::changed_settings(j.value("settings", nlohmann::ordered_json::object()), settings_);
+        if (!changes.empty())
+            throw usage_error(fmt::format("--resume: {} was written with other settings ({}); a search goes on only "
+                                          "with the settings it began with (the budget may change)",
+                                          file, changes.front()));
         for (const auto& m : j["measurements"]) runs_.push_back(measurement_of(m, space_, file));
         used_before_ = j.value("used_seconds", 0.0);
         say(fmt::format("resuming: {} measurements in {}", runs_.size(), file));
@@ -886,10 +887,6 @@ inline nlohmann::ordered_json tune_runner::prompt_costs_json(const load::tune_pl
             met = true;
             break;
         }
-    const auto side_json = [](const std::optional<level_reading::side>& s) {
-        if (!s) return json();
-        return json{{"n", s->n}, {"ttft_p95", optional_number(s->ttft)}, {"e2e_p95", optional_number(s->e2e)}};
-    };
     json out;
     out["load"] = chosen;
     const bool has_start = rows.back().role == std::string("start");
@@ -938,11 +935,7 @@ inline nlohmann::ordered_json tune_runner::at_capacity_json(const load::tune_poi
         for (const auto& l : m.levels)
             if (l.status == "done" && l.load == load) {
                 const auto& r = reading(l);
-                const auto side = [](const std::optional<level_reading::side>& x) {
-                    if (!x) return json();
-                    return json{{"n", x->n}, {"ttft_p95", optional_number(x->ttft)}, {"e2e_p95", optional_number(x->e2e)}};
-                };
-                return {{"load", load}, {"short", side(r.short_prompts)}, {"long", side(r.long_prompts)}};
+                return {{"load", load}, {"short", side_json(r.short_prompts)}, {"long", side_json(r.long_prompts)}};
             }
         return nullptr;
     }

@@ -26,7 +26,7 @@
 #include <nlohmann/json.hpp> // nlohmann::ordered_json
 
 #include "servestat/core/errors.hpp"        // usage_error
-#include "servestat/load/failure_stop.hpp" // is_failure_stop
+#include "servestat/load/failure_stop.hpp" // is_failure_stop, failure_stop_of
 #include "servestat/stats/goodput.hpp"      // slo
 #include "servestat/stats/run_stats.hpp"    // run_stats, find_percentile
 
@@ -112,12 +112,7 @@ inline level_result level_result_of(const run_stats& r, double load, const auto_
     out.throughput = r.rps.value_or(0);
     for (const auto& objective : s.slos)
         out.slos.push_back({objective, find_percentile(r, "all", objective.on, s.slo_percentile)});
-    const auto& end = r.meta.run_end;
-    if (end.is_object() && end.contains("reason") && end["reason"].is_string() &&
-        is_failure_stop(end["reason"].get<std::string>())) {
-        out.ended_early = end["reason"].get<std::string>();
-        if (end.contains("detail") && end["detail"].is_string()) out.ended_early += ": " + end["detail"].get<std::string>();
-    }
+    out.ended_early = failure_stop_of(r.meta.run_end);
     return out;
 }
 

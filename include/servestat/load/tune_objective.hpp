@@ -17,7 +17,7 @@
 #include <fmt/format.h> // fmt::format
 
 #include "servestat/core/errors.hpp"      // usage_error
-#include "servestat/load/failure_stop.hpp" // is_failure_stop
+#include "servestat/load/failure_stop.hpp" // failure_stop_of
 #include "servestat/load/tune_search.hpp" // objective_direction, tune_measurement, detail::tune_number, detail::better
 #include "servestat/stats/cost.hpp"       // deployment_price, cost_figure
 #include "servestat/stats/goodput.hpp"    // slo, parse_slos
@@ -184,13 +184,12 @@ inline slo_reading reading_of(const run_stats& r, const tune_slo& s, double perc
     return out;
 }
 
-// Tokens per second from a cost figure at `price`: cost per 1M = price per second × 10⁶ / rate, so
-// the rate and its interval invert exactly (the interval's ends swap).
-inline void rate_from_cost(const deployment_price& price, const cost_figure& f, std::optional<double>& rate,
-                           std::optional<interval>& ci) {
+// The interval of a rate in tokens per second from its cost figure at `price`: cost per 1M = price
+// per second × 10⁶ / rate, so the interval inverts exactly (its ends swap).
+inline std::optional<interval> rate_interval_from_cost(const deployment_price& price, const cost_figure& f) {
+    if (!f.ci || f.ci->low <= 0) return std::nullopt;
     const double scale = price.per_second() * 1e6;
-    if (f.value && *f.value > 0) rate = scale / *f.value;
-    if (f.ci && f.ci->low > 0) ci = interval{scale / f.ci->high, scale / f.ci->low};
+    return interval{scale / f.ci->high, scale / f.ci->low};
 }
 
 } // namespace detail
@@ -205,17 +204,13 @@ inline tune_level tune_level_of(const run_stats& r, double load, const tune_leve
     for (const auto& objective : s.slos) out.slos.push_back(detail::reading_of(r, objective, s.percentile));
     out.output_tps = r.output_tps;
     if (r.cost) {
-        std::optional<double> rate;
-        detail::rate_from_cost(r.cost->price, r.cost->per_1m_output, rate, out.output_tps_ci);
+        out.output_tps_ci = detail::rate_interval_from_cost(r.cost->price, r.cost->per_1m_output);
         if (r.cost->per_1m_good_output) {
             out.good_cost = r.cost->per_1m_good_output->value;
             if (r.cost->per_1m_good_output->ci) out.good_cost_ci = r.cost->per_1m_good_output->ci;
         }
     }
-    const auto& end = r.meta.run_end;
-    if (end.is_object() && end.contains("reason") && end["reason"].is_string() &&
-        is_failure_stop(end["reason"].get<std::string>()))
-        out.ended_early = end["reason"].get<std::string>();
+    out.ended_early = failure_stop_of(r.meta.run_end);
     return out;
 }
 
