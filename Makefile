@@ -17,7 +17,7 @@ DEBIAN_PACKAGES = $(CLI_PACKAGES) python3-numpy python3-pandas \
 # run its tests (python/tests, examples/dask). libssl-dev is the driver's and the simulator's TLS;
 # the openssl command makes the tests' certificates.
 
-.PHONY: all deps deps-cli build test test-programs ctest-tool ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
+.PHONY: all deps deps-cli build test test-programs ctest-tool ctest-alone ctest-programs asan-build test-asan test-asan-unit demo demo-live bench bench-peers fuzz-build smoke-build fuzz-smoke fuzz clean
 # The conformance test's independent client: the official openai package (npm, pinned by the lock
 # file), run with Node; Debian's nodejs and npm when the machine has no Node.
 CONFORMANCE = tests/conformance
@@ -63,14 +63,16 @@ build: deps
 # three builds compile side by side, sharing one make's job slots (each ends on a long translation
 # unit that would otherwise leave a core idle), the configure steps inside their recipes so that no
 # build waits for a slot behind another's configure. The release tests then run one at a time
-# beside the tool's (whose last minute leaves a core idle), output kept apart per ctest.
+# beside the tool's (whose last minute leaves a core idle), output kept apart per ctest; then the
+# tests labelled `alone`.
 test: deps $(CONFORMANCE)/node_modules/openai/package.json
 	@mkdir -p $(BUILD); : > $(STAMPS); start=$$(date +%s); status=0; \
 	echo "== make test 1/3: three builds side by side: the release tests, the tool with ASan and UBSan, the fuzz targets"; \
 	$(MAKE) --no-print-directory -j $(JOBS) PAR= STAMPS=$(STAMPS) test-programs asan-build $(if $(HAVE_FUZZ),smoke-build) || status=$$?; \
 	built=$$(date +%s); \
 	if [ $$status = 0 ]; then echo "== make test 2/3: the tests (ctest)"; \
-	  $(MAKE) --no-print-directory -j 2 --output-sync=target STAMPS=$(STAMPS) ctest-tool ctest-programs || status=$$?; fi; \
+	  $(MAKE) --no-print-directory -j 2 --output-sync=target STAMPS=$(STAMPS) ctest-tool ctest-programs || status=$$?; \
+	  $(MAKE) --no-print-directory STAMPS=$(STAMPS) ctest-alone || status=$$?; fi; \
 	tested=$$(date +%s); \
 	if [ $$status = 0 ]; then echo "== make test 3/3: fuzz smoke"; \
 	  $(if $(HAVE_FUZZ),fuzz/run_smoke.sh $(SMOKE_BUILD),echo "$(FUZZ_SKIPPED)") || status=$$?; fi; \
@@ -95,8 +97,13 @@ test-programs: deps
 	+cmake --build $(BUILD) $(PAR) --target servestat_test_programs
 	$(call stamp,build: release tests)
 ctest-tool:
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool -LE alone
 	$(call stamp,tests: the tool's (ASan))
+# Tests whose checks hang on wall-clock latency (tune against the accelerated simulator) run after
+# the others, with nothing beside them.
+ctest-alone:
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -L alone
+	$(call stamp,tests: alone (ASan))
 # The Python module's tests compare with the CLI: the ASan build's, the one `make test` builds.
 ctest-programs:
 	SERVESTAT_CLI=$(CURDIR)/$(ASAN_BUILD)/servestat ctest --test-dir $(BUILD) --output-on-failure -LE tool

@@ -924,7 +924,6 @@ inline const load::tune_verdict* tune_runner::find_verdict_of(const load::tune_p
 // The configuration's highest level meeting the SLOs, in its first finished measurement: what short
 // and long prompts pay where it would run.
 inline nlohmann::ordered_json tune_runner::at_capacity_json(const load::tune_point& at) {
-    using json = nlohmann::ordered_json;
     for (const auto& m : runs_) {
         if (m.at != at || m.status != "done") continue;
         const auto levels = levels_of(m);
