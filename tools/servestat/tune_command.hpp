@@ -598,7 +598,7 @@ private:
         account();
         const auto result = measurement(m);
         say(fmt::format("{}: {}", m.name, result.value ? fmt::format("{} {} ({}–{})", load::detail::tune_number(*result.value),
-                                                                     load::unit_of(objective_),
+                                                                     load::text_of(objective_).unit,
                                                                      load::detail::tune_number(result.ci.low),
                                                                      load::detail::tune_number(result.ci.high))
                                                        : result.infeasible));
@@ -713,12 +713,13 @@ inline nlohmann::ordered_json tune_runner::summary_json(const load::tune_plan& p
     const auto workload = fs::path(a_.load.workload).stem().string();
     j["title"] = a_.title.empty() ? fmt::format("Tuning {} ({})", names, workload) : a_.title;
     j["workload"] = workload;
+    const auto text = load::text_of(objective_);
     j["objective"] = {{"name", load::to_string(objective_)},
-                      {"label", load::label_of(objective_)},
-                      {"unit", load::unit_of(objective_)},
+                      {"label", text.label},
+                      {"unit", text.unit},
                       {"direction", search_.direction == load::objective_direction::higher_is_better ? "higher_is_better"
                                                                                                    : "lower_is_better"},
-                      {"description", load::description_of(objective_)}};
+                      {"description", text.description}};
     j["slos"] = json::array();
     for (const auto& s : levels_.slos)
         j["slos"].push_back({{"subset", s.subset},
@@ -960,7 +961,7 @@ inline void tune_runner::write_report(const nlohmann::ordered_json& j) const {
         answer = fmt::format("best: {} at {} ({}–{}) {}", r["name"].get<std::string>(),
                              load::detail::tune_number(r["value"].get<double>()),
                              load::detail::tune_number(r["ci"][0].get<double>()),
-                             load::detail::tune_number(r["ci"][1].get<double>()), load::unit_of(objective_));
+                             load::detail::tune_number(r["ci"][1].get<double>()), load::text_of(objective_).unit);
     } else {
         answer = "no configuration met the SLOs";
     }

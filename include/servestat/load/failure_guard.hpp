@@ -16,7 +16,6 @@
 
 namespace servestat::load {
 
-
 struct failure_guard_options {
     // Connection failures in a row (status transport) that end the run; 0 = never. 10 by default:
     // a live server under load refuses or resets a connection now and then, and any answer (even an

@@ -53,33 +53,26 @@ inline objective_direction direction_of(tune_objective o) noexcept {
                                                     : objective_direction::higher_is_better;
 }
 
-inline const char* label_of(tune_objective o) noexcept {
-    switch (o) {
-    case tune_objective::capacity: return "capacity";
-    case tune_objective::throughput: return "throughput within the SLOs";
-    case tune_objective::cost_per_good_token: return "cost per good output token";
-    }
-    return "";
-}
+// How reports name an objective: its label, its unit and what it measures.
+struct objective_text {
+    const char* label;
+    const char* unit;
+    const char* description;
+};
 
-inline const char* unit_of(tune_objective o) noexcept {
+inline objective_text text_of(tune_objective o) noexcept {
     switch (o) {
-    case tune_objective::capacity: return "concurrent streams";
-    case tune_objective::throughput: return "output tokens/s";
-    case tune_objective::cost_per_good_token: return "USD per 1M good output tokens";
-    }
-    return "";
-}
-
-inline const char* description_of(tune_objective o) noexcept {
-    switch (o) {
-    case tune_objective::capacity: return "the largest concurrency at which every SLO is met";
-    case tune_objective::throughput: return "the most output tokens per second of a load level that meets every SLO";
+    case tune_objective::capacity:
+        return {"capacity", "concurrent streams", "the largest concurrency at which every SLO is met"};
+    case tune_objective::throughput:
+        return {"throughput within the SLOs", "output tokens/s",
+                "the most output tokens per second of a load level that meets every SLO"};
     case tune_objective::cost_per_good_token:
-        return "the lowest cost per 1M good output tokens (requests meeting the all-request SLOs) of a load "
-               "level that meets every SLO";
+        return {"cost per good output token", "USD per 1M good output tokens",
+                "the lowest cost per 1M good output tokens (requests meeting the all-request SLOs) of a load "
+                "level that meets every SLO"};
     }
-    return "";
+    return {"", "", ""};
 }
 
 // ---- SLOs over subsets -------------------------------------------------------------------------------
