@@ -99,8 +99,8 @@ test-programs: deps
 ctest-tool:
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L tool -LE alone
 	$(call stamp,tests: the tool's (ASan))
-# Tests whose checks hang on wall-clock latency (tune against the accelerated simulator) run after
-# the others, with nothing beside them.
+# Tests whose checks hang on the accelerated simulator's wall-clock latency or throughput (tune, the
+# auto sweep's knee) run after the others, one at a time, with nothing beside them.
 ctest-alone:
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -L alone
 	$(call stamp,tests: alone (ASan))
